@@ -1,0 +1,45 @@
+"""Baseline agents: uniform random for every game, heuristics per game, and a registry.
+
+>>> from cardzoo.agents import make_agent
+>>> agent = make_agent("henhouse", "random", game, seed=0)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from cardzoo.agents.base import Agent, RandomAgent
+from cardzoo.envs.core import Game
+
+# game name -> module of that game's heuristic agents; each module has AGENTS: {name: class}.
+_HEURISTIC_MODULES = {
+    "henhouse": None,  # no choices to make: random is the only agent
+    "nobody_wants_it": "cardzoo.agents.nobody_wants_it",
+    "believe_it_or_not": "cardzoo.agents.believe_it_or_not",
+    "minus_two": "cardzoo.agents.minus_two",
+    "foxy": "cardzoo.agents.foxy",
+}
+
+
+def agent_classes(game_name: str) -> dict[str, type[Agent]]:
+    """All agents of a game by registry name (``random`` first)."""
+    if game_name not in _HEURISTIC_MODULES:
+        raise ValueError(f"unknown game {game_name!r}; choose one of {list(_HEURISTIC_MODULES)}")
+    classes: dict[str, type[Agent]] = {"random": RandomAgent}
+    module_name = _HEURISTIC_MODULES[game_name]
+    if module_name is not None:
+        classes.update(importlib.import_module(module_name).AGENTS)
+    return classes
+
+
+def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = None) -> Agent:
+    """A new agent ``agent_name`` for ``game`` (a :class:`~cardzoo.envs.core.Game`)."""
+    classes = agent_classes(game_name)
+    if agent_name not in classes:
+        raise ValueError(
+            f"unknown agent {agent_name!r} for {game_name}; choose one of {list(classes)}"
+        )
+    return classes[agent_name](game, seed=seed)
+
+
+__all__ = ["Agent", "RandomAgent", "agent_classes", "make_agent"]

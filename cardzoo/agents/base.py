@@ -1,0 +1,54 @@
+"""The agent interface: an observation dict (with its action mask) in, an action out.
+
+An agent sees only what its seat could see at the table: the observation vector, the action mask,
+and the game's public parameters (``game``, for the observation layout and the player count). It
+may remember earlier observations of the same game; :meth:`Agent.reset` starts a new game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardzoo.envs.core import Game
+
+
+class Agent:
+    """Base class of every agent. Subclasses implement :meth:`act`."""
+
+    #: registry name, e.g. "random" or "pair_shedder"
+    name = "agent"
+
+    def __init__(self, game: Game, seed: int | None = None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Forget everything about the previous game."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        raise NotImplementedError
+
+    def fields(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The observation vector split into its named fields."""
+        vector = observation["observation"]
+        return {name: vector[part] for name, part in self.game.observation_layout.items()}
+
+    def __call__(self, observation: dict[str, Any]) -> int:
+        return self.act(observation)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.game.name})"
+
+
+class RandomAgent(Agent):
+    """Uniformly random among the legal actions."""
+
+    name = "random"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError(f"{self!r} was asked to act with no legal action")
+        return int(legal[self.rng.integers(legal.size)])

@@ -1,0 +1,28 @@
+"""The cardzoo games as PettingZoo environments.
+
+>>> from cardzoo.envs import henhouse_v0
+>>> env = henhouse_v0.env(num_players=4)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from cardzoo.envs.registry import GAMES, game_spec
+
+__all__ = [
+    "GAMES",
+    "game_spec",
+    "believe_it_or_not_v0",
+    "foxy_v0",
+    "henhouse_v0",
+    "minus_two_v0",
+    "nobody_wants_it_v0",
+]
+
+
+def __getattr__(name: str):
+    # Public modules load on first use, so importing one game never imports the others.
+    if name in __all__:
+        return importlib.import_module(f"cardzoo.envs.{name}")
+    raise AttributeError(f"module 'cardzoo.envs' has no attribute {name!r}")

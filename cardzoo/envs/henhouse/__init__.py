@@ -1,0 +1,1 @@
+"""Henhouse: rules engine (:mod:`.rules`) and PettingZoo environment (:mod:`.env`)."""

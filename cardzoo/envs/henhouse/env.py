@@ -1,0 +1,18 @@
+"""The PettingZoo AEC environment of Henhouse: the shared base over the Henhouse engine."""
+
+from __future__ import annotations
+
+from cardzoo.envs.core import CardGameEnv, wrap
+from cardzoo.envs.henhouse.rules import Henhouse
+
+
+class raw_env(CardGameEnv):
+    """Henhouse without wrappers: an illegal action raises ``ValueError``."""
+
+    game_class = Henhouse
+    metadata = {**CardGameEnv.metadata, "name": "henhouse_v0"}
+
+
+def env(**kwargs):
+    """Henhouse with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,96 @@
+"""The list of games: ids, player counts, descriptions, and the parameter sets the shared test
+suite runs every game at. A new game adds one entry here."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from types import ModuleType
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    name: str  # e.g. "henhouse"; the public module is cardzoo.envs.<name>_v0
+    description: str
+    min_players: int
+    max_players: int
+    #: parameter sets the shared tests run (each also at every player count in range)
+    test_variants: tuple[dict[str, Any], ...] = ({},)
+
+    @property
+    def module_name(self) -> str:
+        return f"cardzoo.envs.{self.name}_v0"
+
+    def module(self) -> ModuleType:
+        return importlib.import_module(self.module_name)
+
+    def test_configs(self) -> list[dict[str, Any]]:
+        """Every (player count, variant) the shared test suite plays."""
+        return [
+            {"num_players": n, **variant}
+            for n in range(self.min_players, self.max_players + 1)
+            for variant in self.test_variants
+        ]
+
+
+GAMES: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in [
+        GameSpec(
+            "henhouse",
+            "hens, feathers, eggs and a fox: turn your top card, win all the cards (no choices)",
+            2,
+            8,
+        ),
+        GameSpec(
+            "nobody_wants_it",
+            "farm animals: shed your hand, pairs pass the penalty cards to the left",
+            2,
+            7,
+            ({"reward": "win"}, {"reward": "points", "num_rounds": 1}),
+        ),
+        GameSpec(
+            "believe_it_or_not",
+            "animal bluffing: claim, believe or doubt; the last with cards loses",
+            2,
+            6,
+            (
+                {"variant": "standard"},
+                {"variant": "quick"},
+                {"variant": "standard", "special_cards": False, "num_species": 4},
+                {"variant": "quick", "special_cards": False, "num_species": 6},
+            ),
+        ),
+        GameSpec(
+            "minus_two",
+            "shedding game with -2 and >>> cards; first to the target score loses",
+            2,
+            6,
+            (
+                {"target_score": 60},
+                {"target_score": 60, "reward": "points"},
+                {"scoring": "count", "target_score": 8},
+                {"scoring": "count", "target_score": 8, "reward": "points"},
+            ),
+        ),
+        GameSpec(
+            "foxy",
+            "memory game: write how many animals have appeared so far (simultaneous moves)",
+            1,
+            5,
+            (
+                {"memory": "none"},
+                {"memory": "perfect"},
+                {"memory": "none", "reward": "points"},
+                {"memory": "perfect", "reward": "points"},
+            ),
+        ),
+    ]
+}
+
+
+def game_spec(name: str) -> GameSpec:
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; choose one of {list(GAMES)}")
+    return GAMES[name]
