@@ -15,37 +15,39 @@ Deal
     five youngest get one more; 8 → 5. **Decision:** the youngest are the highest seats
     (``player_{n-1}``, ``player_{n-2}``, ...). The shuffled deck is dealt one card at a time from
     ``player_0`` on, skipping players who have their number; the first card a player receives is the
-    top of their deck. ``reset(options={"deck": [names...]})`` gives the deck in deal order (every card
-    of the game exactly once; 39 cards with 22 hens at 3 players). The player who received the
-    ``fox`` plays first. Play goes left: after player i comes player i+1 (mod n), skipping players who
-    are out.
+    top of their deck. ``reset(options={"deck": [names...]})`` gives the deck in deal order (every
+    card of the game exactly once; 39 cards with 22 hens at 3 players). The player who received the
+    ``fox`` plays first. Play goes left: after player i comes player i+1 (mod n), skipping players
+    who are out.
 
 Play (no debt pending)
     - ``hen``, ``egg``: nothing; the next player plays.
-    - ``featherN``: the next player must pay N cards — unless the card just below it on the pile is an
-      ``egg``, which cancels it (the next player simply plays).
-    - ``fox``: every player still in passes their whole deck to the next player still in, at the same
-      time; then the next player plays.
+    - ``featherN``: the next player must pay N cards — unless the card just below it on the pile is
+      an ``egg``, which cancels it (the next player simply plays).
+    - ``fox``: every player still in passes their whole deck to the next player still in, at the
+      same time; then the next player plays.
 
 Paying a feather (the payer turns cards one by one onto the pile)
     - ``hen``: one card paid. When all N are paid the owed player (who played the feather) takes the
-      whole pile under their deck, the oldest pile card first (so it comes up first), and plays next.
+      whole pile under their deck, the oldest pile card first (so it comes up first), and plays
+      next.
     - another feather: the debt moves: its player is now owed, and the next player pays its number.
-    - ``egg``: the debt is cancelled; the next player after the payer plays normally. The pile stays.
+    - ``egg``: the debt is cancelled; the next player after the payer plays normally. The pile
+      stays.
     - ``fox``: one card paid; the decks pass left first; then, if that was the last card owed, the
       owed player collects and plays next; otherwise the payer goes on from the deck they now hold.
 
 Running out (**Decision** of the rules file)
     A player who must turn a card and has none is out at once (they are never asked to act). If they
     were paying, the next player still in pays what is still owed; if that would be the owed player,
-    they collect the pile. A player with an empty deck who is owed stays in until the debt is settled.
-    The fox passes decks only among players still in: the out neither give nor receive; a player in
-    with an empty deck gives nothing and receives a deck. When only one player is left in, they take
-    the pile and win.
+    they collect the pile. A player with an empty deck who is owed stays in until the debt is
+    settled. The fox passes decks only among players still in: the out neither give nor receive; a
+    player in with an empty deck gives nothing and receives a deck. When only one player is left in,
+    they take the pile and win.
 
-    **Decision** (this implementation): a feather is checked for an egg right below it only in normal
-    play; while a debt is being paid the card below a new feather is never an egg, because an egg
-    turned during payment ends the payment.
+    **Decision** (this implementation): a feather is checked for an egg right below it only in
+    normal play; while a debt is being paid the card below a new feather is never an egg, because an
+    egg turned during payment ends the payment.
 
 End and rewards
     The game ends when one player holds every card: +1 for them, −1 for every other player. Reaching
@@ -204,7 +206,9 @@ class Henhouse(Game):
         try:
             deck = np.array([CARD_NAMES.index(name) for name in names], np.int8)
         except (ValueError, TypeError) as error:
-            raise ValueError(f"deck option: unknown card name ({error}); cards: {CARD_NAMES}")
+            raise ValueError(
+                f"deck option: unknown card name ({error}); cards: {CARD_NAMES}"
+            ) from None
         counts = np.bincount(deck, minlength=NUM_TYPES)
         if not np.array_equal(counts, self.composition):
             expected = dict(zip(CARD_NAMES, self.composition.tolist()))
