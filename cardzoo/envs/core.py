@@ -62,6 +62,18 @@ def layout_from_sizes(sizes: list[tuple[str, int]]) -> dict[str, slice]:
     return layout
 
 
+def spawn_game_rng(env_rng: np.random.Generator) -> np.random.Generator:
+    """The generator of one new game, drawn from the environment's generator. A reset without a
+    seed thus continues the environment's sequence of deals."""
+    return np.random.default_rng(env_rng.integers(2**63))
+
+
+def game_rng_from_seed(seed: int | None) -> np.random.Generator:
+    """The game generator that ``env.reset(seed=seed)`` gives the engine (used by the match
+    runner, so every game it reports can be replayed in the environment)."""
+    return spawn_game_rng(np.random.default_rng(seed))
+
+
 def seat_order(player: int, num_players: int) -> np.ndarray:
     """Seats starting with ``player`` and going left: the order observations list players in."""
     return (np.arange(num_players) + player) % num_players
@@ -322,9 +334,7 @@ class CardGameEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        # The game gets a generator of its own, spawned from the environment's, so that a
-        # reset without a seed continues the environment's sequence of deals.
-        game_rng = np.random.default_rng(self._rng.integers(2**63))
+        game_rng = spawn_game_rng(self._rng)
         self.state_ = self.game.new_state(game_rng, self._known_options(options))
         self.num_steps = 0
         self.agents = self.possible_agents[:]

@@ -1,0 +1,320 @@
+"""Playing matches between agents, with honest statistics.
+
+:func:`play_match` plays N games of one game between a lineup of agents (one per seat), rotating
+the seats every game so that no agent keeps the first seat, optionally on mirrored deals: the
+same deal is replayed once per rotation, which cancels most of the luck of the cards. It reports
+per agent the win rate with a 95% Wilson interval, and the mean reward and mean score with 95%
+normal intervals. :func:`simulate` studies a game under random play (lengths, seat advantage).
+
+Games are played on the engine directly (no PettingZoo bookkeeping), exactly as the environment
+would play them: deal ``k`` uses the generator that ``env.reset(seed=seed + k)`` uses, so any game
+reported here can be replayed in the environment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from cardzoo.agents import Agent, make_agent
+from cardzoo.envs import game_spec
+from cardzoo.envs.core import Game, game_rng_from_seed
+
+Z_95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (sensible at 0% and 100% too)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, float, float]:
+    """Mean and its 95% normal-approximation interval."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(values.mean())
+    if values.size == 1:
+        return (mean, mean, mean)
+    half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
+    return (mean, mean - half, mean + half)
+
+
+# ----------------------------------------------------------------------------------------------
+# One game
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class GameRecord:
+    """The outcome of one game, per seat."""
+
+    seed: int
+    rewards: np.ndarray  # summed over the game
+    scores: np.ndarray
+    winners: np.ndarray  # bool; all False when truncated
+    length: int  # agent steps
+    truncated: bool
+
+
+def play_game(
+    game: Game, agents: Sequence[Agent], seed: int, max_cycles: int | None = None
+) -> GameRecord:
+    """Play one game with ``agents[i]`` in seat i on the deal ``env.reset(seed=seed)`` makes."""
+    max_cycles = game.default_max_cycles if max_cycles is None else max_cycles
+    state = game.new_state(game_rng_from_seed(seed))
+    for agent in agents:
+        agent.reset()
+    rewards = np.zeros(game.num_players)
+    length = 0
+    while not state.terminal and length < max_cycles:
+        player = state.current_player
+        observation = {
+            "observation": game.observe(state, player),
+            "action_mask": game.legal_mask(state, player),
+        }
+        step_rewards = game.step(state, agents[player].act(observation))
+        length += 1
+        if step_rewards is not None and (state.terminal or length < max_cycles):
+            rewards += step_rewards
+    truncated = not state.terminal
+    winners = np.zeros(game.num_players, bool) if truncated else game.winners(state)
+    return GameRecord(seed, rewards, game.scores(state), winners, length, truncated)
+
+
+# ----------------------------------------------------------------------------------------------
+# Matches
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class AgentRecord:
+    """Everything one agent (a lineup name, pooled over its seats) did in a match."""
+
+    name: str
+    wins: int = 0
+    seat_games: int = 0
+    rewards: list[float] = dataclasses.field(default_factory=list)
+    scores: list[float] = dataclasses.field(default_factory=list)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.seat_games if self.seat_games else math.nan
+
+    def summary(self) -> dict:
+        low, high = wilson_interval(self.wins, self.seat_games)
+        reward, reward_low, reward_high = mean_interval(self.rewards)
+        score, score_low, score_high = mean_interval(self.scores)
+        return {
+            "agent": self.name,
+            "seat_games": self.seat_games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "win_rate_ci": [low, high],
+            "mean_reward": reward,
+            "mean_reward_ci": [reward_low, reward_high],
+            "mean_score": score,
+            "mean_score_ci": [score_low, score_high],
+        }
+
+
+@dataclasses.dataclass
+class MatchResult:
+    game: str
+    params: dict
+    lineup: list[str]
+    games: list[GameRecord]
+    agents: dict[str, AgentRecord]
+    mirrored: bool
+
+    @property
+    def truncated(self) -> int:
+        return sum(record.truncated for record in self.games)
+
+    def summary(self) -> dict:
+        return {
+            "game": self.game,
+            "params": self.params,
+            "lineup": self.lineup,
+            "num_games": len(self.games),
+            "mirrored": self.mirrored,
+            "truncated": self.truncated,
+            "agents": [record.summary() for record in self.agents.values()],
+        }
+
+    def table(self) -> str:
+        """The result as a plain-text table (95% intervals in brackets)."""
+        head = (
+            f"{self.game} {self.params}, {len(self.games)} games"
+            f"{' on mirrored deals' if self.mirrored else ''}, seats rotated; "
+            f"truncated: {self.truncated}"
+        )
+        rows = [head, f"{'agent':<22}{'seat-games':>11}  {'win rate [95% CI]':<24}"]
+        rows[-1] += f"{'mean reward [95% CI]':<28}{'mean score [95% CI]':<28}"
+        for record in self.agents.values():
+            s = record.summary()
+            rows.append(
+                f"{s['agent']:<22}{s['seat_games']:>11}  "
+                f"{s['win_rate']:.3f} [{s['win_rate_ci'][0]:.3f}, {s['win_rate_ci'][1]:.3f}]".ljust(
+                    24 + 35
+                )
+                + f"{_fmt(s['mean_reward'], s['mean_reward_ci']):<28}"
+                + f"{_fmt(s['mean_score'], s['mean_score_ci']):<28}"
+            )
+        return "\n".join(rows)
+
+
+def _fmt(mean: float, interval: list[float]) -> str:
+    return f"{mean:+.3f} [{interval[0]:+.3f}, {interval[1]:+.3f}]"
+
+
+AgentFactory = Callable[[Game, int], Agent]
+
+
+def play_match(
+    game_name: str,
+    lineup: Sequence[str | AgentFactory],
+    num_games: int,
+    seed: int = 0,
+    params: dict | None = None,
+    mirrored: bool = True,
+    max_cycles: int | None = None,
+    progress: bool = False,
+) -> MatchResult:
+    """Play ``num_games`` games between the agents of ``lineup``, one per seat.
+
+    ``lineup`` holds agent registry names (see :func:`cardzoo.agents.agent_classes`) or factories
+    ``f(game, seed) -> Agent``; ``len(lineup)`` is the player count unless ``params`` sets it. Game
+    ``g`` seats lineup entry ``(seat + g) % n`` in each seat. With ``mirrored`` deal ``g // n`` is
+    replayed under every rotation; otherwise every game has a deal of its own. Deals use seeds
+    ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does.
+    """
+    params = dict(params or {})
+    params.setdefault("num_players", len(lineup))
+    spec = game_spec(game_name)
+    game = spec.module().raw_env(**params).game
+    n = game.num_players
+    if len(lineup) != n:
+        raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
+    if num_games < 1:
+        raise ValueError(f"num_games must be at least 1, got {num_games}")
+    labels = _labels(lineup)
+    agents = [_build(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
+    records = {label: AgentRecord(label) for label in dict.fromkeys(labels)}
+    games = []
+    indices = range(num_games)
+    if progress:
+        from tqdm import tqdm
+
+        indices = tqdm(indices, desc=f"{game_name} match", unit="game")
+    for g in indices:
+        rotation = g % n
+        deal = seed + (g // n if mirrored else g)
+        seat_entries = [(seat + rotation) % n for seat in range(n)]
+        record = play_game(game, [agents[e] for e in seat_entries], deal, max_cycles)
+        games.append(record)
+        for seat, entry in enumerate(seat_entries):
+            stats = records[labels[entry]]
+            stats.seat_games += 1
+            stats.wins += bool(record.winners[seat])
+            stats.rewards.append(float(record.rewards[seat]))
+            stats.scores.append(float(record.scores[seat]))
+    return MatchResult(game_name, params, labels, games, records, mirrored)
+
+
+def _labels(lineup: Sequence[str | AgentFactory]) -> list[str]:
+    return [
+        entry if isinstance(entry, str) else getattr(entry, "name", repr(entry)) for entry in lineup
+    ]
+
+
+def _build(game_name: str, entry: str | AgentFactory, game: Game, seed: int) -> Agent:
+    if isinstance(entry, str):
+        return make_agent(game_name, entry, game, seed=seed)
+    return entry(game, seed)
+
+
+# ----------------------------------------------------------------------------------------------
+# Simulation study under random play
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class SimulationResult:
+    game: str
+    params: dict
+    lengths: np.ndarray
+    truncated: np.ndarray
+    seat_wins: np.ndarray  # (games, seats) bool
+    seeds: np.ndarray
+
+    def table(self) -> str:
+        games = len(self.lengths)
+        mean, low, high = mean_interval(self.lengths)
+        finished = self.lengths[~self.truncated]
+        lines = [
+            f"{self.game} {self.params}: {games} games of random play",
+            f"game length (agent steps): mean {mean:.1f} [95% CI {low:.1f}, {high:.1f}]",
+        ]
+        if finished.size:
+            q = np.percentile(finished, [0, 10, 50, 90, 99, 100]).round(1)
+            lines.append(
+                f"  finished games: min {q[0]}, p10 {q[1]}, median {q[2]}, p90 {q[3]}, "
+                f"p99 {q[4]}, max {q[5]}"
+            )
+        share_low, share_high = wilson_interval(int(self.truncated.sum()), games)
+        lines.append(
+            f"truncated (max_cycles reached): {int(self.truncated.sum())} of {games} = "
+            f"{self.truncated.mean():.3%} [95% CI {share_low:.3%}, {share_high:.3%}]"
+        )
+        lines.append("win rate by seat [95% Wilson CI]:")
+        for seat in range(self.seat_wins.shape[1]):
+            wins = int(self.seat_wins[:, seat].sum())
+            low, high = wilson_interval(wins, games)
+            lines.append(f"  player_{seat}: {wins / games:.3f} [{low:.3f}, {high:.3f}]")
+        longest = int(np.argmax(self.lengths))
+        lines.append(
+            f"longest game: seed {int(self.seeds[longest])}, {int(self.lengths[longest])} steps"
+            f"{' (truncated)' if self.truncated[longest] else ''}"
+        )
+        return "\n".join(lines)
+
+
+def simulate(
+    game_name: str,
+    num_games: int,
+    seed: int = 0,
+    params: dict | None = None,
+    max_cycles: int | None = None,
+    progress: bool = False,
+) -> SimulationResult:
+    """Play ``num_games`` games with uniformly random agents in every seat (seeds ``seed`` ...)."""
+    params = dict(params or {})
+    game = game_spec(game_name).module().raw_env(**params).game
+    agents = [
+        make_agent(game_name, "random", game, seed=seed * 7919 + i) for i in range(game.num_players)
+    ]
+    seeds = np.arange(seed, seed + num_games)
+    indices = range(num_games)
+    if progress:
+        from tqdm import tqdm
+
+        indices = tqdm(indices, desc=f"{game_name} simulation", unit="game")
+    records = [play_game(game, agents, int(seeds[g]), max_cycles) for g in indices]
+    return SimulationResult(
+        game_name,
+        params,
+        np.array([r.length for r in records]),
+        np.array([r.truncated for r in records]),
+        np.array([r.winners for r in records]),
+        seeds,
+    )
