@@ -19,6 +19,7 @@ action mask, rendering and seeding. A game's ``env.py`` only names its ``Game`` 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import warnings
 from abc import ABC, abstractmethod
@@ -74,9 +75,13 @@ def game_rng_from_seed(seed: int | None) -> np.random.Generator:
     return spawn_game_rng(np.random.default_rng(seed))
 
 
+@functools.lru_cache(maxsize=None)
 def seat_order(player: int, num_players: int) -> np.ndarray:
-    """Seats starting with ``player`` and going left: the order observations list players in."""
-    return (np.arange(num_players) + player) % num_players
+    """Seats starting with ``player`` and going left: the order observations list players in.
+    Cached and read-only: observations ask for it at every step."""
+    seats = (np.arange(num_players) + player) % num_players
+    seats.flags.writeable = False
+    return seats
 
 
 # ----------------------------------------------------------------------------------------------

@@ -150,6 +150,8 @@ class Henhouse(Game):
                 ("payer", n),
             ]
         )
+        # Seats after each player, in playing order (precomputed: asked at every turn).
+        self._after = [[(p + k) % n for k in range(1, n)] for p in range(n)]
         self._mask = np.ones(1, np.int8)
         self._no_mask = np.zeros(1, np.int8)
 
@@ -236,8 +238,7 @@ class Henhouse(Game):
 
     def _play_freely(self, state: HenhouseState, player: int, card: int) -> None:
         if FEATHER1 <= card <= FEATHER3:
-            below = state.pile[state.pile_size - 2] if state.pile_size >= 2 else NO_PLAYER
-            if below != EGG:
+            if state.pile_size < 2 or state.pile[state.pile_size - 2] != EGG:
                 self._start_debt(state, player, card)
                 return
         elif card == FOX:
@@ -298,13 +299,13 @@ class Henhouse(Game):
             state.terminal = True
 
     def _turn_top_card(self, state: HenhouseState, player: int) -> int:
-        top = state.deck_top[player]
-        card = state.decks[player, top]
-        state.deck_top[player] = (top + 1) % self.num_cards
+        top = int(state.deck_top[player])
+        card = int(state.decks[player, top])
+        state.deck_top[player] = top + 1 if top + 1 < self.num_cards else 0
         state.deck_size[player] -= 1
         state.pile[state.pile_size] = card
         state.pile_size += 1
-        return int(card)
+        return card
 
     def _pass_decks_left(self, state: HenhouseState) -> None:
         still_in = np.flatnonzero(~state.is_out)
@@ -314,9 +315,8 @@ class Henhouse(Game):
         state.deck_size[still_in] = state.deck_size[givers]
 
     def _next_in(self, state: HenhouseState, player: int) -> int:
-        n = self.num_players
-        for step in range(1, n + 1):
-            candidate = (player + step) % n
+        """The next player after ``player`` who is still in (``player`` if nobody else is)."""
+        for candidate in self._after[player]:
             if not state.is_out[candidate]:
                 return candidate
         return player
