@@ -75,7 +75,7 @@ def game_rng_from_seed(seed: int | None) -> np.random.Generator:
     return spawn_game_rng(np.random.default_rng(seed))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def seat_order(player: int, num_players: int) -> np.ndarray:
     """Seats starting with ``player`` and going left: the order observations list players in.
     Cached and read-only: observations ask for it at every step."""
