@@ -20,7 +20,7 @@ $(BENCH_INSTALLED): $(INSTALLED)
 	touch $@
 
 demo: $(INSTALLED)
-	$(VENV)/bin/cardzoo simulate henhouse --players 4 --games 2000 --seed 0
+	$(VENV)/bin/cardzoo simulate henhouse --players 4 --games 10000 --seed 0
 
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
