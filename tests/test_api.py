@@ -180,8 +180,36 @@ def test_illegal_action_raw_env_raises_naming_agent_and_legal_actions(spec, conf
 def test_out_of_range_action_wrapped_env_is_an_error(spec, config):
     env = spec.module().env(**config)
     env.reset(seed=0)
-    with pytest.raises(AssertionError):
+    with pytest.raises(ValueError, match="out of range"):
         env.step(env.unwrapped.game.num_actions)
+    with pytest.raises(ValueError, match="integer"):
+        env.step("0")
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_wrapped_env_step_before_reset_is_an_error(spec, config):
+    env = spec.module().env(**config)
+    with pytest.raises(AssertionError, match="reset"):  # PettingZoo's OrderEnforcingWrapper
+        env.step(0)
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_illegal_action_wrapped_env_ends_game_minus_one_for_offender(spec, config):
+    env = spec.module().env(**config)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    mask = env.observe(offender)["action_mask"]
+    if mask.all():
+        pytest.skip("every action is legal at the start of this game")
+    with pytest.warns(UserWarning, match="[Ii]llegal"):
+        env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards == {a: (-1.0 if a == offender else 0.0) for a in env.possible_agents}
+    assert env.unwrapped.illegal_action_by == offender
+    for agent in env.agent_iter():
+        _, reward, terminated, _, _ = env.last()
+        assert terminated and reward == (-1.0 if agent == offender else 0.0)
+        env.step(None)
 
 
 @pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
