@@ -382,3 +382,17 @@ def test_render_shows_decks_pile_and_debt():
     text = env.render()
     assert "player_1:" in text and "paying" in text and "owed 2" in text
     assert "pile: 1 cards (top: feather2)" in text
+
+
+def test_observation_hides_the_order_of_every_deck():
+    env = new_env(4, deal(4, {0: ["feather2"], 1: ["hen"]}))
+    turn(env, 2)
+    game, state = env.game, env.state_
+    before = [game.observe(state, p).copy() for p in range(4)]
+    rng = np.random.default_rng(0)
+    for p in range(4):  # shuffle every face-down deck in place
+        slots = (state.deck_top[p] + np.arange(state.deck_size[p])) % game.num_cards
+        state.decks[p, slots] = rng.permutation(state.decks[p, slots])
+    game.check_invariants(state)
+    for p in range(4):
+        np.testing.assert_array_equal(game.observe(state, p), before[p])
