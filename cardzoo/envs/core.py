@@ -279,6 +279,32 @@ def _decode(value: Any) -> Any:
 # ----------------------------------------------------------------------------------------------
 
 
+def known_options(game: Game, options: dict | None) -> dict:
+    """The reset options ``game`` understands. Others are reported, not fatal: wrappers and test
+    harnesses (PettingZoo's api_test among them) pass options of their own."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(game.reset_options))
+    if unknown:
+        warnings.warn(
+            f"{game.name} ignores unknown reset options {unknown}; "
+            f"it understands {list(game.reset_options)}",
+            stacklevel=3,
+        )
+    return {key: options[key] for key in game.reset_options if key in options}
+
+
+def agent_spaces(game: Game) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
+    """The observation space (vector and action mask) and action space of every agent."""
+    low, high = game.observation_bounds()
+    observation_space = gymnasium.spaces.Dict(
+        {
+            "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), np.int8),
+        }
+    )
+    return observation_space, gymnasium.spaces.Discrete(game.num_actions)
+
+
 class CardGameEnv(AECEnv):
     """PettingZoo AEC environment over any :class:`Game`. A game's ``raw_env`` subclasses it and
     sets ``game_class`` and ``metadata["name"]``; keyword arguments other than ``render_mode``
@@ -305,14 +331,7 @@ class CardGameEnv(AECEnv):
         self.illegal_action_by: str | None = None
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
-        low, high = self.game.observation_bounds()
-        observation_space = gymnasium.spaces.Dict(
-            {
-                "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
-                "action_mask": gymnasium.spaces.Box(0, 1, (self.game.num_actions,), np.int8),
-            }
-        )
-        action_space = gymnasium.spaces.Discrete(self.game.num_actions)
+        observation_space, action_space = agent_spaces(self.game)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
         self._no_actions = np.zeros(self.game.num_actions, np.int8)
@@ -345,7 +364,7 @@ class CardGameEnv(AECEnv):
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         game_rng = spawn_game_rng(self._rng)
-        self.state_ = self.game.new_state(game_rng, self._known_options(options))
+        self.state_ = self.game.new_state(game_rng, known_options(self.game, options))
         self.num_steps = 0
         self.illegal_action_by = None
         self.agents = self.possible_agents[:]
@@ -355,19 +374,6 @@ class CardGameEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._after_change()
-
-    def _known_options(self, options: dict | None) -> dict:
-        """The reset options this game understands. Others are reported, not fatal: wrappers
-        and test harnesses (PettingZoo's api_test among them) pass options of their own."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(self.game.reset_options))
-        if unknown:
-            warnings.warn(
-                f"{self.game.name} ignores unknown reset options {unknown}; "
-                f"it understands {list(self.game.reset_options)}",
-                stacklevel=3,
-            )
-        return {key: options[key] for key in self.game.reset_options if key in options}
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -456,6 +462,10 @@ class CardGameEnv(AECEnv):
             "engine": self.game.snapshot(self.state_),
             "num_steps": self.num_steps,
             "env_rng": _encode(self._rng),
+            # rewards not yet collected by ``last()`` (a game may have just ended)
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "illegal_action_by": self.illegal_action_by,
         }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
@@ -464,7 +474,12 @@ class CardGameEnv(AECEnv):
         self.state_ = self.game.restore(snapshot["engine"])
         self._rng = _decode(snapshot["env_rng"])
         self.num_steps = int(snapshot["num_steps"])
-        ended = self.state_.terminal
+        self.rewards = {agent: float(r) for agent, r in snapshot["rewards"].items()}
+        self._cumulative_rewards = {
+            agent: float(r) for agent, r in snapshot["cumulative_rewards"].items()
+        }
+        self.illegal_action_by = snapshot["illegal_action_by"]
+        ended = self.state_.terminal or self.illegal_action_by is not None
         self.terminations = dict.fromkeys(self.agents, ended)
         self.truncations = dict.fromkeys(
             self.agents, not ended and self.num_steps >= self.max_cycles
