@@ -1,0 +1,191 @@
+"""Heuristic agents for Foxy: a perfect memory and a forgetful one.
+
+Both see only their observations: the card just turned, the number of cards turned and their own
+sheet. They remember the cards they have been shown (each player is asked once per card, so it sees
+every card once) — the perfect-memory agent all of them, the forgetful agent only the last few.
+:meth:`reset` forgets everything between games (a drop in ``cards_turned`` also starts afresh).
+
+What they write. From the cards it remembers, an agent knows part of the true answer exactly;
+the cards it has forgotten (or never saw) are, as far as it knows, random cards of the deck
+(the public deck list, minus the cards it remembers; Foxy placed uniformly among the unknown
+places). That gives a distribution of the true answer T, and the agent writes the number x with
+the best expected score, x·P(T ≥ x): a low estimate, since a number above T scores nothing. With
+nothing forgotten, T is known and x = T.
+
+When they circle. Circling a number x gains 2x·P(T = x) instead of the best uncircled score; the
+circle can be used once, and must be decided at once. The agents circle when the gain reaches
+the value of keeping the circle: for a player who knows every answer, the expected best gain
+still to come from the next card on, computed once by optimal stopping over random stacks
+(``circle_thresholds``). At the last card any positive gain is taken.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+
+import numpy as np
+
+from cardzoo.agents.base import Agent
+from cardzoo.envs.core import Game, check_int
+from cardzoo.envs.foxy.rules import CARD_SPECIES, FOXY, KIND_COPIES, NUM_SPECIES, STACK_SIZE, Foxy
+
+_KIND_OF_FIELD = {tuple(row): kind for kind, row in enumerate(CARD_SPECIES.tolist())}
+_FOXY_FLAG = NUM_SPECIES  # index of the Foxy flag in the ``card`` field
+
+
+def kind_of_card_field(card_field: np.ndarray) -> int:
+    """The card kind an observation's ``card`` field shows."""
+    if card_field[_FOXY_FLAG]:
+        return FOXY
+    return _KIND_OF_FIELD[tuple(int(v) for v in card_field[:NUM_SPECIES])]
+
+
+@functools.cache
+def circle_thresholds(max_guess: int = 40, num_stacks: int = 10_000) -> np.ndarray:
+    """``thresholds[k]`` (k = 0..19, the card's index): the expected gain of circling optimally
+    on a later card, for a player who knows every answer (the gain of circling answer a is a;
+    answers above ``max_guess`` cannot be circled exactly). Backward induction over random
+    stacks drawn with a fixed seed, so the table is the same on every run."""
+    game = Foxy(num_players=1, max_guess=max_guess)
+    rng = np.random.default_rng(20_240_101)
+    answers = np.array([game.new_state(rng).answers for _ in range(num_stacks)])
+    gains = np.where(answers <= max_guess, answers, 0)
+    thresholds = np.zeros(STACK_SIZE)
+    value_of_waiting = 0.0
+    for card in range(STACK_SIZE - 1, -1, -1):
+        thresholds[card] = value_of_waiting
+        value_of_waiting = float(np.maximum(gains[:, card], value_of_waiting).mean())
+    return thresholds
+
+
+class MemoryAgent(Agent):
+    """Remembers every card it has seen, writes the exact answer, circles by the threshold rule.
+
+    On ``memory="perfect"`` it reads the running species counts from the observation instead
+    (the same numbers; they also cover cards it was not shown)."""
+
+    name = "perfect_memory"
+    #: earlier cards remembered (besides the card on the table); None = all of them
+    memory_cards: int | None = None
+
+    def __init__(self, game: Game, seed: int | None = None):
+        super().__init__(game, seed)
+        self.max_guess = game.max_guess
+        self.thresholds = circle_thresholds(self.max_guess)
+        self.reset()
+
+    def reset(self) -> None:
+        self.remembered: deque[int] = deque(maxlen=self.memory_cards)  # earlier card kinds
+        self.card_on_table: int | None = None
+        self.cards_turned = 0
+
+    # --- memory ---------------------------------------------------------------------------
+
+    def _see(self, fields: dict[str, np.ndarray]) -> None:
+        turned = int(fields["cards_turned"][0])
+        if turned < self.cards_turned:
+            self.reset()  # a new game without reset(): forget the old one
+        if turned != self.cards_turned:
+            if self.card_on_table is not None:
+                self.remembered.append(self.card_on_table)
+            self.card_on_table = kind_of_card_field(fields["card"])
+            self.cards_turned = turned
+
+    def forgotten(self) -> int:
+        """Earlier cards this agent does not remember (forgotten or never shown)."""
+        return self.cards_turned - 1 - len(self.remembered)
+
+    # --- belief about the true answer -----------------------------------------------------
+
+    def answer_distribution(self, fields: dict[str, np.ndarray]) -> np.ndarray:
+        """P(true answer = t) for t = 0, 1, ... as this agent believes it."""
+        card = self.card_on_table
+        if "species_counts" in fields and self.memory_cards is None:
+            counts = fields["species_counts"].astype(np.int64)
+            known = (
+                int(np.count_nonzero(counts)) if card == FOXY else int(counts @ CARD_SPECIES[card])
+            )
+            return _point_mass(known)
+        remembered = np.array([*self.remembered, card], np.int64)
+        if card == FOXY:
+            return self._distinct_species_distribution(remembered)
+        shown = CARD_SPECIES[card]
+        known = int((CARD_SPECIES[remembered] @ shown).sum())
+        per_card = np.bincount(CARD_SPECIES @ shown, weights=self._unknown_card_odds(remembered))
+        return _shift(_power(per_card, self.forgotten()), known)
+
+    def _unknown_card_odds(self, remembered: np.ndarray) -> np.ndarray:
+        """P(an unknown card of the stack is of each kind): the deck minus the remembered cards,
+        Foxy (if not remembered) at a uniformly random unknown place."""
+        left = KIND_COPIES - np.bincount(remembered, minlength=len(KIND_COPIES))
+        odds = np.zeros(len(KIND_COPIES))
+        unknown_places = STACK_SIZE - len(remembered)
+        foxy_odds = left[FOXY] / unknown_places if left[FOXY] and unknown_places else 0.0
+        odds[FOXY] = foxy_odds
+        odds[:FOXY] = left[:FOXY] / left[:FOXY].sum() * (1.0 - foxy_odds)
+        return odds
+
+    def _distinct_species_distribution(self, remembered: np.ndarray) -> np.ndarray:
+        """Species remembered, plus each other species if it is on a forgotten card (each
+        forgotten card independently a random unknown card)."""
+        seen = CARD_SPECIES[remembered].any(axis=0)
+        odds = self._unknown_card_odds(remembered)
+        shows = odds @ CARD_SPECIES  # P(a random unknown card shows each species)
+        distribution = _point_mass(int(seen.sum()))
+        for species in np.flatnonzero(~seen):
+            appears = 1.0 - (1.0 - shows[species]) ** self.forgotten()
+            distribution = np.convolve(distribution, [1.0 - appears, appears])
+        return distribution
+
+    # --- decision -------------------------------------------------------------------------
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        fields = self.fields(observation)
+        self._see(fields)
+        distribution = self.answer_distribution(fields)
+        at_least = distribution[::-1].cumsum()[::-1][: self.max_guess + 1]  # P(T >= x)
+        distribution = distribution[: self.max_guess + 1]
+        numbers = np.arange(len(distribution))
+        write = int(np.argmax(numbers * at_least))
+        circle = int(np.argmax(2 * numbers * distribution))
+        gain = 2 * circle * distribution[circle] - write * at_least[write]
+        can_circle = bool(observation["action_mask"][self.max_guess + 1 :].any())
+        if can_circle and gain > 0 and gain >= self.thresholds[self.cards_turned - 1]:
+            return circle + self.max_guess + 1
+        return write
+
+
+class ForgetfulAgent(MemoryAgent):
+    """Remembers only the last ``memory_cards`` earlier cards (and the one on the table); the
+    rest it treats as random cards of the deck, so it writes a low, expected-score estimate.
+    It ignores the ``species_counts`` of ``memory="perfect"``: its memory is its handicap."""
+
+    name = "forgetful"
+    memory_cards = 4
+
+    def __init__(self, game: Game, seed: int | None = None, memory_cards: int | None = None):
+        if memory_cards is not None:
+            self.memory_cards = check_int("memory_cards", memory_cards, 0, STACK_SIZE)
+        super().__init__(game, seed)
+
+
+def _point_mass(value: int) -> np.ndarray:
+    distribution = np.zeros(value + 1)
+    distribution[value] = 1.0
+    return distribution
+
+
+def _shift(distribution: np.ndarray, offset: int) -> np.ndarray:
+    return np.concatenate([np.zeros(offset), distribution])
+
+
+def _power(per_card: np.ndarray, times: int) -> np.ndarray:
+    """Distribution of the sum of ``times`` independent draws from ``per_card``."""
+    total = np.ones(1)
+    for _ in range(times):
+        total = np.convolve(total, per_card)
+    return total
+
+
+AGENTS = {MemoryAgent.name: MemoryAgent, ForgetfulAgent.name: ForgetfulAgent}

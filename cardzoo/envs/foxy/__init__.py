@@ -1,0 +1,1 @@
+"""Foxy: rules engine (:mod:`.rules`), PettingZoo environments AEC and parallel (:mod:`.env`)."""
