@@ -1,0 +1,191 @@
+"""Heuristic agents for Nobody Wants It (``nobody_wants_it_v0``).
+
+Both read only the observation dict (through the named layout) and the action mask.
+
+- :class:`HandShedder` (``hand_shedder``): empties its hand as fast as it can. Pairs first (two
+  cards gone), then a single card that keeps its other pairs whole (a pig before a horse before a
+  sheep: the pig also hands the left neighbour a card), a cow only when nothing else sheds, and it
+  never passes when it can play. Pig answers: takes the pig when it completes a pair. Horse gifts:
+  gives away a card without a partner (cows first, pigs last), else a cow, sheep, horse, pig.
+- :class:`NwiDodger` (``nwi_dodger``): scores every legal action by cards shed plus what the "Nobody
+  wants it" card it moves is expected to cost it. Among its pairs it first passes on an NWI card
+  it holds, then releases cards onto players unlikely to pass them back (few cards, species
+  already spent, far from its seat going left), and last a pair that brings an NWI card to itself
+  (still better than a single card: shedding speed matters most, as matches show). It keeps its
+  pigs to attack a left neighbour close to going out, and never feeds its left neighbour a pig in
+  a horse exchange (cows go first). Pig answers: takes the pig when it completes a pair.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardzoo.agents.base import Agent
+from cardzoo.envs.nobody_wants_it.rules import (
+    CARDS_PER_SPECIES,
+    COW,
+    HORSE,
+    HORSE_GIVE,
+    NUM_CARDS,
+    NUM_SPECIES,
+    PASS_TAKE_DISCARD,
+    PASS_TAKE_DRAW,
+    PIG,
+    PIG_TAKE_DRAW,
+    PIG_TAKE_PIG,
+    PLAY_ONE,
+    PLAY_PAIR,
+    SHEEP,
+    TURN,
+)
+
+
+class _Table:
+    """The observation of one decision, read into named values (seats relative: 0 is me)."""
+
+    def __init__(self, fields: dict[str, np.ndarray], mask: np.ndarray):
+        self.mask = mask
+        self.hand = fields["hand"].astype(int)
+        self.hand_sizes = fields["hand_sizes"].astype(int)
+        self.num_players = self.hand_sizes.size
+        self.discard_counts = fields["discard_counts"].astype(int)
+        self.discard_top = (
+            int(np.argmax(fields["discard_top"])) if fields["discard_top"].any() else -1
+        )
+        self.decision = int(np.argmax(fields["decision"]))
+        self.round_number = int(np.argmax(fields["round"])) + 1
+        # nwi_seat[s]: relative seat holding the NWI card of species s, or -1 while on its pile.
+        blocks = fields["nwi_position"].reshape(NUM_SPECIES, self.num_players + 1)
+        self.nwi_seat = np.argmax(blocks, axis=1) - 1
+
+    def nwi_destination(self, species: int) -> int:
+        """Where a pair of ``species`` played by me sends its NWI card (relative seat)."""
+        holder = self.nwi_seat[species]
+        return 1 % self.num_players if holder < 0 else (holder + 1) % self.num_players
+
+    def chance_of_a_pair(self, seat: int, species: int, extra_seen: int = 0) -> float:
+        """Rough chance that the player at ``seat`` holds two or more of ``species``: their cards
+        are drawn from everything I have not seen (the draw pile and the other hands)."""
+        unseen_total = NUM_CARDS - self.discard_counts.sum() - self.hand.sum()
+        unseen = CARDS_PER_SPECIES - self.discard_counts[species] - self.hand[species] - extra_seen
+        if unseen_total <= 0 or unseen <= 1:
+            return 0.0
+        share = min(1.0, unseen / unseen_total)
+        cards = self.hand_sizes[seat]
+        none = (1 - share) ** cards
+        one = cards * share * (1 - share) ** (cards - 1)
+        return max(0.0, 1.0 - none - one)
+
+
+def _legal(mask: np.ndarray, action: int) -> bool:
+    return bool(mask[action])
+
+
+class HandShedder(Agent):
+    """Minimises its hand: pairs, then singles that keep pairs, never a pass it can avoid."""
+
+    name = "hand_shedder"
+    # Among single cards: which to shed first (the pig also gives the left neighbour a card).
+    SINGLE_ORDER = (PIG, HORSE, SHEEP)
+    GIFT_ORDER = (COW, SHEEP, HORSE, PIG)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        table = _Table(self.fields(observation), observation["action_mask"])
+        if table.decision == TURN:
+            return self._turn(table)
+        if _legal(table.mask, PIG_TAKE_PIG):
+            return PIG_TAKE_PIG if table.hand[PIG] % 2 == 1 else PIG_TAKE_DRAW
+        return HORSE_GIVE + _least_useful(table.hand, self.GIFT_ORDER)
+
+    def _turn(self, table: _Table) -> int:
+        hand = table.hand
+        pairs = [s for s in range(NUM_SPECIES) if hand[s] >= 2]
+        if pairs:
+            return PLAY_PAIR + max(pairs, key=lambda s: (hand[s], -s))
+        singles = [s for s in self.SINGLE_ORDER if hand[s] >= 1]
+        if singles:
+            return PLAY_ONE + singles[0]  # no pairs left: every count is 0 or 1
+        if hand[COW]:
+            return PLAY_ONE + COW  # a cow sheds one and draws one: better than a pass
+        return PASS_TAKE_DRAW
+
+
+def _least_useful(hand: np.ndarray, order: tuple[int, ...]) -> int:
+    """The species to give away: a card without a partner first, in ``order``; else any."""
+    for species in order:
+        if hand[species] % 2 == 1:
+            return species
+    return next(species for species in order if hand[species] > 0)
+
+
+class NwiDodger(Agent):
+    """Sheds like :class:`HandShedder` but chooses its pairs by where their NWI cards land, and
+    keeps its pigs to attack a left neighbour close to going out."""
+
+    name = "nwi_dodger"
+    CLOSING_BONUS = 20.0
+    #: chance that an NWI card moves one further seat before the round ends (beyond the first)
+    PASS_ON_CHANCE = 0.35
+    #: cost, in cards per NWI point, of a pair that brings its NWI card to me: it stays the last
+    #: choice among pairs but still beats a single card (shedding speed matters most)
+    SELF_LANDING_COST = 0.3
+    #: cost, in cards per NWI point, of the chance that a released card travels back to me
+    RETURN_RISK_COST = 0.3
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        table = _Table(self.fields(observation), observation["action_mask"])
+        if table.decision == TURN:
+            legal = np.flatnonzero(table.mask)
+            return int(max(legal, key=lambda action: (self._value(table, action), -action)))
+        if _legal(table.mask, PIG_TAKE_PIG):
+            return PIG_TAKE_PIG if table.hand[PIG] % 2 == 1 else PIG_TAKE_DRAW
+        return HORSE_GIVE + self._gift(table)
+
+    def _value(self, table: _Table, action: int) -> float:
+        """How good ``action`` is, in cards shed (a pair 2, a single 1, a pass -1) plus bonuses."""
+        hand, size = table.hand, int(table.hand.sum())
+        if PLAY_PAIR <= action < PASS_TAKE_DRAW:
+            return self._pair_value(table, action - PLAY_PAIR, closes=size == 2)
+        if action == PASS_TAKE_DRAW:
+            return -1.0
+        if action == PASS_TAKE_DISCARD:
+            top = table.discard_top
+            return -1.0 + (0.3 if hand[top] % 2 == 1 and top != COW else -0.1)
+        species = action - PLAY_ONE
+        if species == COW:
+            return 0.0  # sheds one card, draws one
+        value = 1.0 + (self.CLOSING_BONUS if size == 1 else 0.0)
+        if hand[species] % 2 == 0:
+            value -= 0.5  # breaks a pair
+        if species == PIG:
+            left_size = table.hand_sizes[1 % table.num_players]
+            value += 0.6 if left_size <= 3 else -0.2  # save pigs for a neighbour about to go out
+        return value
+
+    def _pair_value(self, table: _Table, species: int, closes: bool) -> float:
+        value = 2.0 + (self.CLOSING_BONUS if closes else 0.0)
+        points = table.round_number
+        if table.nwi_seat[species] == 0:
+            value += 2.0 * points  # passes on an NWI card I hold
+        destination = table.nwi_destination(species)
+        if destination == 0:
+            return value - (0.0 if closes else self.SELF_LANDING_COST * points)
+        # The released card comes back only if it travels, seat by seat, all the way to me: the
+        # first holder needs a pair of that species (few cards, species spent: unlikely).
+        steps_to_me = (table.num_players - destination) % table.num_players
+        first = table.chance_of_a_pair(destination, species, extra_seen=2)
+        risk = first * self.PASS_ON_CHANCE ** (steps_to_me - 1)
+        return value - self.RETURN_RISK_COST * points * risk
+
+    def _gift(self, table: _Table) -> int:
+        """A cow if any, else a card without a partner; a pig only when nothing else is left."""
+        hand = table.hand
+        if hand[COW]:
+            return COW
+        for species in (SHEEP, HORSE):
+            if hand[species] % 2 == 1:
+                return species
+        return next(species for species in (SHEEP, HORSE, PIG) if hand[species] > 0)
+
+
+AGENTS = {agent.name: agent for agent in (HandShedder, NwiDodger)}

@@ -1,0 +1,1 @@
+"""Nobody Wants It: rules engine (:mod:`.rules`) and PettingZoo environment (:mod:`.env`)."""

@@ -1,0 +1,704 @@
+"""Nobody Wants It — the rules engine (``nobody_wants_it_v0``).
+
+A farm-animal shedding game: empty your hand first, and do not be caught holding the "Nobody wants
+it" (NWI) cards that pairs send around the table. Specification: ``shared/rules/nobody_wants_it.md``
+(from the Italian "Nessuno lo vuole"). Everything below is the game as implemented.
+
+Components
+    72 animal cards, 18 of each species: ``sheep``, ``pig``, ``horse``, ``cow`` (species 0..3 in
+    that order). 12 NWI cards, one per (species, round); the round-r NWI card is worth r points.
+    Penalty cards worth 2 and 4 points. **Decision** (rules file): the supply of penalty cards is
+    unlimited (the source's 15 cards are never split).
+
+Players
+    ``num_players`` 2..7 (default 4), agents ``player_0`` .. ``player_{n-1}``. Play goes left: the
+    left neighbour of player i is player (i+1) mod n.
+
+Setup of a round
+    Round 1's dealer is ``player_{n-1}`` (**Decision**, rules file: the source's "oldest
+    player"), so ``player_0`` starts. The dealer of rounds 2 and 3 is the player who closed the
+    previous round. All 72 animal cards are shuffled (with the game's generator) and dealt one at a
+    time, starting with the dealer's left neighbour and going left, until everybody holds 9. The
+    rest, in order, is the face-down draw pile: the first undealt card is its top card. The discard
+    pile (face up) is empty. The four NWI cards of the round wait on their piles. The dealer's left
+    neighbour plays first; turns go left.
+
+    ``reset(options={"deck": [72 species names]})`` fixes the deal of round 1 in deal order: card k
+    (k = 0, 1, ...) goes to the seat (dealer + 1 + k) mod n while k < 9n, and card 9n is the top of
+    the draw pile. ``reset(options={"decks": [d1, d2, d3]})`` gives one deck per round and wins
+    over ``"deck"``; the list may be shorter than ``num_rounds`` and may hold ``None``: such rounds
+    are shuffled. A deck must hold each species exactly 18 times. Unknown keys, malformed decks and
+    more decks than rounds raise ``ValueError``.
+
+A turn: the active player does exactly one of
+    1. **Play one card** onto the discard pile and resolve its species:
+       ``sheep`` nothing; ``pig`` the left neighbour chooses (its own decision, actions 10/11): take
+       the top card of the draw pile, or take that pig back from the discard pile; ``horse`` unless
+       it was the player's last card, every player, beginning with the active player and going left,
+       chooses one card of their hand (actions 12..15) and sets it aside face down; when all have
+       chosen, each gives their card to their left neighbour at the same time (a horse played as the
+       last card exchanges nothing); ``cow`` the active player draws the top card of the draw pile.
+    2. **Play a pair** (two cards of one species) onto the discard pile: no species action. The NWI
+       card of that species of the current round moves: still on its pile, it goes to the active
+       player's left neighbour; held by a player H, H passes it to H's left neighbour (to the active
+       player themself if H sits on their right).
+    3. **Pass** and take the top card of the draw pile, or the top card of the discard pile (only
+       when that pile is not empty).
+
+Drawing (**Decision**, rules file)
+    Whenever a card must be drawn and the draw pile is empty, the whole discard pile (after a pig,
+    that pig included; after a cow, that cow included) is shuffled with the game's generator and
+    becomes the draw pile; then the card is drawn. If both piles are empty nothing is drawn and the
+    action is still legal.
+
+End of a round
+    The round ends at the end of the active player's turn (after the pig answer or horse exchange
+    that the turn caused) if that player holds no animal card. It cannot end otherwise: other
+    players never lose cards outside their own turn (a horse exchange gives back what it takes).
+    Penalty cards, from the other players' hand sizes: if exactly one player has the most cards
+    they take a 4 and each player with the second-highest count takes a 2; if several tie for the
+    most, each of them takes a 2, nobody takes a 4 and the second-highest count takes nothing. The
+    closer never takes a penalty card. NWI cards held stay with their holders and score their
+    round's value; NWI cards of that round still on their piles leave the game. The closer deals
+    the next round.
+
+End of the game
+    After ``num_rounds`` rounds (default 3, allowed 1..3) each player's score is the sum of their
+    NWI cards' values and penalty cards. The lowest score wins; every player tied for lowest is a
+    winner.
+
+**Decisions** of this implementation (beyond the rules file)
+    - A card chosen for a horse exchange leaves its chooser's hand at once (it lies face down in
+      front of them until the exchange): the ``hand`` and ``hand_sizes`` observation fields do not
+      count it. Everybody gives exactly one card, so hand sizes reveal nothing about what was
+      chosen.
+    - ``scores(state)`` and the ``scores`` observation field are the points of finished rounds
+      (penalty cards plus NWI cards kept); the current round's NWI cards count once the round
+      ends, and until then are shown by ``nwi_position``. At the end of the game they are the
+      final scores.
+    - In ``reward="points"`` the NWI cards of a round are "gained" at that round's end, together
+      with the penalty cards, so the rewards of a whole game add up to minus the final score.
+    - With ``reward="win"`` and every player tied, every player is a winner and gets +1.
+
+Reinforcement-learning interface
+    Actions ``Discrete(16)``:
+
+    ======  =====================================  ============================================
+    id      meaning                                legal when
+    ======  =====================================  ============================================
+    0..3    play one sheep / pig / horse / cow     own turn, holds >= 1 of that species
+    4..7    play a pair of sheep / pig / horse /   own turn, holds >= 2 of that species
+            cow
+    8       pass, take the top of the draw pile    own turn
+    9       pass, take the top of the discard pile own turn, discard pile not empty
+    10      pig answer: take the top of the draw   left neighbour of the pig's player
+            pile
+    11      pig answer: take the pig back          left neighbour of the pig's player
+    12..15  horse: give one sheep / pig / horse /  every player in turn during a horse exchange,
+            cow                                    holds >= 1 of that species
+    ======  =====================================  ============================================
+
+    Observation (float32; players seat-relative: index 0 is the observer, then leftwards):
+
+    ==================  =========  ====================================================
+    field               size       meaning
+    ==================  =========  ====================================================
+    ``hand``            4          own cards per species (without a card set aside for a
+                                   horse exchange)
+    ``hand_sizes``      n          cards in each player's hand
+    ``discard_top``     4          one-hot species of the discard pile's top card (all 0
+                                   when the pile is empty)
+    ``discard_counts``  4          cards per species in the (face-up) discard pile
+    ``draw_size``       1          cards in the draw pile
+    ``nwi_position``    4 x (n+1)  per species, one-hot: [on its pile, seat 0, seat 1,
+                                   ...] — where the current round's NWI card is (after
+                                   the last round, an unclaimed card shows "on its pile")
+    ``scores``          n          each player's points from finished rounds
+    ``round``           3          one-hot round number (1, 2, 3)
+    ``decision``        3          one-hot decision being asked: turn, pig answer, horse
+                                   gift
+    ``active``          n          one-hot seat of the player whose turn it is
+    ``to_act``          n          one-hot seat of the player who must decide now
+    ==================  =========  ====================================================
+
+    Rewards: ``reward="win"`` (default): at the end of the game +1 to every winner, -1 to every
+    other player. ``reward="points"``: at each round end, every player receives minus the points
+    (penalty card and NWI cards) they gained in that round.
+
+Parameters: ``num_players`` (2..7, default 4), ``num_rounds`` (1..3, default 3), ``reward``
+(``"win"`` or ``"points"``); the environment adds ``max_cycles`` (default 10 000 agent steps, pig
+answers and horse gifts included; a truncated game gives every player 0) and ``render_mode``.
+Version: ``nobody_wants_it_v0``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes, seat_order
+
+SPECIES = ("sheep", "pig", "horse", "cow")
+SHEEP, PIG, HORSE, COW = range(4)
+NUM_SPECIES = len(SPECIES)
+CARDS_PER_SPECIES = 18
+NUM_CARDS = NUM_SPECIES * CARDS_PER_SPECIES
+HAND_SIZE = 9
+MAX_ROUNDS = 3
+SMALL_PENALTY, BIG_PENALTY = 2, 4
+
+# Action ids (species-indexed groups start at these).
+PLAY_ONE = 0
+PLAY_PAIR = 4
+PASS_TAKE_DRAW = 8
+PASS_TAKE_DISCARD = 9
+PIG_TAKE_DRAW = 10
+PIG_TAKE_PIG = 11
+HORSE_GIVE = 12
+NUM_ACTIONS = 16
+
+# The decision being asked.
+TURN, PIG_ANSWER, HORSE_GIFT = range(3)
+DECISION_NAMES = ("turn", "pig answer", "horse gift")
+
+# Where an NWI card can be besides a player's seat.
+ON_PILE = -1
+OUT_OF_GAME = -2
+NO_GIFT = -1  # horse_gifts entry of a player who has not chosen yet
+
+REWARD_MODES = ("win", "points")
+
+# A species count clipped to 2 (none, one, a pair or more), indexed by the count.
+_CLIP_TO_PAIR = (0, 1) + (2,) * NUM_CARDS
+
+
+@dataclasses.dataclass
+class NobodyWantsItState(State):
+    """All of one game: the round, whose turn and decision it is, hands, piles, NWI cards,
+    horse gifts set aside, penalty cards and points."""
+
+    round_number: int = 1  # 1-based
+    dealer: int = 0
+    active_player: int = 0  # whose turn it is (current_player is who decides now)
+    decision: int = TURN
+    hands: np.ndarray = None  # (n, 4) int64 cards per species
+    hand_sizes: np.ndarray = None  # (n,) int64, always hands.sum(axis=1)
+    # Piles are stacks, bottom card first: the top card is at index size - 1.
+    draw_pile: np.ndarray = None  # (72,) int8 species
+    draw_size: int = 0
+    discard_pile: np.ndarray = None  # (72,) int8 species
+    discard_size: int = 0
+    discard_counts: np.ndarray = None  # (4,) int64, always the species counts of the discard pile
+    nwi_holder: np.ndarray = None  # (num_rounds, 4) int8: holder seat, ON_PILE or OUT_OF_GAME
+    horse_gifts: np.ndarray = None  # (n,) int8 species set aside for a horse exchange, or NO_GIFT
+    penalty_cards: np.ndarray = None  # (n, 2) int64: how many 2-point and 4-point cards taken
+    points: np.ndarray = None  # (n,) int64 points of finished rounds
+    fixed_decks: np.ndarray = None  # (num_rounds, 72) int8 decks from reset options; -1 = shuffle
+
+
+class NobodyWantsIt(Game):
+    name = "nobody_wants_it"
+    state_class = NobodyWantsItState
+    min_players = 2
+    max_players = 7
+    default_max_cycles = 10_000
+    num_actions = NUM_ACTIONS
+    reset_options = ("deck", "decks")
+
+    def __init__(self, num_players: int = 4, num_rounds: int = 3, reward: str = "win"):
+        self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
+        self.num_rounds = check_int("num_rounds", num_rounds, 1, MAX_ROUNDS)
+        check_choice("reward", reward, REWARD_MODES)
+        self.reward = reward
+        n = self.num_players
+        self.observation_layout = layout_from_sizes(
+            [
+                ("hand", NUM_SPECIES),
+                ("hand_sizes", n),
+                ("discard_top", NUM_SPECIES),
+                ("discard_counts", NUM_SPECIES),
+                ("draw_size", 1),
+                ("nwi_position", NUM_SPECIES * (n + 1)),
+                ("scores", n),
+                ("round", MAX_ROUNDS),
+                ("decision", len(DECISION_NAMES)),
+                ("active", n),
+                ("to_act", n),
+            ]
+        )
+        self._left = [(seat + 1) % n for seat in range(n)]
+        self._left_array = np.array(self._left)
+        self._seat_orders = [seat_order(seat, n) for seat in range(n)]
+        self._build_mask_tables()
+        self._full_deck = np.repeat(np.arange(NUM_SPECIES, dtype=np.int8), CARDS_PER_SPECIES)
+        # deal_receivers[dealer][k]: the seat that receives the k-th card dealt.
+        dealt = np.arange(n * HAND_SIZE)
+        self._deal_receivers = [(dealer + 1 + dealt) % n for dealer in range(n)]
+        self._build_observation_indices()
+
+    def params(self) -> dict:
+        return {
+            "num_players": self.num_players,
+            "num_rounds": self.num_rounds,
+            "reward": self.reward,
+        }
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        layout = self.observation_layout
+        low = np.zeros(self.observation_size, np.float32)
+        high = np.ones(self.observation_size, np.float32)
+        high[layout["hand"]] = CARDS_PER_SPECIES
+        high[layout["hand_sizes"]] = NUM_CARDS
+        high[layout["discard_counts"]] = CARDS_PER_SPECIES
+        high[layout["draw_size"]] = NUM_CARDS
+        # Per round: all four NWI cards (r points each) and a 4-point penalty card.
+        rounds = np.arange(1, self.num_rounds + 1)
+        high[layout["scores"]] = (NUM_SPECIES * rounds + BIG_PENALTY).sum()
+        return low, high
+
+    def action_name(self, action: int) -> str:
+        if PLAY_ONE <= action < PLAY_PAIR:
+            return f"play {SPECIES[action - PLAY_ONE]}"
+        if PLAY_PAIR <= action < PASS_TAKE_DRAW:
+            return f"play pair of {SPECIES[action - PLAY_PAIR]}"
+        if HORSE_GIVE <= action < NUM_ACTIONS:
+            return f"horse: give {SPECIES[action - HORSE_GIVE]}"
+        named = {
+            PASS_TAKE_DRAW: "pass, take top of draw pile",
+            PASS_TAKE_DISCARD: "pass, take top of discard pile",
+            PIG_TAKE_DRAW: "pig answer: take top of draw pile",
+            PIG_TAKE_PIG: "pig answer: take the pig",
+        }
+        return named.get(action, f"invalid action {action}")
+
+    # --- new game and deals -----------------------------------------------------------------
+
+    def new_state(
+        self, rng: np.random.Generator, options: dict | None = None
+    ) -> NobodyWantsItState:
+        n = self.num_players
+        state = NobodyWantsItState(
+            rng=rng,
+            hands=np.zeros((n, NUM_SPECIES), np.int64),
+            hand_sizes=np.zeros(n, np.int64),
+            draw_pile=np.zeros(NUM_CARDS, np.int8),
+            discard_pile=np.zeros(NUM_CARDS, np.int8),
+            discard_counts=np.zeros(NUM_SPECIES, np.int64),
+            nwi_holder=np.full((self.num_rounds, NUM_SPECIES), ON_PILE, np.int8),
+            horse_gifts=np.full(n, NO_GIFT, np.int8),
+            penalty_cards=np.zeros((n, 2), np.int64),
+            points=np.zeros(n, np.int64),
+            fixed_decks=self._parse_options(options),
+        )
+        self._start_round(state, dealer=n - 1)
+        return state
+
+    def _start_round(self, state: NobodyWantsItState, dealer: int) -> None:
+        """Deal the round ``state.round_number`` from ``dealer``: 9 cards each, the rest is the
+        draw pile, whose top card is the first one not dealt."""
+        n = self.num_players
+        deck = state.fixed_decks[state.round_number - 1]
+        if deck[0] < 0:
+            deck = state.rng.permutation(self._full_deck)
+        dealt = n * HAND_SIZE
+        seats_and_species = self._deal_receivers[dealer] * NUM_SPECIES + deck[:dealt]
+        state.hands[:] = np.bincount(seats_and_species, minlength=n * NUM_SPECIES).reshape(n, -1)
+        state.hand_sizes[:] = HAND_SIZE
+        rest = deck[dealt:]
+        state.draw_size = rest.size
+        state.draw_pile[: rest.size] = rest[::-1]
+        state.discard_size = 0
+        state.discard_counts[:] = 0
+        state.horse_gifts[:] = NO_GIFT
+        state.dealer = dealer
+        state.active_player = state.current_player = self._left[dealer]
+        state.decision = TURN
+
+    def _parse_options(self, options: dict | None) -> np.ndarray:
+        """The decks fixed by ``reset`` options, one row per round (-1 rows: shuffle)."""
+        fixed = np.full((self.num_rounds, NUM_CARDS), -1, np.int8)
+        if options is None:
+            return fixed
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(self.reset_options))
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {unknown}; allowed: {list(self.reset_options)}"
+            )
+        if "decks" in options:
+            decks = options["decks"]
+            if not isinstance(decks, (list, tuple)) or len(decks) > self.num_rounds:
+                raise ValueError(
+                    f"decks option must be a list of at most num_rounds={self.num_rounds} decks "
+                    f"(None for a shuffled round), got {decks!r:.80}"
+                )
+            for index, deck in enumerate(decks):
+                if deck is not None:
+                    fixed[index] = self._parse_deck(deck, f"decks[{index}]")
+        elif "deck" in options:
+            fixed[0] = self._parse_deck(options["deck"], "deck")
+        return fixed
+
+    def _parse_deck(self, names, option: str) -> np.ndarray:
+        try:
+            deck = np.array([SPECIES.index(name) for name in names], np.int8)
+        except (ValueError, TypeError) as error:
+            raise ValueError(
+                f"{option} option must list species names {SPECIES} ({error})"
+            ) from error
+        counts = np.bincount(deck, minlength=NUM_SPECIES)
+        if deck.size != NUM_CARDS or (counts != CARDS_PER_SPECIES).any():
+            found = dict(zip(SPECIES, counts.tolist()))
+            raise ValueError(
+                f"{option} option must hold {NUM_CARDS} cards, {CARDS_PER_SPECIES} of each "
+                f"species; got {deck.size} cards {found}"
+            )
+        return deck
+
+    # --- legal actions ----------------------------------------------------------------------
+
+    def legal_mask(self, state: NobodyWantsItState, player: int) -> np.ndarray:
+        if state.terminal or player != state.current_player:
+            return self._no_actions.copy()
+        if state.decision == PIG_ANSWER:
+            return self._pig_answer_mask.copy()
+        # Masks are looked up, not built: they depend only on each species' count clipped to 2
+        # (none, one, a pair) and on whether the discard pile is empty.
+        sheep, pig, horse, cow = state.hands[player].tolist()
+        clip = _CLIP_TO_PAIR
+        key = clip[sheep] + 3 * clip[pig] + 9 * clip[horse] + 27 * clip[cow]
+        if state.decision == TURN:
+            return self._turn_masks[key + (81 if state.discard_size else 0)].copy()
+        return self._horse_masks[key].copy()
+
+    def _build_mask_tables(self) -> None:
+        self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
+        self._pig_answer_mask = self._no_actions.copy()
+        self._pig_answer_mask[[PIG_TAKE_DRAW, PIG_TAKE_PIG]] = 1
+        self._turn_masks, self._horse_masks = [], []
+        for discard_empty in (True, False):
+            for key in range(81):
+                clipped = np.array([key // 3**species % 3 for species in range(NUM_SPECIES)])
+                turn = self._no_actions.copy()
+                turn[PLAY_ONE:PLAY_PAIR] = clipped >= 1
+                turn[PLAY_PAIR:PASS_TAKE_DRAW] = clipped >= 2
+                turn[PASS_TAKE_DRAW] = 1
+                turn[PASS_TAKE_DISCARD] = not discard_empty
+                self._turn_masks.append(turn)
+                if discard_empty:
+                    horse = self._no_actions.copy()
+                    horse[HORSE_GIVE:] = clipped >= 1
+                    self._horse_masks.append(horse)
+
+    # --- playing ----------------------------------------------------------------------------
+
+    def apply(self, state: NobodyWantsItState, action: int) -> np.ndarray | None:
+        if state.decision == TURN:
+            return self._take_turn(state, action)
+        if state.decision == PIG_ANSWER:
+            if action == PIG_TAKE_PIG:
+                self._take_discard_top(state, state.current_player)
+            else:
+                self._draw(state, state.current_player)
+            return self._end_turn(state)
+        return self._give_for_horse(state, action - HORSE_GIVE)
+
+    def _take_turn(self, state: NobodyWantsItState, action: int) -> np.ndarray | None:
+        player = state.active_player
+        if action < PLAY_PAIR:
+            species = action - PLAY_ONE
+            self._discard(state, player, species)
+            if species == PIG:
+                state.decision = PIG_ANSWER
+                state.current_player = self._left[player]
+                return None
+            if species == HORSE and state.hand_sizes[player] > 0:
+                state.decision = HORSE_GIFT  # the active player chooses first
+                return None
+            if species == COW:
+                self._draw(state, player)
+        elif action < PASS_TAKE_DRAW:
+            species = action - PLAY_PAIR
+            self._discard(state, player, species)
+            self._discard(state, player, species)
+            self._move_nwi(state, species, player)
+        elif action == PASS_TAKE_DRAW:
+            self._draw(state, player)
+        else:
+            self._take_discard_top(state, player)
+        return self._end_turn(state)
+
+    def _give_for_horse(self, state: NobodyWantsItState, species: int) -> np.ndarray | None:
+        """The current player sets a card aside; after the last chooser, all give at once."""
+        player = state.current_player
+        state.hands[player, species] -= 1
+        state.hand_sizes[player] -= 1
+        state.horse_gifts[player] = species
+        next_chooser = self._left[player]
+        if next_chooser != state.active_player:
+            state.current_player = next_chooser
+            return None
+        # Everybody has chosen: each card goes to the giver's left neighbour (distinct receivers).
+        state.hands[self._left_array, state.horse_gifts] += 1
+        state.hand_sizes += 1
+        state.horse_gifts[:] = NO_GIFT
+        return self._end_turn(state)
+
+    def _move_nwi(self, state: NobodyWantsItState, species: int, player: int) -> None:
+        """A pair of ``species`` by ``player``: the round's NWI card of that species moves left."""
+        holders = state.nwi_holder[state.round_number - 1]
+        holder = holders[species]
+        holders[species] = self._left[player] if holder == ON_PILE else self._left[holder]
+
+    def _discard(self, state: NobodyWantsItState, player: int, species: int) -> None:
+        state.hands[player, species] -= 1
+        state.hand_sizes[player] -= 1
+        state.discard_pile[state.discard_size] = species
+        state.discard_size += 1
+        state.discard_counts[species] += 1
+
+    def _take_discard_top(self, state: NobodyWantsItState, player: int) -> None:
+        state.discard_size -= 1
+        species = state.discard_pile[state.discard_size]
+        state.discard_counts[species] -= 1
+        state.hands[player, species] += 1
+        state.hand_sizes[player] += 1
+
+    def _draw(self, state: NobodyWantsItState, player: int) -> None:
+        """``player`` draws the top card of the draw pile, reshuffling the discard pile into a new
+        draw pile first if it is empty; nothing happens if both piles are empty."""
+        if state.draw_size == 0:
+            if state.discard_size == 0:
+                return
+            self._reshuffle_discard_pile(state)
+        state.draw_size -= 1
+        species = state.draw_pile[state.draw_size]
+        state.hands[player, species] += 1
+        state.hand_sizes[player] += 1
+
+    def _reshuffle_discard_pile(self, state: NobodyWantsItState) -> None:
+        size = state.discard_size
+        cards = state.discard_pile[:size]
+        state.rng.shuffle(cards)  # in place, with the game's generator
+        state.draw_pile[:size] = cards
+        state.draw_size = size
+        state.discard_size = 0
+        state.discard_counts[:] = 0
+
+    def _end_turn(self, state: NobodyWantsItState) -> np.ndarray | None:
+        player = state.active_player
+        if state.hand_sizes[player] == 0:
+            return self._end_round(state, closer=player)
+        state.active_player = state.current_player = self._left[player]
+        state.decision = TURN
+        return None
+
+    # --- round and game end -----------------------------------------------------------------
+
+    def _end_round(self, state: NobodyWantsItState, closer: int) -> np.ndarray | None:
+        penalties = self.penalty_points(state.hand_sizes, closer)
+        state.penalty_cards[:, 0] += penalties == SMALL_PENALTY
+        state.penalty_cards[:, 1] += penalties == BIG_PENALTY
+        holders = state.nwi_holder[state.round_number - 1]
+        holders[holders == ON_PILE] = OUT_OF_GAME  # unclaimed NWI cards leave the game
+        kept = holders[holders >= 0]
+        nwi_points = np.bincount(kept, minlength=self.num_players) * state.round_number
+        gained = penalties + nwi_points
+        state.points += gained
+        if state.round_number == self.num_rounds:
+            state.terminal = True
+            if self.reward == "win":
+                return np.where(self.winners(state), 1.0, -1.0)
+        else:
+            state.round_number += 1
+            self._start_round(state, dealer=closer)
+        return -gained.astype(np.float64) if self.reward == "points" else None
+
+    def penalty_points(self, hand_sizes: np.ndarray, closer: int) -> np.ndarray:
+        """Penalty card (0, 2 or 4 points) of each player when ``closer`` ends the round."""
+        counts = hand_sizes.astype(np.int64)
+        counts[closer] = -1  # the closer never takes a penalty card
+        penalties = np.zeros(self.num_players, np.int64)
+        most = counts.max()
+        at_most = counts == most
+        if at_most.sum() > 1:
+            penalties[at_most] = SMALL_PENALTY  # shared first place: 2 each, no 4, no second
+            return penalties
+        penalties[at_most] = BIG_PENALTY
+        below = counts[(counts < most) & (counts >= 0)]
+        if below.size:
+            penalties[counts == below.max()] = SMALL_PENALTY
+        return penalties
+
+    def scores(self, state: NobodyWantsItState) -> np.ndarray:
+        return state.points.astype(np.int64)
+
+    def winners(self, state: NobodyWantsItState) -> np.ndarray:
+        if not state.terminal:
+            return np.zeros(self.num_players, bool)
+        return state.points == state.points.min()
+
+    # --- what a player sees -----------------------------------------------------------------
+
+    def observe(
+        self, state: NobodyWantsItState, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        if out is None:
+            out = np.zeros(self.observation_size, np.float32)
+        else:
+            out.fill(0.0)
+        seats = self._seat_orders[player]
+        out[self._hand_part] = state.hands[player]
+        out[self._hand_sizes_part] = state.hand_sizes[seats]
+        if state.discard_size:
+            out[self._discard_top_start + state.discard_pile[state.discard_size - 1]] = 1.0
+        out[self._discard_counts_part] = state.discard_counts
+        out[self._draw_size_index] = state.draw_size
+        # Each species' NWI holder as an index into that species' one-hot block, seat-relative.
+        nwi_index = self._nwi_index[player]
+        holders = state.nwi_holder[state.round_number - 1].tolist()
+        for block, holder in zip(self._nwi_blocks, holders):
+            out[block + nwi_index[holder]] = 1.0
+        out[self._scores_part] = state.points[seats]
+        out[self._round_start + state.round_number - 1] = 1.0
+        out[self._decision_start + state.decision] = 1.0
+        out[self._active_index[player][state.active_player]] = 1.0
+        out[self._to_act_index[player][state.current_player]] = 1.0
+        return out
+
+    def _build_observation_indices(self) -> None:
+        """Slices and index tables that let :meth:`observe` write each field in one step."""
+        n, layout = self.num_players, self.observation_layout
+        self._hand_part = layout["hand"]
+        self._hand_sizes_part = layout["hand_sizes"]
+        self._discard_top_start = layout["discard_top"].start
+        self._discard_counts_part = layout["discard_counts"]
+        self._draw_size_index = layout["draw_size"].start
+        self._scores_part = layout["scores"]
+        self._round_start = layout["round"].start
+        self._decision_start = layout["decision"].start
+        nwi_start = layout["nwi_position"].start
+        self._nwi_blocks = [nwi_start + species * (n + 1) for species in range(NUM_SPECIES)]
+        # _nwi_index[observer][holder]: 1 + the holder's seat relative to the observer; the two
+        # trailing zeros catch holder ON_PILE (-1) and OUT_OF_GAME (-2) by negative indexing.
+        self._nwi_index = [
+            [(holder - observer) % n + 1 for holder in range(n)] + [0, 0] for observer in range(n)
+        ]
+        # _active_index[observer][seat]: where the one-hot bit of that seat goes.
+        self._active_index, self._to_act_index = (
+            [
+                [layout[field].start + (seat - observer) % n for seat in range(n)]
+                for observer in range(n)
+            ]
+            for field in ("active", "to_act")
+        )
+
+    def render(self, state: NobodyWantsItState, player: int | None = None) -> str:
+        n = self.num_players
+        if state.terminal:
+            winners = ", ".join(f"player_{p}" for p in np.flatnonzero(self.winners(state)))
+            status = f"game over; winner(s): {winners}"
+        else:
+            status = f"player_{state.active_player}'s turn"
+            if state.decision != TURN:
+                status += f", {DECISION_NAMES[state.decision]} by player_{state.current_player}"
+        view = "" if player is None else f", seen by player_{player}"
+        lines = [
+            f"Nobody Wants It, round {state.round_number} of {self.num_rounds}, "
+            f"dealer player_{state.dealer}{view}: {status}",
+            f"  {'seat':<10} {'cards':>5}  {'hand':<34} {'points':>6}  penalty cards",
+        ]
+        for seat in range(n):
+            lines.append(self._render_seat(state, seat, player))
+        top = SPECIES[state.discard_pile[state.discard_size - 1]] if state.discard_size else "-"
+        discard = ", ".join(f"{s} {c}" for s, c in zip(SPECIES, state.discard_counts.tolist()))
+        lines.append("  (* whose turn, > must decide now; points of finished rounds)")
+        lines.append(f"  draw pile: {state.draw_size} cards")
+        lines.append(f"  discard pile: {state.discard_size} cards, top {top} ({discard})")
+        for round_index in range(state.round_number):
+            places = [
+                f"{species} {self._nwi_place(holder)}"
+                for species, holder in zip(SPECIES, state.nwi_holder[round_index].tolist())
+            ]
+            lines.append(f"  NWI cards of round {round_index + 1}: {', '.join(places)}")
+        return "\n".join(lines)
+
+    def _render_seat(self, state: NobodyWantsItState, seat: int, viewer: int | None) -> str:
+        marks = ""
+        if not state.terminal:
+            marks = "*" if seat == state.active_player else ""
+            marks += ">" if seat == state.current_player and state.decision != TURN else ""
+        if viewer is None or viewer == seat:
+            hand = " ".join(f"{s} {c}" for s, c in zip(SPECIES, state.hands[seat].tolist()))
+            gift = state.horse_gifts[seat]
+            if gift != NO_GIFT:
+                hand += f" (gives {SPECIES[gift]})"
+        else:
+            hand = "hidden" + (" (chose a gift)" if state.horse_gifts[seat] != NO_GIFT else "")
+        twos, fours = state.penalty_cards[seat].tolist()
+        name = f"player_{seat}{marks}"
+        return (
+            f"  {name:<10} {state.hand_sizes[seat]:>5}  {hand:<34} {state.points[seat]:>6}  "
+            f"{twos} x 2, {fours} x 4"
+        )
+
+    @staticmethod
+    def _nwi_place(holder: int) -> str:
+        if holder == ON_PILE:
+            return "on its pile"
+        if holder == OUT_OF_GAME:
+            return "out of the game"
+        return f"held by player_{holder}"
+
+    # --- consistency ------------------------------------------------------------------------
+
+    def check_invariants(self, state: NobodyWantsItState) -> None:
+        n = self.num_players
+        hands, gifts = state.hands, state.horse_gifts
+        assert (hands >= 0).all(), f"negative hand counts {hands.tolist()}"
+        assert np.array_equal(state.hand_sizes, hands.sum(axis=1)), "hand_sizes out of date"
+        draw = state.draw_pile[: state.draw_size]
+        discard = state.discard_pile[: state.discard_size]
+        assert ((draw >= 0) & (draw < NUM_SPECIES)).all() and (discard >= 0).all()
+        assert np.array_equal(state.discard_counts, np.bincount(discard, minlength=NUM_SPECIES)), (
+            "discard_counts out of date"
+        )
+        total = hands.sum(axis=0) + state.discard_counts + np.bincount(draw, minlength=NUM_SPECIES)
+        total += np.bincount(gifts[gifts != NO_GIFT], minlength=NUM_SPECIES)
+        assert (total == CARDS_PER_SPECIES).all(), f"animal cards per species {total.tolist()}"
+        self._check_nwi_and_points(state)
+        if state.terminal:
+            assert state.round_number == self.num_rounds and self.winners(state).any()
+            return
+        active, actor = state.active_player, state.current_player
+        others = np.arange(n) != active
+        assert (state.hand_sizes[others] + (gifts[others] != NO_GIFT) > 0).all(), (
+            "only the active player can run out of cards during a round"
+        )
+        if state.decision == TURN:
+            assert actor == active and state.hand_sizes[actor] > 0 and (gifts == NO_GIFT).all()
+        elif state.decision == PIG_ANSWER:
+            assert actor == self._left[active] and discard[-1] == PIG
+        else:
+            chosen = (np.arange(n) - active) % n < (actor - active) % n
+            assert np.array_equal(gifts != NO_GIFT, chosen), "horse gifts out of turn"
+            assert discard[-1] == HORSE and state.hand_sizes[actor] > 0
+        assert self.legal_mask(state, actor).any(), f"player_{actor} has no legal action"
+
+    def _check_nwi_and_points(self, state: NobodyWantsItState) -> None:
+        current = state.round_number - 1
+        finished = state.round_number - 1 + int(state.terminal)
+        holders = state.nwi_holder
+        assert ((holders >= OUT_OF_GAME) & (holders < self.num_players)).all()
+        assert (holders[:finished] != ON_PILE).all(), "finished rounds' NWI cards are settled"
+        assert (holders[current + 1 :] == ON_PILE).all(), "later rounds' NWI cards wait"
+        if not state.terminal:
+            assert (holders[current] != OUT_OF_GAME).all()
+        expected = state.penalty_cards @ np.array([SMALL_PENALTY, BIG_PENALTY])
+        for round_index in range(finished):
+            kept = holders[round_index][holders[round_index] >= 0]
+            expected += np.bincount(kept, minlength=self.num_players) * (round_index + 1)
+        assert np.array_equal(state.points, expected), "points differ from the cards held"
+        assert state.penalty_cards.sum() <= finished * (self.num_players - 1)
