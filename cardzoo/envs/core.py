@@ -126,9 +126,9 @@ class Game(ABC):
     def params(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this game (``type(game)(**game.params())``)."""
 
-    @property
+    @functools.cached_property
     def observation_size(self) -> int:
-        return max(s.stop for s in self.observation_layout.values())
+        return max(part.stop for part in self.observation_layout.values())
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Low and high bounds of the observation vector (default: non-negative, unbounded)."""
@@ -187,22 +187,26 @@ class Game(ABC):
         ones."""
         if state.terminal:
             raise ValueError(f"{self.name}: the game is over; no action can be taken")
+        mask = self.legal_mask(state, state.current_player)
+        if not (_is_index(action, self.num_actions) and mask[action]):
+            raise self.action_error(state, action, mask)
+        return self.apply(state, int(action))
+
+    def action_error(self, state: State, action: Any, mask: np.ndarray) -> ValueError:
+        """The error for an action ``mask`` does not allow, naming the player, the action and
+        the legal actions."""
         player = state.current_player
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"{self.name}: action must be an integer, got {action!r}")
-        mask = self.legal_mask(state, player)
-        if not 0 <= action < self.num_actions or not mask[action]:
-            legal = [f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask)]
-            what = (
-                "out of range"
-                if not 0 <= action < self.num_actions
-                else f"illegal ({self.action_name(int(action))})"
-            )
-            raise ValueError(
-                f"{self.name}: action {action} of player_{player} is {what}; "
-                f"legal actions: {', '.join(legal)}"
-            )
-        return self.apply(state, int(action))
+            return ValueError(f"{self.name}: action must be an integer, got {action!r}")
+        if 0 <= action < self.num_actions:
+            what = f"illegal ({self.action_name(int(action))})"
+        else:
+            what = f"out of range (0..{self.num_actions - 1})"
+        legal = [f"{a} ({self.action_name(int(a))})" for a in np.flatnonzero(mask)]
+        return ValueError(
+            f"{self.name}: action {action} of player_{player} is {what}; "
+            f"legal actions: {', '.join(legal)}"
+        )
 
     # --- snapshot and restore -------------------------------------------------------------
 
@@ -372,7 +376,9 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: {"action_mask": self._no_actions} for agent in self.agents}
+        self._masked_agent: str | None = None
+        self._rewards_given = False
         self._after_change()
 
     def step(self, action: int) -> None:
@@ -385,21 +391,25 @@ class CardGameEnv(AECEnv):
             if self.illegal_action == "terminate" and _is_index(action, len(mask)):
                 self._end_by_illegal_action(agent)
                 return
-            self.game.step(self.state_, action)  # raises the ValueError that names it all
+            raise self.game.action_error(self.state_, action, mask)
         step_rewards = self.game.apply(self.state_, int(action))
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self._rewards_given or step_rewards is not None:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewards_given = False
         if step_rewards is not None:
             for name, reward in zip(self.agents, step_rewards):
                 self.rewards[name] = float(reward)
+            self._rewards_given = True
         if self.state_.terminal:
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.num_steps >= self.max_cycles:
             # Truncation: nobody wins, no reward (the rules files' convention).
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.truncations = dict.fromkeys(self.agents, True)
-        self._accumulate_rewards()
+        if self._rewards_given:
+            self._accumulate_rewards()
         self._after_change()
         if self.render_mode == "human":
             self.render()
@@ -413,6 +423,7 @@ class CardGameEnv(AECEnv):
         self.rewards[agent] = -1.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.illegal_action_by = agent
+        self._rewards_given = True
         self._accumulate_rewards()
         self._after_change()
 
@@ -420,15 +431,17 @@ class CardGameEnv(AECEnv):
         """Select the acting agent and refresh the infos' action masks (all zero but the
         actor's: one mask computed per step)."""
         state = self.state_
+        if self._masked_agent in self.infos:
+            self.infos[self._masked_agent]["action_mask"] = self._no_actions
+        self._masked_agent = None
         self.agent_selection = self.possible_agents[state.current_player]
-        for agent in self.agents:
-            self.infos[agent]["action_mask"] = self._no_actions
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             # All agents end together; they step out one by one from here.
             self._deads_step_first()
         else:
             mask = self.game.legal_mask(state, state.current_player)
             self.infos[self.agent_selection]["action_mask"] = mask
+            self._masked_agent = self.agent_selection
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -479,12 +492,37 @@ class CardGameEnv(AECEnv):
             agent: float(r) for agent, r in snapshot["cumulative_rewards"].items()
         }
         self.illegal_action_by = snapshot["illegal_action_by"]
+        self._rewards_given = any(self.rewards.values())
         ended = self.state_.terminal or self.illegal_action_by is not None
         self.terminations = dict.fromkeys(self.agents, ended)
         self.truncations = dict.fromkeys(
             self.agents, not ended and self.num_steps >= self.max_cycles
         )
         self._after_change()
+
+
+def _forward(name: str) -> property:
+    def get(self):
+        if not self._has_reset and name != "_cumulative_rewards":
+            raise AttributeError(name)  # Python then calls __getattr__: PettingZoo's own error
+        return getattr(self.env, name)
+
+    return property(get, doc=f"the wrapped environment's ``{name}``")
+
+
+class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with the attributes the AEC loop reads at every
+    step forwarded directly. The parent reaches them through ``__getattr__``, which Python calls
+    only after a normal lookup has failed: eight such lookups per step were the largest single
+    cost of a wrapped step (measured by benchmarks/throughput.py --profile)."""
+
+    agent_selection = _forward("agent_selection")
+    agents = _forward("agents")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    infos = _forward("infos")
+    rewards = _forward("rewards")
+    _cumulative_rewards = _forward("_cumulative_rewards")
 
 
 def wrap(raw: CardGameEnv) -> AECEnv:
@@ -498,7 +536,7 @@ def wrap(raw: CardGameEnv) -> AECEnv:
     than PettingZoo's own rock-paper-scissors (measured, see benchmarks/). The behaviour is the
     same, except that an out-of-range action is a ``ValueError`` even under ``python -O``."""
     raw.illegal_action = "terminate"
-    return wrappers.OrderEnforcingWrapper(raw)
+    return _OrderEnforcingWrapper(raw)
 
 
 def _is_index(action: Any, size: int) -> bool:
