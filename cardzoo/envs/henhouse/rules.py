@@ -150,8 +150,16 @@ class Henhouse(Game):
                 ("payer", n),
             ]
         )
-        # Seats after each player, in playing order (precomputed: asked at every turn).
+        # Precomputed because asked at every turn or deal: the seats after each player in
+        # playing order, each observer's seat order, and where each dealt card lands.
         self._after = [[(p + k) % n for k in range(1, n)] for p in range(n)]
+        self._seats = [seat_order(p, n) for p in range(n)]
+        self._deal_seat = np.array(self._deal_order())
+        self._deal_position = np.zeros(self.num_cards, np.int64)
+        for player in range(n):
+            dealt_to_player = self._deal_seat == player
+            self._deal_position[dealt_to_player] = np.arange(dealt_to_player.sum())
+        self._pass_from = np.roll(np.arange(n), 1)  # the fox when nobody is out
         self._mask = np.ones(1, np.int8)
         self._no_mask = np.zeros(1, np.int8)
 
@@ -188,10 +196,9 @@ class Henhouse(Game):
             pile=np.zeros(capacity, np.int8),
             is_out=np.zeros(n, bool),
         )
-        for card, player in zip(deck, self._deal_order()):
-            state.decks[player, state.deck_size[player]] = card
-            state.deck_size[player] += 1
-        state.current_player = int(np.flatnonzero((state.decks == FOX).any(axis=1))[0])
+        state.decks[self._deal_seat, self._deal_position] = deck
+        state.deck_size[:] = self.deal_counts
+        state.current_player = int(self._deal_seat[np.flatnonzero(deck == FOX)[0]])
         return state
 
     def _deal_order(self) -> list[int]:
@@ -308,8 +315,12 @@ class Henhouse(Game):
         return card
 
     def _pass_decks_left(self, state: HenhouseState) -> None:
-        still_in = np.flatnonzero(~state.is_out)
-        givers = np.roll(still_in, 1)  # still_in[k] receives from the previous player still in
+        if state.is_out.any():
+            still_in = np.flatnonzero(~state.is_out)
+            givers = np.concatenate((still_in[-1:], still_in[:-1]))
+        else:
+            still_in, givers = slice(None), self._pass_from
+        # still_in[k] receives from givers[k], the previous player still in
         state.decks[still_in] = state.decks[givers]
         state.deck_top[still_in] = state.deck_top[givers]
         state.deck_size[still_in] = state.deck_size[givers]
@@ -347,7 +358,7 @@ class Henhouse(Game):
             out = np.empty(self.observation_size, np.float32)
         out.fill(0.0)
         layout = self.observation_layout
-        seats = seat_order(player, self.num_players)
+        seats = self._seats[player]
         out[layout["deck_sizes"]] = state.deck_size[seats]
         out[layout["is_out"]] = state.is_out[seats]
         out[layout["pile_size"]] = state.pile_size
