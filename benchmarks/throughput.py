@@ -1,0 +1,585 @@
+"""Throughput of the cardzoo games, side by side with PettingZoo's classic games and OpenSpiel.
+
+Every measurement is random legal play on one core (BLAS/OpenMP threads pinned to 1 before numpy
+loads), repeated ``--repeats`` times (default 3) for ``--seconds`` each; the table shows the median
+of the runs. The runs of all measurements are interleaved (run 1 of everything, then run 2, ...) so
+that load from other processes on the machine falls on all of them alike: compare ratios within
+one run, not absolute numbers across machines.
+
+Measurements
+    ``aec``     a cardzoo game's ``env()`` (with PettingZoo's classic wrappers) driven exactly as
+                users drive it: ``agent_iter`` / ``last`` / ``step``, reading the observation dict
+                and its action mask every step. Also PettingZoo's own ``leduc_holdem_v4``,
+                ``texas_holdem_v4``, ``connect_four_v3`` and ``rps_v2`` (rps is the cost of the AEC
+                protocol itself: its game logic is nearly nothing).
+    ``engine``  a cardzoo engine without PettingZoo: ``game.new_state(rng)``, then per decision
+                ``legal_mask``, ``observe(state, player, out=buffer)`` into one preallocated array,
+                ``apply`` (a game is cut at the game's ``default_max_cycles`` decisions).
+    ``spiel``   OpenSpiel's ``leduc_poker``, ``liars_dice`` and ``crazy_eights`` through
+                ``pyspiel``: per decision the observation is written into a numpy buffer
+                (``make_observation(game).set_from(state, player)``), ``legal_actions``,
+                ``apply_action``; chance nodes are sampled and not counted as steps.
+
+Columns
+    agent steps/s   AEC: every ``step`` call, the steps of finished agents included; engine and
+                    OpenSpiel: decisions.
+    decisions/s     steps of an agent that has to choose (not terminated or truncated).
+    choices/s       decisions with at least two legal actions (a fairer count for games with
+                    forced moves; Henhouse has none: its only action is "turn your top card").
+    games/s, us/step (microseconds per agent step), steps/game, spread ((max - min) / median of
+    the runs' steps/s), and the ratios of agent steps/s to PettingZoo ``leduc_holdem_v4`` and to
+    ``rps_v2`` measured in the same run.
+
+Targets (marked met / NOT met): every cardzoo game through the AEC API at least 5x
+``leduc_holdem_v4`` and at least ``rps_v2`` / 1.5 in agent steps/s; every cardzoo engine at least
+100,000 decisions/s with observations.
+
+Every game in ``cardzoo.envs.GAMES`` is measured at its default parameters; a game whose module
+fails to import is reported as missing. References whose packages are not installed (the ``bench``
+extra: ``pettingzoo[classic]``, ``open_spiel``) are reported as not installed.
+
+    python benchmarks/throughput.py                     # full run (~3 minutes), writes RESULTS.md
+    python benchmarks/throughput.py --games henhouse --references rps,leduc_holdem_v4
+    python benchmarks/throughput.py --quick             # smoke run, a second or two per game
+    python benchmarks/throughput.py --profile henhouse  # cProfile of both paths of one game
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before numpy is imported anywhere: one thread for every BLAS / OpenMP pool.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import importlib  # noqa: E402
+import importlib.metadata  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TypeAlias  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = REPO / "benchmarks" / "RESULTS.md"
+
+ENGINE_TARGET = 100_000  # decisions/s with observations
+LEDUC_FACTOR = 5.0  # cardzoo AEC steps/s >= 5 x PettingZoo leduc_holdem_v4
+RPS_FACTOR = 1.5  # cardzoo AEC steps/s >= rps_v2 / 1.5
+LEDUC, RPS = "leduc_holdem_v4", "rps_v2"
+
+Clock: TypeAlias = Callable[[], float]
+#: ``cpu`` (default) counts only this process's CPU time, so other processes on a busy machine
+#: do not slow the numbers down (they still share caches); ``wall`` is elapsed time.
+CLOCKS: dict[str, Clock] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+PETTINGZOO_REFERENCES = (LEDUC, "texas_holdem_v4", "connect_four_v3", RPS)
+OPENSPIEL_REFERENCES = ("leduc_poker", "liars_dice", "crazy_eights")
+
+
+# ----------------------------------------------------------------------------------------------
+# Random legal play
+# ----------------------------------------------------------------------------------------------
+
+
+def uniforms(seed: int) -> Iterator[float]:
+    """Endless uniform floats in [0, 1), drawn in blocks: every library's random player picks
+    ``legal[int(u * len(legal))]`` with the same cheap draw, so the chooser costs all alike."""
+    rng = np.random.default_rng(seed)
+    while True:
+        yield from rng.random(8192).tolist()
+
+
+@dataclasses.dataclass
+class Counts:
+    """What one timed run did."""
+
+    steps: int = 0  # agent steps (see the module docstring)
+    decisions: int = 0  # steps of an agent that has to choose
+    choices: int = 0  # decisions with at least two legal actions
+    games: int = 0
+    seconds: float = 0.0
+
+    def rate(self, what: str) -> float:
+        return getattr(self, what) / self.seconds if self.seconds > 0 else 0.0
+
+
+def play_aec(env, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
+    """Random legal play through the AEC API, whole games until ``seconds`` have passed."""
+    uniform = uniforms(seed)
+    steps = decisions = choices = games = 0
+    start = clock()
+    deadline = start + seconds
+    env.reset(seed=seed)  # later games continue the environment's own sequence of deals
+    while True:
+        for agent in env.agent_iter():
+            observation, _reward, terminated, truncated, _info = env.last()
+            steps += 1
+            if terminated or truncated:
+                action = None
+            else:
+                decisions += 1
+                if type(observation) is dict:
+                    legal = observation["action_mask"].nonzero()[0]
+                    num_legal = len(legal)
+                    action = int(legal[int(next(uniform) * num_legal)])
+                else:  # no action mask (rps): every action is legal
+                    num_legal = env.action_space(agent).n
+                    action = int(next(uniform) * num_legal)
+                if num_legal >= 2:
+                    choices += 1
+            env.step(action)
+        games += 1
+        if clock() >= deadline:
+            break
+        env.reset()
+    return Counts(steps, decisions, choices, games, clock() - start)
+
+
+def play_engine(game, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
+    """Random legal play on a cardzoo engine alone, observing into one preallocated buffer."""
+    uniform = uniforms(seed)
+    rng = np.random.default_rng(seed)
+    buffer = np.empty(game.observation_size, np.float32)
+    cap = game.default_max_cycles
+    decisions = choices = games = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        state = game.new_state(rng)
+        for _ in range(cap):
+            if state.terminal:
+                break
+            player = state.current_player
+            mask = game.legal_mask(state, player)
+            game.observe(state, player, out=buffer)
+            legal = mask.nonzero()[0]
+            num_legal = len(legal)
+            if num_legal >= 2:
+                choices += 1
+            game.apply(state, int(legal[int(next(uniform) * num_legal)]))
+            decisions += 1
+        games += 1
+        if clock() >= deadline:
+            break
+    return Counts(decisions, decisions, choices, games, clock() - start)
+
+
+def play_openspiel(
+    game, observation, seconds: float, seed: int, clock: Clock = time.process_time
+) -> Counts:
+    """Random legal play on an OpenSpiel game, the observation written into its numpy buffer at
+    every decision. Chance outcomes are sampled with their probabilities."""
+    uniform = uniforms(seed)
+    decisions = choices = games = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state.chance_outcomes(), next(uniform)))
+                continue
+            player = state.current_player()
+            observation.set_from(state, player)
+            legal = state.legal_actions(player)
+            num_legal = len(legal)
+            if num_legal >= 2:
+                choices += 1
+            state.apply_action(legal[int(next(uniform) * num_legal)])
+            decisions += 1
+        games += 1
+        if clock() >= deadline:
+            break
+    return Counts(decisions, decisions, choices, games, clock() - start)
+
+
+def sample_chance(outcomes: list[tuple[int, float]], u: float) -> int:
+    for action, probability in outcomes:
+        u -= probability
+        if u < 0:
+            return action
+    return outcomes[-1][0]  # rounding: the probabilities summed to a hair under u
+
+
+# ----------------------------------------------------------------------------------------------
+# What to measure
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Benchmark:
+    """One row of the table. ``run(seconds, seed, clock)`` plays one timed run; it is None if the
+    row could not be set up (``status`` says why: missing, not installed, error)."""
+
+    name: str
+    library: str  # cardzoo, PettingZoo, OpenSpiel
+    path: str  # aec, engine, spiel
+    params: str = ""
+    run: Callable[[float, int, Clock], Counts] | None = None
+    status: str = "ok"
+    runs: list[Counts] = dataclasses.field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.library} {self.name} ({self.path})"
+
+    def median(self, what: str) -> float:
+        return statistics.median(run.rate(what) for run in self.runs) if self.runs else 0.0
+
+    def steps_per_game(self) -> float:
+        games = sum(run.games for run in self.runs)
+        return sum(run.steps for run in self.runs) / games if games else 0.0
+
+    def spread(self) -> float:
+        rates = [run.rate("steps") for run in self.runs]
+        middle = statistics.median(rates) if rates else 0.0
+        return (max(rates) - min(rates)) / middle if middle else 0.0
+
+
+def cardzoo_benchmarks(names: list[str] | None) -> list[Benchmark]:
+    """The AEC and engine rows of every registered game (or of ``names``)."""
+    from cardzoo.envs import GAMES
+
+    benchmarks = []
+    for name, spec in GAMES.items():
+        if names is not None and name not in names:
+            continue
+        try:
+            module = spec.module()
+            env = module.env()
+            game = module.raw_env.game_class()
+        except Exception as error:  # a game still being written must not stop the benchmark
+            reason = f"missing ({type(error).__name__}: {error})"
+            benchmarks += [
+                Benchmark(f"{name}_v0", "cardzoo", path, status=reason)
+                for path in ("aec", "engine")
+            ]
+            continue
+        params = ", ".join(f"{key}={value}" for key, value in game.params().items())
+        runs = {
+            "aec": lambda seconds, seed, clock, env=env: play_aec(env, seconds, seed, clock),
+            "engine": lambda seconds, seed, clock, game=game: play_engine(
+                game, seconds, seed, clock
+            ),
+        }
+        benchmarks += [
+            Benchmark(f"{name}_v0", "cardzoo", path, params, run=run) for path, run in runs.items()
+        ]
+    return benchmarks
+
+
+def pettingzoo_benchmark(name: str) -> Benchmark:
+    try:
+        with warnings.catch_warnings():  # PettingZoo's own notice about its old import style
+            warnings.simplefilter("ignore", DeprecationWarning)
+            module = importlib.import_module(f"pettingzoo.classic.{name}")
+        env = module.env()
+    except ImportError as error:
+        return Benchmark(name, "PettingZoo", "aec", status=f"not installed ({error})")
+    return Benchmark(
+        name,
+        "PettingZoo",
+        "aec",
+        f"num_players={len(env.possible_agents)}",
+        run=lambda seconds, seed, clock: play_aec(env, seconds, seed, clock),
+    )
+
+
+def openspiel_benchmark(name: str) -> Benchmark:
+    try:
+        import pyspiel
+        from open_spiel.python.observation import make_observation
+    except ImportError as error:
+        return Benchmark(name, "OpenSpiel", "spiel", status=f"not installed ({error})")
+    game = pyspiel.load_game(name)
+    observation = make_observation(game)
+    return Benchmark(
+        name,
+        "OpenSpiel",
+        "spiel",
+        f"num_players={game.num_players()}",
+        run=lambda seconds, seed, clock: play_openspiel(game, observation, seconds, seed, clock),
+    )
+
+
+def reference_benchmarks(names: list[str]) -> list[Benchmark]:
+    benchmarks = []
+    for name in names:
+        if name in PETTINGZOO_REFERENCES:
+            benchmarks.append(pettingzoo_benchmark(name))
+        else:
+            benchmarks.append(openspiel_benchmark(name))
+    return benchmarks
+
+
+def measure(
+    benchmarks: list[Benchmark], seconds: float, repeats: int, warmup: float, clock: Clock
+) -> None:
+    """Warm every benchmark up once, then ``repeats`` rounds of one timed run each."""
+    runnable = [b for b in benchmarks if b.run is not None]
+    for benchmark in runnable:
+        guard(benchmark, lambda b=benchmark: b.run(warmup, 12345, clock))
+    for repeat in range(repeats):
+        for benchmark in runnable:
+            if benchmark.status != "ok":
+                continue
+            counts = guard(benchmark, lambda b=benchmark, r=repeat: b.run(seconds, r, clock))
+            if counts is None:
+                continue
+            benchmark.runs.append(counts)
+            print(
+                f"  run {repeat + 1}/{repeats}  {benchmark.label:<44}"
+                f"{counts.rate('steps'):>12,.0f} steps/s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def guard(benchmark: Benchmark, play: Callable[[], Counts]) -> Counts | None:
+    """Run ``play``; an exception marks the row as an error instead of ending the benchmark."""
+    try:
+        return play()
+    except Exception as error:
+        benchmark.status = f"error ({type(error).__name__}: {error})"
+        benchmark.runs.clear()
+        print(f"  {benchmark.label}: {benchmark.status}", file=sys.stderr, flush=True)
+        return None
+
+
+# ----------------------------------------------------------------------------------------------
+# The report
+# ----------------------------------------------------------------------------------------------
+
+
+def reference_rate(benchmarks: list[Benchmark], name: str) -> float | None:
+    for benchmark in benchmarks:
+        if benchmark.name == name and benchmark.library == "PettingZoo" and benchmark.runs:
+            return benchmark.median("steps")
+    return None
+
+
+def targets(benchmark: Benchmark, leduc: float | None, rps: float | None) -> str:
+    """The targets of a cardzoo row, each marked met / NOT met (n/a without its reference)."""
+
+    def mark(ok: bool | None) -> str:
+        return "n/a" if ok is None else ("met" if ok else "NOT met")
+
+    if benchmark.library != "cardzoo":
+        return ""
+    if benchmark.path == "engine":
+        return f">=100k dec/s: {mark(benchmark.median('decisions') >= ENGINE_TARGET)}"
+    steps = benchmark.median("steps")
+    versus_leduc = None if leduc is None else steps >= LEDUC_FACTOR * leduc
+    versus_rps = None if rps is None else steps >= rps / RPS_FACTOR
+    return f">=5x leduc: {mark(versus_leduc)}; >=rps/1.5: {mark(versus_rps)}"
+
+
+def results_table(benchmarks: list[Benchmark]) -> str:
+    leduc, rps = reference_rate(benchmarks, LEDUC), reference_rate(benchmarks, RPS)
+    header = (
+        "| library | benchmark | path | params | agent steps/s | decisions/s | choices/s "
+        "| games/s | us/step | steps/game | spread | x PZ leduc | x rps | targets |"
+    )
+    lines = [header, "|" + " --- |" * 14]
+    for b in benchmarks:
+        if not b.runs:
+            lines.append(f"| {b.library} | {b.name} | {b.path} | {b.status} |" + " |" * 10)
+            continue
+        steps = b.median("steps")
+        cells = [
+            b.library,
+            b.name,
+            b.path,
+            b.params,
+            f"{steps:,.0f}",
+            f"{b.median('decisions'):,.0f}",
+            f"{b.median('choices'):,.0f}",
+            f"{b.median('games'):,.1f}",
+            f"{1e6 / steps:.2f}" if steps else "-",
+            f"{b.steps_per_game():,.1f}",
+            f"{b.spread():.0%}",
+            f"{steps / leduc:.2f}" if leduc else "n/a",
+            f"{steps / rps:.2f}" if rps else "n/a",
+            targets(b, leduc, rps),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def version_of(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_revision() -> str:
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return result.stdout.strip() or "unknown"
+
+
+def machine_lines(load_before: tuple[float, ...]) -> list[str]:
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load_after = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    load = " -> ".join(", ".join(f"{x:.2f}" for x in avg) for avg in (load_before, load_after))
+    return [
+        f"- CPU: {cpu_model()}; {os.cpu_count()} logical cores ({usable} usable); one used",
+        f"- OS: {platform.platform()}",
+        f"- load average (1, 5, 15 min) before -> after: {load}",
+        f"- python {platform.python_version()}, numpy {np.__version__}, "
+        f"pettingzoo {version_of('pettingzoo')}, open_spiel {version_of('open_spiel')}, "
+        f"rlcard {version_of('rlcard')}, gymnasium {version_of('gymnasium')}, "
+        f"cardzoo {version_of('cardzoo')} (git {git_revision()})",
+    ]
+
+
+def report(
+    benchmarks: list[Benchmark], args: argparse.Namespace, load_before: tuple[float, ...]
+) -> str:
+    lines = [
+        "# cardzoo throughput",
+        "",
+        "Written by `benchmarks/throughput.py` (see `benchmarks/README.md`). Random legal play, "
+        "one core, median of the runs; ratios are of agent steps/s within this run.",
+        "",
+        *machine_lines(load_before),
+        f"- settings: {args.seconds:g} s ({args.clock} time) per run, {args.repeats} runs per "
+        f"benchmark, runs interleaved; OMP/OPENBLAS/MKL_NUM_THREADS=1"
+        + ("; QUICK smoke run: numbers are not meaningful" if args.quick else ""),
+        f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
+        "",
+        results_table(benchmarks),
+        "",
+        "Targets: every cardzoo game through the AEC API >= 5x PettingZoo `leduc_holdem_v4` and "
+        ">= `rps_v2` / 1.5 in agent steps/s; every cardzoo engine >= 100,000 decisions/s with "
+        "observations.",
+        "",
+        "Columns: agent steps/s counts every `step` call (finished agents' steps included) for "
+        "AEC rows and decisions for engine/OpenSpiel rows; decisions/s the steps of an agent that "
+        "has to choose; choices/s the decisions with >= 2 legal actions; us/step = 1e6 / agent "
+        "steps/s; spread = (max - min) / median of the runs' agent steps/s.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# Profiling
+# ----------------------------------------------------------------------------------------------
+
+
+def profile(name: str, seconds: float, top: int) -> None:
+    """cProfile of one cardzoo game through the engine and through the AEC API."""
+    import cProfile
+    import pstats
+
+    from cardzoo.envs import game_spec
+
+    module = game_spec(name).module()
+    for path, play in (
+        ("engine", lambda: play_engine(module.raw_env.game_class(), seconds, 0)),
+        ("aec", lambda: play_aec(module.env(), seconds, 0)),
+    ):
+        profiler = cProfile.Profile()
+        counts = profiler.runcall(play)
+        print(f"\n=== {name} {path}: {counts.steps:,} steps in {counts.seconds:.2f} s (profiled)")
+        stats = pstats.Stats(profiler, stream=sys.stdout)
+        stats.sort_stats("tottime").print_stats(top)
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, help="seconds per run (default 3; quick 0.2)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per benchmark (median)")
+    parser.add_argument("--games", help="comma-separated cardzoo games (default: all)")
+    parser.add_argument(
+        "--references",
+        default="all",
+        help="comma-separated PettingZoo/OpenSpiel games, 'all' or 'none' (default: all: "
+        + ", ".join(PETTINGZOO_REFERENCES + OPENSPIEL_REFERENCES)
+        + ")",
+    )
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="cpu", help="time measured (default cpu)"
+    )
+    parser.add_argument("--quick", action="store_true", help="smoke run with a tiny budget")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the markdown report")
+    parser.add_argument("--profile", metavar="GAME", help="cProfile one cardzoo game instead")
+    parser.add_argument("--top", type=int, default=25, help="functions listed by --profile")
+    args = parser.parse_args(argv)
+    if args.seconds is None:
+        args.seconds = 0.2 if args.quick else 3.0
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be positive and --repeats at least 1")
+    args.game_names = None if args.games is None else args.games.split(",")
+    from cardzoo.envs import GAMES
+
+    unknown = [name for name in args.game_names or [] if name not in GAMES]
+    if unknown:
+        parser.error(f"unknown games {unknown}; choose from {list(GAMES)}")
+    if args.references == "all":
+        args.reference_names = list(PETTINGZOO_REFERENCES + OPENSPIEL_REFERENCES)
+    elif args.references == "none":
+        args.reference_names = []
+    else:
+        args.reference_names = args.references.split(",")
+    known = PETTINGZOO_REFERENCES + OPENSPIEL_REFERENCES
+    unknown = [name for name in args.reference_names if name not in known]
+    if unknown:
+        parser.error(f"unknown references {unknown}; choose from {list(known)}, all or none")
+    return args
+
+
+def main(argv: list[str] | None = None) -> list[Benchmark]:
+    """Run the benchmark, print the report and write it to ``--output``; returns the rows."""
+    args = parse_args(argv)
+    if args.profile:
+        profile(args.profile, args.seconds, args.top)
+        return []
+    from cardzoo.io import write_bytes_atomic
+
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    benchmarks = cardzoo_benchmarks(args.game_names) + reference_benchmarks(args.reference_names)
+    warmup = min(0.5, args.seconds / 4)
+    measure(benchmarks, args.seconds, args.repeats, warmup, CLOCKS[args.clock])
+    text = report(benchmarks, args, load_before)
+    print(text)
+    write_bytes_atomic(args.output, text.encode())
+    print(f"written to {args.output}", file=sys.stderr)
+    return benchmarks
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The throughput benchmark (benchmarks/throughput.py) runs, counts and reports correctly.
+
+Quick mode on Henhouse only with a tiny budget. The PettingZoo classic and OpenSpiel references
+are measured when the ``bench`` extra is installed and reported as not installed otherwise."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from cardzoo.envs import registry
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "throughput.py"
+
+
+@pytest.fixture(scope="module")
+def throughput():
+    spec = importlib.util.spec_from_file_location("benchmarks_throughput", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the script loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def quick(throughput, output: Path, *extra: str):
+    argv = ["--quick", "--seconds", "0.02", "--output", str(output), *extra]
+    rows = throughput.main(argv)
+    return {(row.library, row.name, row.path): row for row in rows}
+
+
+def test_quick_run_measures_henhouse_through_both_paths(throughput, tmp_path):
+    rows = quick(throughput, tmp_path / "RESULTS.md", "--games", "henhouse", "--references", "none")
+    assert set(rows) == {("cardzoo", "henhouse_v0", "aec"), ("cardzoo", "henhouse_v0", "engine")}
+    for row in rows.values():
+        assert row.status == "ok"
+        assert len(row.runs) == 3
+        assert all(run.games >= 1 and run.seconds > 0 for run in row.runs)
+        assert row.median("choices") == 0  # Henhouse's only action is "turn your top card"
+    for run in rows["cardzoo", "henhouse_v0", "aec"].runs:
+        # Every game ends with the four players, all terminated or truncated, stepping out.
+        assert run.steps == run.decisions + 4 * run.games
+    for run in rows["cardzoo", "henhouse_v0", "engine"].runs:
+        assert run.steps == run.decisions
+
+
+def test_quick_run_writes_the_report(throughput, tmp_path):
+    output = tmp_path / "RESULTS.md"
+    quick(throughput, output, "--games", "henhouse", "--references", "none")
+    text = output.read_text()
+    assert "| cardzoo | henhouse_v0 | aec | num_players=4 |" in text
+    assert "| cardzoo | henhouse_v0 | engine | num_players=4 |" in text
+    assert ">=100k dec/s: " in text
+    assert ">=5x leduc: n/a; >=rps/1.5: n/a" in text  # no references in this run
+    assert "numpy" in text and "CPU:" in text
+    assert not list(tmp_path.glob(".*.tmp"))  # written through a temporary file and a rename
+
+
+def test_references_are_measured_when_installed(throughput, tmp_path):
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("pettingzoo.classic.rps_v2")  # needs pygame: the bench extra
+    references = "rps_v2,leduc_poker"
+    rows = quick(throughput, tmp_path / "R.md", "--games", "henhouse", "--references", references)
+    for key in (("PettingZoo", "rps_v2", "aec"), ("OpenSpiel", "leduc_poker", "spiel")):
+        assert rows[key].status == "ok"
+        assert all(run.decisions >= 1 for run in rows[key].runs)
+    text = (tmp_path / "R.md").read_text()
+    assert ">=rps/1.5: met" in text or ">=rps/1.5: NOT met" in text  # rps is known in this run
+
+
+def test_references_not_installed_are_reported_not_a_crash(throughput, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import now raises ImportError
+    monkeypatch.setitem(sys.modules, "pettingzoo.classic.rps_v2", None)
+    references = "rps_v2,leduc_poker"
+    output = tmp_path / "R.md"
+    rows = quick(throughput, output, "--games", "henhouse", "--references", references)
+    for key in (("PettingZoo", "rps_v2", "aec"), ("OpenSpiel", "leduc_poker", "spiel")):
+        assert rows[key].status.startswith("not installed")
+        assert rows[key].runs == []
+    assert "| PettingZoo | rps_v2 | aec | not installed" in output.read_text()
+
+
+def test_a_game_that_does_not_import_is_reported_missing(throughput, tmp_path, monkeypatch):
+    monkeypatch.setitem(
+        registry.GAMES, "no_such_game", registry.GameSpec("no_such_game", "not written", 2, 2)
+    )
+    output = tmp_path / "RESULTS.md"
+    rows = quick(throughput, output, "--games", "henhouse,no_such_game", "--references", "none")
+    assert rows["cardzoo", "no_such_game_v0", "aec"].status.startswith("missing")
+    assert rows["cardzoo", "no_such_game_v0", "engine"].status.startswith("missing")
+    assert rows["cardzoo", "henhouse_v0", "aec"].status == "ok"
+    assert "| cardzoo | no_such_game_v0 | aec | missing (ModuleNotFoundError" in output.read_text()
+
+
+def test_targets_are_marked_against_the_references_of_the_same_run(throughput):
+    def row(library, name, path, steps, decisions=None):
+        counts = throughput.Counts(steps, steps if decisions is None else decisions, 0, 1, 1.0)
+        return throughput.Benchmark(name, library, path, runs=[counts])
+
+    leduc, rps = 10_000.0, 60_000.0
+    fast = row("cardzoo", "a_v0", "aec", 50_000)  # 5x leduc, rps / 1.2
+    slow = row("cardzoo", "b_v0", "aec", 39_999)  # under both
+    assert throughput.targets(fast, leduc, rps) == ">=5x leduc: met; >=rps/1.5: met"
+    assert throughput.targets(slow, leduc, rps) == ">=5x leduc: NOT met; >=rps/1.5: NOT met"
+    assert throughput.targets(fast, None, None) == ">=5x leduc: n/a; >=rps/1.5: n/a"
+    engine = row("cardzoo", "a_v0", "engine", 100_000)
+    assert throughput.targets(engine, leduc, rps) == ">=100k dec/s: met"
+    engine = row("cardzoo", "a_v0", "engine", 99_999)
+    assert throughput.targets(engine, leduc, rps) == ">=100k dec/s: NOT met"
+    reference = row("PettingZoo", "leduc_holdem_v4", "aec", 10_000)
+    assert throughput.targets(reference, leduc, rps) == ""  # targets are cardzoo's only
+    rows = [reference, row("PettingZoo", "rps_v2", "aec", 60_000)]
+    assert throughput.reference_rate(rows, "leduc_holdem_v4") == 10_000
+    assert throughput.reference_rate(rows, "rps_v2") == 60_000
+    assert throughput.reference_rate(rows, "connect_four_v3") is None
