@@ -524,6 +524,12 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     rewards = _forward("rewards")
     _cumulative_rewards = _forward("_cumulative_rewards")
 
+    def last(self, observe: bool = True):
+        # The wrapped environment answers from its own attributes, without the forwarding.
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
 
 def wrap(raw: CardGameEnv) -> AECEnv:
     """The user-facing environment: an illegal action ends the game with −1 for the offender
@@ -540,6 +546,8 @@ def wrap(raw: CardGameEnv) -> AECEnv:
 
 
 def _is_index(action: Any, size: int) -> bool:
+    if type(action) is int:  # the common case, checked first: this runs at every step
+        return 0 <= action < size
     return (
         isinstance(action, (int, np.integer))
         and not isinstance(action, (bool, np.bool_))
