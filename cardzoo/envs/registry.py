@@ -60,6 +60,8 @@ GAMES: dict[str, GameSpec] = {
                 {"variant": "quick"},
                 {"variant": "standard", "special_cards": False, "num_species": 4},
                 {"variant": "quick", "special_cards": False, "num_species": 6},
+                {"variant": "standard", "num_species": 5},
+                {"variant": "quick", "num_species": 7},
             ),
         ),
         GameSpec(

@@ -1,0 +1,1 @@
+"""Believe It or Not: rules engine (:mod:`.rules`) and PettingZoo environment (:mod:`.env`)."""

@@ -1,0 +1,18 @@
+"""The PettingZoo AEC environment of Believe It or Not: the shared base over its engine."""
+
+from __future__ import annotations
+
+from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
+from cardzoo.envs.core import CardGameEnv, wrap
+
+
+class raw_env(CardGameEnv):
+    """Believe It or Not without wrappers: an illegal action raises ``ValueError``."""
+
+    game_class = BelieveItOrNot
+    metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v0"}
+
+
+def env(**kwargs):
+    """Believe It or Not with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    return wrap(raw_env(**kwargs))

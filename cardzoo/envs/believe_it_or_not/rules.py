@@ -1,0 +1,785 @@
+"""Believe It or Not — the rules engine (``believe_it_or_not_v0``).
+
+An animal bluffing game (Russian «Верю — не верю»). Players put cards face down and claim they are
+all one animal; the next player believes (and adds cards under the same claim) or doubts and turns
+one card over. Whoever is wrong takes the whole table. Specification:
+``shared/rules/believe_it_or_not.md``. Lines marked **Decision** are the rules file's choices;
+lines marked **Decision (engine)** are this implementation's, where the rules file is silent.
+
+Cards (types 0..10)
+    ``cat dog cow pig sheep horse rabbit duck`` (species 0..7, 4 copies each), ``elephant`` (8, one
+    copy), ``peek`` (9, two copies), ``skip`` (10, two copies): 37 cards by default. **Decision:**
+    ``num_species`` (4..8, default 8) keeps the first species of the list (with their type numbers);
+    ``special_cards=False`` removes peek and skip. The elephant and the specials can never be
+    declared and never form a set.
+
+Deal
+    ``num_players`` 2..6 (default 4). The shuffled deck is dealt one card at a time from
+    ``player_0`` on (card i goes to ``player_{i mod n}``), so the first seats may get one card
+    more. ``reset(options={"deck": [names...]})`` gives the deck in deal order (every card of the
+    game exactly once); no other option exists. Then every set of four of one species in a hand is
+    discarded face up, out of the game. **Decision:** ``player_0`` leads first. **Decision:** a
+    deal after which some player holds no card is void: the cards are shuffled and dealt again.
+    **Decision (engine):** so is a deal that leaves no animal card at all (every species discarded
+    at once), a game that would end before its first move (see "no animals left"). An explicit
+    ``deck`` that makes a void deal is a ``ValueError``.
+
+The table
+    A face-down stack of placements, each the 1..5 cards one player put down in one go, kept with
+    its owner, under one declared species. "Card k" of a placement is the k-th card added while
+    building it (0-based). Play goes left: after player i comes i+1 (mod n), skipping players out.
+
+A turn
+    - Lead (table empty): declare a species (any of the ``num_species``, even one already
+      discarded), then build a placement of 1..5 cards of any kinds (truth or bluff; the elephant
+      and specials may be placed). The next player responds.
+    - Respond (the last placement belongs to the previous player P):
+
+      1. optionally play one special card (at most one per turn; played specials leave the game
+         face up): ``peek`` — look privately at one card of P's last placement, chosen by
+         position; ``skip`` — the next player responds to the same placement instead (not allowed
+         when that next player would be P);
+      2. then, unless skip was played, *believe*: build a placement of 1..5 cards under the same
+         declaration (needs a card in hand; not allowed when P has no card left in hand — then
+         only doubt is allowed, though a special may still be played first); or *doubt*: turn one
+         card of P's last placement, chosen by position. The declared species: the doubter takes
+         the whole table into hand. Anything else: P takes it.
+
+      After the table is taken, sets of four in the taker's hand are discarded, and the next player
+      after the taker (skipping players out) leads.
+
+Going out
+    A player with no card in hand is out when a turn ends (a placement finished, a skip, or the
+    table taken), unless they own the last placement of a live table (it can still be doubted and
+    bring cards back). A player whose last card was a ``peek`` stays in until the doubt they are
+    then forced into is settled; a player whose last card was a ``skip`` goes out at once.
+    **Decision (engine):** a player can thus go out while older placements of theirs are still on
+    the table (their last card was a skip); those cards go to whoever takes the table, never back.
+
+End and rewards
+    - ``variant="quick"``: the first player(s) out win (two at once when a doubter's last cards go
+      out as sets while the table's owner had none left): +1 each, −1 every other player.
+    - ``variant="standard"`` (default): players out are safe. When only one player still has cards
+      the game ends: that player (who holds the elephant) gets −1, every other player +1.
+    - **Decision (no animals left):** when every species has been discarded as sets, nothing can be
+      declared truthfully any more; the game ends at once. Standard: the player holding the
+      elephant (in hand or in a placement of theirs) loses: −1, everybody else +1. Quick: the
+      players still in with the fewest cards (hand plus own placements) win: +1, everybody else −1.
+    - ``max_cycles`` (environment parameter, default 10 000 agent steps, every card added counted)
+      truncates the game: every player gets 0.
+    - Rewards come only at the step that ends the game. ``scores``: the cards each player holds
+      (hand, cards being placed and own placements on the table; fewer is better).
+
+Actions ``Discrete(34)`` — a turn is a sequence of small decisions by the same agent:
+
+    ======  =======================================  ============================================
+    id      meaning                                  legal when
+    ======  =======================================  ============================================
+    0..10   add one card of type t to the placement  building, holds one more t, fewer than 5
+                                                     chosen
+    11      finish the placement                     building, 1..5 chosen
+    12..19  declare species s                        leading, before building (s < num_species)
+    20      believe (then build)                     responding, P has cards, you have cards
+    21      doubt (then choose the card to turn)     responding
+    22..26  turn card k of P's last placement        after doubt, k < that placement's size
+    27      play ``peek`` (then choose the card)     responding, before deciding, holds a peek,
+                                                     no special played yet this turn
+    28      play ``skip``                            responding, before deciding, holds a skip,
+                                                     no special played yet this turn, the next
+                                                     player is not P
+    29..33  peek at card k of P's last placement     after peek, k < that placement's size
+    ======  =======================================  ============================================
+
+    Cards chosen while building leave the hand at once (every player sees the hand shrink as the
+    cards go down); the placement joins the table when finished.
+
+Observation (float32; seat-relative: the n-sized fields list the observer first, then leftwards)
+
+    =======================  ====  ==========================================================
+    field                    size  meaning
+    =======================  ====  ==========================================================
+    ``hand``                 11    own hand by card type
+    ``hand_sizes``           n     cards in each player's hand
+    ``is_out``               n     1 if that player is out
+    ``cards_on_table``       n     cards each player has on the table
+    ``out_of_game``          11    cards out of the game by type: 4 for a species discarded
+                                   as a set, the peek and skip cards played
+    ``to_act``               n     one-hot: the player asked to decide now
+    ``decision``             5     one-hot: the decision asked at the table — lead (declare),
+                                   build, respond, choose the card to turn, choose the card
+                                   to peek at
+    ``special_played``       1     the responder already played a special this turn
+    ``building``             11    own cards chosen so far in the placement being built
+    ``declared``             8     one-hot declared species (all 0 when the table is empty)
+    ``table_size``           1     cards on the table
+    ``last_size``            1     size of the last placement
+    ``last_owner``           n     one-hot owner of the last placement (P)
+    ``owner_has_no_cards``   1     P has no card left in hand (only doubt is allowed)
+    ``own_table_cards``      11    the observer's own cards on the table, by type
+    ``peeked_position``      5     one-hot: the card of P's last placement the observer peeked
+    ``peeked_card``          11    one-hot: what that card is
+    ``revealed_card``        11    one-hot: the card turned by the latest doubt
+    ``revealed_true``        1     it was the declared species (the doubter took the table)
+    ``revealed_taker``       n     one-hot: who took the table after the latest doubt
+    =======================  ====  ==========================================================
+
+    **Decision (engine):** the outcome of the latest doubt (the card turned face up, whether it was
+    the declared species, who took the table) and each player's number of cards on the table are
+    public at the table, so they are observed too. A peek is observed only by the peeker, and only
+    while the peeked placement is the last one (the peeker must then believe or doubt at once).
+    At the end of the game ``to_act`` and ``decision`` are all 0.
+
+Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
+``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
+``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v0``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes
+
+SPECIES = ("cat", "dog", "cow", "pig", "sheep", "horse", "rabbit", "duck")
+CARD_NAMES = (*SPECIES, "elephant", "peek", "skip")
+MAX_SPECIES = len(SPECIES)
+ELEPHANT, PEEK, SKIP = 8, 9, 10
+NUM_TYPES = len(CARD_NAMES)
+SET_SIZE = 4  # copies of each species; four in one hand are discarded
+MAX_PLACEMENT = 5
+VARIANTS = ("standard", "quick")
+NO_ONE = -1
+
+# Action ids (the table in the module docstring).
+ADD_CARD = 0  # 0..10: add a card of type t
+FINISH = 11
+DECLARE = 12  # 12..19: declare species s
+BELIEVE = 20
+DOUBT = 21
+TURN_CARD = 22  # 22..26: turn card k
+PLAY_PEEK = 27
+PLAY_SKIP = 28
+PEEK_AT = 29  # 29..33: peek at card k
+NUM_ACTIONS = 34
+
+# The decision asked at the table.
+LEAD, BUILD, RESPOND, CHOOSE_TURN, CHOOSE_PEEK = range(5)
+DECISION_NAMES = ("lead", "build", "respond", "choose card to turn", "choose card to peek")
+
+# Rows of ``seat_counts``: the public numbers of each seat, kept in one array so that an
+# observation gathers them, rotated to the observer's seat, in one step.
+HAND_SIZE, IS_OUT, ON_TABLE = range(3)
+
+
+@dataclasses.dataclass
+class BelieveItOrNotState(State):
+    hands: np.ndarray = None  # (n, 11) int8 cards in hand by type
+    seat_counts: np.ndarray = None  # (3, n) int8 rows HAND_SIZE, IS_OUT (0/1), ON_TABLE
+    decision: int = LEAD
+    special_played: bool = False  # the responder played a special this turn
+    building: np.ndarray = None  # (5,) int8 the placement being built, in the order added
+    building_size: int = 0
+    declared: int = NO_ONE  # the declared species while the table is live
+    table_cards: np.ndarray = None  # (deck size,) int8 the table's cards in the order placed
+    table_size: int = 0
+    placement_owners: np.ndarray = None  # (deck size,) int8, oldest placement first
+    placement_sizes: np.ndarray = None  # (deck size,) int8
+    num_placements: int = 0
+    table_counts: np.ndarray = None  # (n, 11) int8 cards on the table by owner and type
+    out_of_game: np.ndarray = None  # (11,) int8 discarded sets and played specials by type
+    peek_player: int = NO_ONE  # who peeked at the last placement (NO_ONE: nobody)
+    peek_position: int = NO_ONE
+    revealed_card: int = NO_ONE  # the card turned by the latest doubt
+    revealed_true: bool = False  # it was the declared species
+    revealed_taker: int = NO_ONE  # who took the table then
+    winner_mask: np.ndarray = None  # (n,) bool, set when the game ends
+
+
+class BelieveItOrNot(Game):
+    name = "believe_it_or_not"
+    state_class = BelieveItOrNotState
+    min_players = 2
+    max_players = 6
+    default_max_cycles = 10_000
+    num_actions = NUM_ACTIONS
+    reset_options = ("deck",)
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        variant: str = "standard",
+        num_species: int = 8,
+        special_cards: bool = True,
+    ):
+        self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
+        check_choice("variant", variant, VARIANTS)
+        self.variant = variant
+        self.num_species = check_int("num_species", num_species, 4, MAX_SPECIES)
+        if not isinstance(special_cards, (bool, np.bool_)):
+            raise ValueError(f"special_cards must be True or False, got {special_cards!r}")
+        self.special_cards = bool(special_cards)
+        self.composition = np.zeros(NUM_TYPES, np.int64)  # copies of each type in the game
+        self.composition[: self.num_species] = SET_SIZE
+        self.composition[ELEPHANT] = 1
+        if self.special_cards:
+            self.composition[PEEK] = self.composition[SKIP] = 2
+        self.num_cards = int(self.composition.sum())
+        self.observation_layout = self._make_layout()
+        self._at = {name: part.start for name, part in self.observation_layout.items()}
+        self._seat_gather = self._make_seat_gather()
+        self._masks = self._make_masks()
+
+    def params(self) -> dict:
+        return {
+            "num_players": self.num_players,
+            "variant": self.variant,
+            "num_species": self.num_species,
+            "special_cards": self.special_cards,
+        }
+
+    def _make_layout(self) -> dict[str, slice]:
+        n = self.num_players
+        return layout_from_sizes(
+            [
+                ("hand", NUM_TYPES),
+                ("hand_sizes", n),  # these three follow the rows of seat_counts
+                ("is_out", n),
+                ("cards_on_table", n),
+                ("out_of_game", NUM_TYPES),
+                ("to_act", n),
+                ("decision", len(DECISION_NAMES)),
+                ("special_played", 1),
+                ("building", NUM_TYPES),
+                ("declared", MAX_SPECIES),
+                ("table_size", 1),
+                ("last_size", 1),
+                ("last_owner", n),
+                ("owner_has_no_cards", 1),
+                ("own_table_cards", NUM_TYPES),
+                ("peeked_position", MAX_PLACEMENT),
+                ("peeked_card", NUM_TYPES),
+                ("revealed_card", NUM_TYPES),
+                ("revealed_true", 1),
+                ("revealed_taker", n),
+            ]
+        )
+
+    def _make_seat_gather(self) -> list[np.ndarray]:
+        """For each observer, the indices into ``seat_counts.ravel()`` of its rows rotated to
+        start at the observer's seat."""
+        n = self.num_players
+        rows = np.arange(3)[:, None] * n
+        return [(rows + (np.arange(n) + player) % n).ravel() for player in range(n)]
+
+    def _make_masks(self) -> dict[str, np.ndarray]:
+        """Masks that depend only on the decision (and a placement's size); handed out as
+        copies."""
+        none = np.zeros(NUM_ACTIONS, np.int8)
+        lead = none.copy()
+        lead[DECLARE : DECLARE + self.num_species] = 1
+        turn, peek = [], []
+        for size in range(MAX_PLACEMENT + 1):
+            turn.append(none.copy())
+            turn[-1][TURN_CARD : TURN_CARD + size] = 1
+            peek.append(none.copy())
+            peek[-1][PEEK_AT : PEEK_AT + size] = 1
+        return {"none": none, "lead": lead, "turn": turn, "peek": peek}
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        low = np.zeros(self.observation_size, np.float32)
+        high = np.ones(self.observation_size, np.float32)
+        layout = self.observation_layout
+        # A hand never keeps 4 of a species (sets leave at once), and hand plus own cards on the
+        # table stay below 4 too: a hand only grows by taking the whole table.
+        most_held = np.minimum(self.composition, SET_SIZE - 1)
+        for field in ("hand", "building", "own_table_cards"):
+            high[layout[field]] = most_held
+        for field in ("hand_sizes", "cards_on_table", "table_size"):
+            high[layout[field]] = self.num_cards
+        high[layout["out_of_game"]] = self.composition  # the elephant never leaves: always 0
+        high[layout["last_size"]] = MAX_PLACEMENT
+        # Entries that are always 0 (types not in this deck) keep a high of 1: gymnasium warns
+        # about zero-width bounds.
+        return low, np.maximum(high, 1)
+
+    def action_name(self, action: int) -> str:
+        if ADD_CARD <= action < FINISH:
+            return f"add {CARD_NAMES[action - ADD_CARD]}"
+        if DECLARE <= action < BELIEVE:
+            return f"declare {SPECIES[action - DECLARE]}"
+        if TURN_CARD <= action < PLAY_PEEK:
+            return f"turn card {action - TURN_CARD}"
+        if PEEK_AT <= action < NUM_ACTIONS:
+            return f"peek at card {action - PEEK_AT}"
+        names = {
+            FINISH: "finish placement",
+            BELIEVE: "believe",
+            DOUBT: "doubt",
+            PLAY_PEEK: "play peek",
+            PLAY_SKIP: "play skip",
+        }
+        return names.get(action, f"invalid action {action}")
+
+    # --- deal -----------------------------------------------------------------------------
+
+    def new_state(
+        self, rng: np.random.Generator, options: dict | None = None
+    ) -> BelieveItOrNotState:
+        deck = self._parse_options(options)
+        if deck is not None:
+            state = self._deal(rng, deck)
+            if not self._deal_is_playable(state):
+                raise ValueError(
+                    "deck option makes a void deal: after the sets of four are discarded some "
+                    "player has no card, or no animal card is left"
+                )
+            return state
+        full_deck = np.repeat(np.arange(NUM_TYPES, dtype=np.int8), self.composition)
+        while True:  # void deals are dealt again
+            state = self._deal(rng, rng.permutation(full_deck))
+            if self._deal_is_playable(state):
+                return state
+
+    def _parse_options(self, options: dict | None) -> np.ndarray | None:
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {options!r}")
+        unknown = sorted(set(options) - set(self.reset_options))
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {unknown}; allowed: {list(self.reset_options)}"
+            )
+        if "deck" not in options:
+            return None
+        names = options["deck"]
+        if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
+            raise ValueError(f"deck option must be a list of card names from {CARD_NAMES}")
+        unknown_names = sorted({name for name in names if name not in CARD_NAMES})
+        if unknown_names:
+            raise ValueError(
+                f"deck option: unknown card names {unknown_names}; cards: {CARD_NAMES}"
+            )
+        deck = np.array([CARD_NAMES.index(name) for name in names], np.int8)
+        counts = np.bincount(deck, minlength=NUM_TYPES)
+        if not np.array_equal(counts, self.composition):
+            expected = {c: k for c, k in zip(CARD_NAMES, self.composition.tolist()) if k}
+            got = {c: k for c, k in zip(CARD_NAMES, counts.tolist()) if k}
+            raise ValueError(f"deck option must hold exactly {expected}, got {got}")
+        return deck
+
+    def _deal(self, rng: np.random.Generator, deck: np.ndarray) -> BelieveItOrNotState:
+        n = self.num_players
+        receivers = np.arange(len(deck)) % n  # one card at a time from player_0
+        hands = np.bincount(receivers * NUM_TYPES + deck, minlength=n * NUM_TYPES)
+        hands = hands.reshape(n, NUM_TYPES).astype(np.int8)
+        seat_counts = np.zeros((3, n), np.int8)
+        seat_counts[HAND_SIZE] = hands.sum(axis=1)
+        state = BelieveItOrNotState(
+            rng=rng,
+            hands=hands,
+            seat_counts=seat_counts,
+            building=np.zeros(MAX_PLACEMENT, np.int8),
+            table_cards=np.zeros(self.num_cards, np.int8),
+            placement_owners=np.zeros(self.num_cards, np.int8),
+            placement_sizes=np.zeros(self.num_cards, np.int8),
+            table_counts=np.zeros((n, NUM_TYPES), np.int8),
+            out_of_game=np.zeros(NUM_TYPES, np.int8),
+            winner_mask=np.zeros(n, bool),
+        )
+        for player in range(n):
+            self._discard_sets(state, player)
+        return state
+
+    def _deal_is_playable(self, state: BelieveItOrNotState) -> bool:
+        return bool(state.seat_counts[HAND_SIZE].all()) and not self._no_animals_left(state)
+
+    # --- legal actions --------------------------------------------------------------------
+
+    def legal_mask(self, state: BelieveItOrNotState, player: int) -> np.ndarray:
+        masks = self._masks
+        if state.terminal or player != state.current_player:
+            return masks["none"].copy()
+        decision = state.decision
+        if decision == LEAD:
+            return masks["lead"].copy()
+        if decision == CHOOSE_TURN:
+            return masks["turn"][state.placement_sizes[state.num_placements - 1]].copy()
+        if decision == CHOOSE_PEEK:
+            return masks["peek"][state.placement_sizes[state.num_placements - 1]].copy()
+        mask = masks["none"].copy()
+        if decision == BUILD:
+            if state.building_size < MAX_PLACEMENT:
+                np.minimum(state.hands[player], 1, out=mask[ADD_CARD:FINISH])
+            mask[FINISH] = state.building_size > 0
+            return mask
+        # RESPOND to the last placement, of P
+        seat_counts = state.seat_counts
+        owner = state.placement_owners[state.num_placements - 1]
+        mask[DOUBT] = 1
+        if seat_counts[HAND_SIZE, owner] and seat_counts[HAND_SIZE, player]:
+            mask[BELIEVE] = 1
+        if not state.special_played:
+            hand = state.hands[player]
+            if hand[PEEK]:
+                mask[PLAY_PEEK] = 1
+            if hand[SKIP] and self._next_in(state, player) != owner:
+                mask[PLAY_SKIP] = 1
+        return mask
+
+    # --- play -----------------------------------------------------------------------------
+
+    def apply(self, state: BelieveItOrNotState, action: int) -> np.ndarray | None:
+        player = state.current_player
+        if action < FINISH:
+            self._add_card(state, player, action - ADD_CARD)
+        elif action == FINISH:
+            return self._finish_placement(state, player)
+        elif action < BELIEVE:
+            state.declared = action - DECLARE
+            state.decision = BUILD
+        elif action == BELIEVE:
+            state.decision = BUILD
+        elif action == DOUBT:
+            state.decision = CHOOSE_TURN
+        elif action < PLAY_PEEK:
+            return self._turn_card(state, player, action - TURN_CARD)
+        elif action == PLAY_PEEK:
+            self._play_special(state, player, PEEK)
+            state.decision = CHOOSE_PEEK
+        elif action == PLAY_SKIP:
+            self._play_special(state, player, SKIP)
+            return self._end_turn(state, player, RESPOND)  # the next player responds to P
+        else:
+            state.peek_player = player
+            state.peek_position = action - PEEK_AT
+            state.decision = RESPOND
+        return None
+
+    def _add_card(self, state: BelieveItOrNotState, player: int, card: int) -> None:
+        state.hands[player, card] -= 1
+        state.seat_counts[HAND_SIZE, player] -= 1
+        state.building[state.building_size] = card
+        state.building_size += 1
+
+    def _finish_placement(self, state: BelieveItOrNotState, player: int) -> np.ndarray | None:
+        size = state.building_size
+        start = state.table_size
+        cards = state.building[:size]
+        state.table_cards[start : start + size] = cards
+        state.table_size = start + size
+        state.placement_owners[state.num_placements] = player
+        state.placement_sizes[state.num_placements] = size
+        state.num_placements += 1
+        for card in cards.tolist():
+            state.table_counts[player, card] += 1
+        state.seat_counts[ON_TABLE, player] += size
+        state.building_size = 0
+        state.peek_player = state.peek_position = NO_ONE
+        return self._end_turn(state, player, RESPOND)
+
+    def _play_special(self, state: BelieveItOrNotState, player: int, card: int) -> None:
+        state.hands[player, card] -= 1
+        state.seat_counts[HAND_SIZE, player] -= 1
+        state.out_of_game[card] += 1
+        state.special_played = True
+
+    def _turn_card(self, state: BelieveItOrNotState, doubter: int, position: int) -> np.ndarray:
+        last = state.num_placements - 1
+        card = int(state.table_cards[state.table_size - state.placement_sizes[last] + position])
+        is_true = card == state.declared
+        taker = doubter if is_true else int(state.placement_owners[last])
+        self._take_table(state, taker)
+        state.revealed_card = card
+        state.revealed_true = is_true
+        state.revealed_taker = taker
+        return self._end_turn(state, taker, LEAD)
+
+    def _take_table(self, state: BelieveItOrNotState, taker: int) -> None:
+        state.hands[taker] += state.table_counts.sum(axis=0, dtype=np.int8)
+        state.seat_counts[HAND_SIZE, taker] += state.table_size
+        state.seat_counts[ON_TABLE] = 0
+        state.table_counts.fill(0)
+        state.table_size = state.num_placements = 0
+        state.declared = NO_ONE
+        state.peek_player = state.peek_position = NO_ONE
+        self._discard_sets(state, taker)
+
+    def _discard_sets(self, state: BelieveItOrNotState, player: int) -> None:
+        hand = state.hands[player]
+        for species in range(self.num_species):
+            if hand[species] == SET_SIZE:
+                hand[species] = 0
+                state.seat_counts[HAND_SIZE, player] -= SET_SIZE
+                state.out_of_game[species] = SET_SIZE
+
+    def _end_turn(
+        self, state: BelieveItOrNotState, last_actor: int, next_decision: int
+    ) -> np.ndarray | None:
+        """Players with no card go out and the game may end; otherwise the next player still in
+        after ``last_actor`` (the placer, the skipper or the taker) has ``next_decision``."""
+        state.special_played = False
+        # Only a player going out or a table taken (sets discarded) can end the game.
+        someone_went_out = self._mark_players_out(state)
+        if someone_went_out or next_decision == LEAD:
+            winners = self._winners_if_over(state)
+            if winners is not None:
+                state.terminal = True
+                state.winner_mask[:] = winners
+                return np.where(winners, 1.0, -1.0)
+        state.current_player = self._next_in(state, last_actor)
+        state.decision = next_decision
+        return None
+
+    def _mark_players_out(self, state: BelieveItOrNotState) -> bool:
+        """Mark out every player in with no card in hand who does not own the last placement of
+        a live table; whether anybody went out."""
+        owner = state.placement_owners[state.num_placements - 1] if state.table_size else NO_ONE
+        seat_counts = state.seat_counts
+        went_out = False
+        for player, size in enumerate(seat_counts[HAND_SIZE].tolist()):
+            if size == 0 and player != owner and not seat_counts[IS_OUT, player]:
+                seat_counts[IS_OUT, player] = 1
+                went_out = True
+        return went_out
+
+    def _winners_if_over(self, state: BelieveItOrNotState) -> np.ndarray | None:
+        is_out = state.seat_counts[IS_OUT] == 1
+        if self.variant == "quick":
+            if is_out.any():
+                return is_out  # the first out win
+        elif (~is_out).sum() <= 1:
+            return is_out  # the one player still in loses
+        if self._no_animals_left(state):
+            return self._winners_without_animals(state)
+        return None
+
+    def _no_animals_left(self, state: BelieveItOrNotState) -> bool:
+        return bool((state.out_of_game[: self.num_species] == SET_SIZE).all())
+
+    def _winners_without_animals(self, state: BelieveItOrNotState) -> np.ndarray:
+        if self.variant == "standard":
+            holds_elephant = state.hands[:, ELEPHANT] + state.table_counts[:, ELEPHANT] > 0
+            return ~holds_elephant
+        held = self.scores(state)
+        still_in = state.seat_counts[IS_OUT] == 0
+        return still_in & (held == held[still_in].min())
+
+    def _next_in(self, state: BelieveItOrNotState, player: int) -> int:
+        """The next player after ``player`` (leftwards) who is not out."""
+        n = self.num_players
+        is_out = state.seat_counts[IS_OUT]
+        for step in range(1, n):
+            candidate = (player + step) % n
+            if not is_out[candidate]:
+                return candidate
+        return player
+
+    # --- results --------------------------------------------------------------------------
+
+    def scores(self, state: BelieveItOrNotState) -> np.ndarray:
+        """Cards each player holds: hand, cards being placed and own placements on the table."""
+        held = state.seat_counts[HAND_SIZE] + state.seat_counts[ON_TABLE].astype(np.int64)
+        held[state.current_player] += state.building_size
+        return held
+
+    def winners(self, state: BelieveItOrNotState) -> np.ndarray:
+        return state.winner_mask.copy()
+
+    # --- what a player sees ---------------------------------------------------------------
+
+    def observe(
+        self, state: BelieveItOrNotState, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        if out is None:
+            out = np.zeros(self.observation_size, np.float32)
+        else:
+            out.fill(0.0)
+        at = self._at
+        n = self.num_players
+        start = at["hand"]
+        out[start : start + NUM_TYPES] = state.hands[player]
+        start = at["hand_sizes"]  # hand_sizes, is_out, cards_on_table in one gather
+        out[start : start + 3 * n] = state.seat_counts.ravel()[self._seat_gather[player]]
+        start = at["out_of_game"]
+        out[start : start + NUM_TYPES] = state.out_of_game
+        if not state.terminal:
+            actor = state.current_player
+            out[at["to_act"] + (actor - player) % n] = 1.0
+            out[at["decision"] + state.decision] = 1.0
+            out[at["special_played"]] = 1.0 if state.special_played else 0.0
+            if player == actor and state.building_size:
+                for card in state.building[: state.building_size].tolist():
+                    out[at["building"] + card] += 1.0
+        if state.table_size:
+            self._observe_table(state, player, out)
+        if state.revealed_card != NO_ONE:
+            out[at["revealed_card"] + state.revealed_card] = 1.0
+            out[at["revealed_true"]] = 1.0 if state.revealed_true else 0.0
+            out[at["revealed_taker"] + (state.revealed_taker - player) % n] = 1.0
+        return out
+
+    def _observe_table(self, state: BelieveItOrNotState, player: int, out: np.ndarray) -> None:
+        at = self._at
+        last = state.num_placements - 1
+        owner = int(state.placement_owners[last])
+        last_size = int(state.placement_sizes[last])
+        out[at["declared"] + state.declared] = 1.0
+        out[at["table_size"]] = state.table_size
+        out[at["last_size"]] = last_size
+        out[at["last_owner"] + (owner - player) % self.num_players] = 1.0
+        out[at["owner_has_no_cards"]] = 0.0 if state.seat_counts[HAND_SIZE, owner] else 1.0
+        start = at["own_table_cards"]
+        out[start : start + NUM_TYPES] = state.table_counts[player]
+        if state.peek_player == player:
+            position = state.peek_position
+            card = state.table_cards[state.table_size - last_size + position]
+            out[at["peeked_position"] + position] = 1.0
+            out[at["peeked_card"] + card] = 1.0
+
+    # --- reading a state (tests, rendering, debugging) -------------------------------------
+
+    def hand_sizes(self, state: BelieveItOrNotState) -> list[int]:
+        return state.seat_counts[HAND_SIZE].tolist()
+
+    def players_out(self, state: BelieveItOrNotState) -> list[int]:
+        return np.flatnonzero(state.seat_counts[IS_OUT]).tolist()
+
+    def hand_cards(self, state: BelieveItOrNotState, player: int) -> list[str]:
+        """The names of ``player``'s hand, sorted by type."""
+        return [CARD_NAMES[t] for t in range(NUM_TYPES) for _ in range(state.hands[player, t])]
+
+    def placements(self, state: BelieveItOrNotState) -> list[tuple[int, list[str]]]:
+        """The table's placements, oldest first: ``(owner, card names in the order added)``."""
+        result, start = [], 0
+        for index in range(state.num_placements):
+            size = int(state.placement_sizes[index])
+            cards = [CARD_NAMES[c] for c in state.table_cards[start : start + size]]
+            result.append((int(state.placement_owners[index]), cards))
+            start += size
+        return result
+
+    def discarded_species(self, state: BelieveItOrNotState) -> list[str]:
+        return [SPECIES[s] for s in np.flatnonzero(state.out_of_game[:MAX_SPECIES] == SET_SIZE)]
+
+    def render(self, state: BelieveItOrNotState, player: int | None = None) -> str:
+        seen_from = "" if player is None else f", seen by player_{player}"
+        lines = [
+            f"Believe It or Not ({self.variant}, {self.num_players} players, "
+            f"{self.num_species} species{seen_from})"
+        ]
+        lines.extend(self._render_seat(state, seat, player) for seat in range(self.num_players))
+        lines.extend(self._render_table(state, player))
+        lines.append(f"  discarded sets: {', '.join(self.discarded_species(state)) or 'none'}")
+        if self.special_cards:
+            lines.append(
+                f"  specials played: {state.out_of_game[PEEK]} peek, {state.out_of_game[SKIP]} skip"
+            )
+        if state.revealed_card != NO_ONE:
+            verdict = "true" if state.revealed_true else "a bluff"
+            lines.append(
+                f"  last doubt: turned {CARD_NAMES[state.revealed_card]} ({verdict}); "
+                f"player_{state.revealed_taker} took the table"
+            )
+        if state.terminal:
+            winners = ", ".join(f"player_{p}" for p in np.flatnonzero(state.winner_mask))
+            lines.append(f"  game over; winners: {winners}")
+        return "\n".join(lines)
+
+    def _render_seat(self, state: BelieveItOrNotState, seat: int, viewer: int | None) -> str:
+        line = f"  player_{seat}: {state.seat_counts[HAND_SIZE, seat]:2d} cards"
+        if viewer in (None, seat):
+            line += f" [{' '.join(self.hand_cards(state, seat))}]"
+        if state.seat_counts[IS_OUT, seat]:
+            line += " (out)"
+        elif not state.terminal and seat == state.current_player:
+            line += f" <- to {DECISION_NAMES[state.decision]}"
+            if state.building_size:
+                chosen = state.building[: state.building_size]
+                if viewer in (None, seat):
+                    shown = " ".join(CARD_NAMES[c] for c in chosen)
+                else:
+                    shown = f"{len(chosen)} cards"
+                line += f" (placing: {shown})"
+        return line
+
+    def _render_table(self, state: BelieveItOrNotState, viewer: int | None) -> list[str]:
+        if not state.table_size:
+            return ["  table: empty"]
+        lines = [f"  table: {state.table_size} cards, declared {SPECIES[state.declared]}"]
+        placements = self.placements(state)
+        for index, (owner, cards) in enumerate(placements):
+            shown = list(cards) if viewer in (None, owner) else ["?"] * len(cards)
+            is_last = index == len(placements) - 1
+            if is_last and viewer is not None and state.peek_player == viewer:
+                shown[state.peek_position] = f"{cards[state.peek_position]} (peeked)"
+            lines.append(f"    player_{owner}: {' '.join(shown)}")
+        return lines
+
+    # --- consistency (the test suite checks it at every step) -------------------------------
+
+    def check_invariants(self, state: BelieveItOrNotState) -> None:
+        self._check_table(state)
+        self._check_every_card_once(state)
+        hands, seat_counts = state.hands, state.seat_counts
+        assert (hands >= 0).all(), "negative hand count"
+        assert np.array_equal(seat_counts[HAND_SIZE], hands.sum(axis=1)), "hand sizes"
+        assert np.isin(seat_counts[IS_OUT], (0, 1)).all(), "is_out is 0 or 1"
+        # A hand never keeps 4 of a species; hand plus own cards on the table stay below 4 too.
+        species = slice(0, self.num_species)
+        assert (hands[:, species] + state.table_counts[:, species] < SET_SIZE).all()
+        is_out = seat_counts[IS_OUT] == 1
+        assert not seat_counts[HAND_SIZE, is_out].any(), "a player out holds cards"
+        # (A player out may still own older placements: a skip can be their last card.)
+        if state.terminal:
+            assert state.winner_mask.any(), "a finished game has a winner"
+        else:
+            self._check_turn(state)
+
+    def _check_table(self, state: BelieveItOrNotState) -> None:
+        placed = np.zeros((self.num_players, NUM_TYPES), np.int64)
+        start = 0
+        for index in range(state.num_placements):
+            owner, size = state.placement_owners[index], state.placement_sizes[index]
+            assert 1 <= size <= MAX_PLACEMENT, f"placement of {size} cards"
+            np.add.at(placed[owner], state.table_cards[start : start + size], 1)
+            start += size
+        assert start == state.table_size, "placement sizes do not add up to the table"
+        assert np.array_equal(placed, state.table_counts), "table counts disagree with the table"
+        assert np.array_equal(state.seat_counts[ON_TABLE], placed.sum(axis=1)), "cards on table"
+
+    def _check_every_card_once(self, state: BelieveItOrNotState) -> None:
+        held = state.hands.sum(axis=0) + state.table_counts.sum(axis=0) + state.out_of_game
+        held = held + np.bincount(state.building[: state.building_size], minlength=NUM_TYPES)
+        assert np.array_equal(held, self.composition), f"cards {held} != {self.composition}"
+        assert np.isin(state.out_of_game[:MAX_SPECIES], (0, SET_SIZE)).all(), "partial set"
+
+    def _check_turn(self, state: BelieveItOrNotState) -> None:
+        actor, decision = state.current_player, state.decision
+        is_out = state.seat_counts[IS_OUT] == 1
+        assert not is_out[actor], "the player to act is out"
+        assert not state.winner_mask.any(), "winners before the end"
+        if self.variant == "quick":
+            assert not is_out.any(), "a quick game goes on after a player went out"
+        else:
+            assert (~is_out).sum() >= 2, "a standard game goes on with one player in"
+        assert not self._no_animals_left(state), "the game goes on without animals"
+        if decision == LEAD:
+            assert state.table_size == 0 and state.declared == NO_ONE, "a lead on a live table"
+        else:
+            assert 0 <= state.declared < self.num_species, "no declared species"
+        if decision in (RESPOND, CHOOSE_TURN, CHOOSE_PEEK):
+            assert state.table_size > 0, "responding to an empty table"
+            owner = state.placement_owners[state.num_placements - 1]
+            assert owner != actor, "responding to one's own placement"
+        if decision != BUILD:
+            assert state.building_size == 0, "cards chosen outside building"
+        owner = state.placement_owners[state.num_placements - 1] if state.table_size else NO_ONE
+        for player in np.flatnonzero(~is_out):
+            # Cards being placed and a peek just played leave the hand before the turn ends.
+            mid_turn = player == actor and (state.building_size or state.special_played)
+            if player != owner and not mid_turn:
+                assert state.seat_counts[HAND_SIZE, player] > 0, f"player_{player} in, no cards"
+        assert self.legal_mask(state, actor).any(), "the player to act has no legal action"
