@@ -2,7 +2,7 @@
 
 cardzoo list
 cardzoo simulate henhouse --players 4 --games 10000 --seed 0
-cardzoo match nobody_wants_it --agents pair_shedder,random,random,random --games 2000
+cardzoo match nobody_wants_it --agents nwi_dodger,random,random,random --games 2000
 """
 
 from __future__ import annotations

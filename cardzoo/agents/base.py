@@ -17,7 +17,7 @@ from cardzoo.envs.core import Game
 class Agent:
     """Base class of every agent. Subclasses implement :meth:`act`."""
 
-    #: registry name, e.g. "random" or "pair_shedder"
+    #: registry name, e.g. "random" or "nwi_dodger"
     name = "agent"
 
     def __init__(self, game: Game, seed: int | None = None):
