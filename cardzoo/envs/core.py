@@ -309,6 +309,20 @@ def agent_spaces(game: Game) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Di
     return observation_space, gymnasium.spaces.Discrete(game.num_actions)
 
 
+def render_table(game: Game, state: State | None, render_mode: str | None) -> str | None:
+    """``render()`` of every environment: the table as text ("ansi"), or printed ("human")."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+        return None
+    if state is None:
+        raise RuntimeError("render() called before reset()")
+    text = game.render(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
 class CardGameEnv(AECEnv):
     """PettingZoo AEC environment over any :class:`Game`. A game's ``raw_env`` subclasses it and
     sets ``game_class`` and ``metadata["name"]``; keyword arguments other than ``render_mode``
@@ -453,16 +467,7 @@ class CardGameEnv(AECEnv):
         }
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.state_ is None:
-            raise RuntimeError("render() called before reset()")
-        text = self.game.render(self.state_)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self.game, self.state_, self.render_mode)
 
     def close(self) -> None:
         pass

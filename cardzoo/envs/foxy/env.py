@@ -21,6 +21,7 @@ from cardzoo.envs.core import (
     check_choice,
     check_int,
     known_options,
+    render_table,
     spawn_game_rng,
     wrap,
 )
@@ -139,16 +140,7 @@ class parallel_env(ParallelEnv):
         }
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.state_ is None:
-            raise RuntimeError("render() called before reset()")
-        text = self.game.render(self.state_)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self.game, self.state_, self.render_mode)
 
     def close(self) -> None:
         pass
