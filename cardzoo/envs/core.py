@@ -323,7 +323,39 @@ def render_table(game: Game, state: State | None, render_mode: str | None) -> st
     return text
 
 
-class CardGameEnv(AECEnv):
+class AgentsAndSpaces:
+    """What every cardzoo environment, AEC or parallel, says about its agents: their names,
+    spaces and the observation layout of its ``game``."""
+
+    game: Game
+
+    def _set_up_agents(self) -> None:
+        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
+        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
+        observation_space, action_space = agent_spaces(self.game)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+
+    # PettingZoo asks for these as methods.
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def observation_layout(self) -> dict[str, slice]:
+        """Field name -> slice of ``observe(agent)["observation"]``."""
+        return self.game.observation_layout
+
+    def describe_observation(self, observation: np.ndarray | dict) -> dict[str, np.ndarray]:
+        """Split an observation vector (or dict) into its named fields."""
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        return {name: observation[part] for name, part in self.observation_layout.items()}
+
+
+class CardGameEnv(AgentsAndSpaces, AECEnv):
     """PettingZoo AEC environment over any :class:`Game`. A game's ``raw_env`` subclasses it and
     sets ``game_class`` and ``metadata["name"]``; keyword arguments other than ``render_mode``
     and ``max_cycles`` are the game's parameters."""
@@ -347,34 +379,12 @@ class CardGameEnv(AECEnv):
         #: it ends the game with −1 for the offender.
         self.illegal_action = "raise"
         self.illegal_action_by: str | None = None
-        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
-        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
-        observation_space, action_space = agent_spaces(self.game)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._set_up_agents()
         self._no_actions = np.zeros(self.game.num_actions, np.int8)
         self._no_actions.flags.writeable = False
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
         self.num_steps = 0
-
-    # PettingZoo asks for these as methods.
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
-
-    @property
-    def observation_layout(self) -> dict[str, slice]:
-        """Field name -> slice of ``observe(agent)["observation"]``."""
-        return self.game.observation_layout
-
-    def describe_observation(self, observation: np.ndarray | dict) -> dict[str, np.ndarray]:
-        """Split an observation vector (or dict) into its named fields."""
-        if isinstance(observation, dict):
-            observation = observation["observation"]
-        return {name: observation[part] for name, part in self.observation_layout.items()}
 
     # --- reset, step, observe -------------------------------------------------------------
 

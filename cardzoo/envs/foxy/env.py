@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
 from cardzoo.envs.core import (
+    AgentsAndSpaces,
     CardGameEnv,
-    agent_spaces,
     check_choice,
     check_int,
     known_options,
@@ -40,7 +39,7 @@ def env(**kwargs):
     return wrap(raw_env(**kwargs))
 
 
-class parallel_env(ParallelEnv):
+class parallel_env(AgentsAndSpaces, ParallelEnv):
     """Foxy as a PettingZoo ``ParallelEnv``: ``step`` takes every live player's number for the
     current card. Keyword arguments are the game's parameters plus ``render_mode`` and
     ``max_cycles`` (here: parallel steps, i.e. cards; default 20, so a game always ends first).
@@ -55,25 +54,11 @@ class parallel_env(ParallelEnv):
             "max_cycles", STACK_SIZE if max_cycles is None else max_cycles, 1
         )
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
-        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
-        observation_space, action_space = agent_spaces(self.game)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._set_up_agents()
         self.agents: list[str] = []
         self.state_: FoxyState | None = None
         self._rng: np.random.Generator | None = None
         self.num_steps = 0
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
-
-    @property
-    def observation_layout(self) -> dict[str, slice]:
-        return self.game.observation_layout
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         # The same generator scheme as CardGameEnv: one seed deals the same stack in both forms.
