@@ -1,0 +1,1 @@
+"""Minus Two: rules engine (:mod:`.rules`) and PettingZoo environment (:mod:`.env`)."""

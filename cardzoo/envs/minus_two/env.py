@@ -1,0 +1,18 @@
+"""The PettingZoo AEC environment of Minus Two: the shared base over the Minus Two engine."""
+
+from __future__ import annotations
+
+from cardzoo.envs.core import CardGameEnv, wrap
+from cardzoo.envs.minus_two.rules import MinusTwo
+
+
+class raw_env(CardGameEnv):
+    """Minus Two without wrappers: an illegal action raises ``ValueError``."""
+
+    game_class = MinusTwo
+    metadata = {**CardGameEnv.metadata, "name": "minus_two_v0"}
+
+
+def env(**kwargs):
+    """Minus Two with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    return wrap(raw_env(**kwargs))

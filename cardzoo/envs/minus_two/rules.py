@@ -1,0 +1,711 @@
+"""Minus Two — the rules engine (``minus_two_v0``).
+
+A shedding game with ``-2`` and ``>>>`` cards: get rid of your cards, play no higher than the pile
+allows, and keep your running total low. Specification: ``shared/rules/minus_two.md`` (from a
+Romanian original). This docstring is the full documentation of the rules as implemented;
+"Decision (rules file)" marks a point the rules file settles where the source is silent, and
+"Decision" one this implementation settles where the rules file is silent too.
+
+Cards
+    **Decision (rules file):** each player has a colour of 13 cards: number cards ``1`` .. ``10``
+    (one each), two ``-2`` and one ``>>>``. Card types: 0..9 = values 1..10, 10 = ``-2``,
+    11 = ``>>>``. Colours only tell whose card is whose; play and scoring use the type alone, so
+    the engine counts types.
+
+Players and seating
+    ``num_players`` 2..6 (default 4), agents ``player_0`` .. ``player_{n-1}``. Play goes left:
+    after player i comes player (i + 1) mod n.
+
+Setup of a round
+    Each player's 13 cards are shuffled: 4 face down in a row (positions 0..3), one face-up card on
+    each of them, 5 cards in hand. The pile starts empty. **Decisions (rules file):** round 1's
+    dealer is ``player_{n-1}``, so ``player_0`` starts; the dealer moves one seat left every round
+    and the dealer's left neighbour starts.
+    ``reset(options={"deals": [[13 card names] per player]})`` fixes round 1: per player the
+    first 4 names are the face-down row (positions 0..3), the next 4 the face-up row, the last 5
+    the hand. Names: ``"1"`` .. ``"10"``, ``"-2"``, ``">>>"``. Later rounds are
+    dealt with the game's seeded generator. Other option keys are refused by the engine
+    (``ValueError``); the environment warns about them and passes on only ``deals``.
+
+    **Decision (deals option):** a fixed deal may give any player any cards, as long as all the
+    players together hold exactly ``num_players`` colours (n of each number, 2n ``-2``, n ``>>>``).
+    Every card stays accounted for, and tests and studies can set up any hand.
+
+The pile and its limit
+    Empty pile: no limit (shown as 0). After number cards of value v: v. After k ``-2`` played
+    together on limit L: L - 2k.
+
+A turn: the active player plays one or more cards of one type onto the pile
+    - **Where from:** from the hand while it has cards; with the hand empty, from the face-up row;
+      with both empty, one face-down card, chosen by position and turned over blind. Several
+      cards played together come all from the hand or all from the face-up row; face-down cards
+      go one at a time.
+    - **Number cards:** any value on an empty pile, otherwise value <= limit. Several equal
+      numbers together set the limit to their value.
+    - **-2:** never on an empty pile. k of them together on limit L make it L - 2k; below 1, the
+      player who played them takes the whole pile into hand. **Decision:** "the whole pile"
+      includes those ``-2``: they were played onto it.
+    - **>>>:** playable on any pile, the empty one included. The whole pile leaves the game for
+      the round and is never scored, and the same player leads again on the empty pile
+      (**Decision (rules file):** the source's "may start the next round" read as leading the new
+      pile). **Decision:** the ``>>>`` leaves with the pile (it lies on it), and several ``>>>``
+      may go together like any equal cards.
+    - **Blind card:** if the turned card may be played, it is played (a ``-2`` on a non-empty
+      pile may be, and may then make its player take the pile). If not (a number above the
+      limit), the player takes the pile and that card into hand. Exception: a ``-2`` turned on an
+      empty pile goes into the hand and the same player turns another face-down card; if it was
+      their last face-down card, they hold only ``-2`` cards and play them all as their last cards.
+      **Decision:** that last play happens at once (it is the only thing the player could do), so
+      turning the last face-down card as a ``-2`` on an empty pile ends the round in the player's
+      favour, with the ``-2`` bonus.
+    - **Last cards:** a player without face-down cards whose every card (hand and face-up row
+      together) is a ``-2`` may play them all at once on any pile, even an empty one: the action
+      "play ``count`` ``-2`` from the hand" (from the face-up row when the hand is empty), with
+      ``count`` the number of all their cards, so hand and face-up ``-2`` go together here only.
+      On a non-empty pile they may instead play some ``-2`` from where they must play as usual.
+    - **Empty pile, only -2 where you must play from (Decision, rules file):** the player
+      plays from the first place, in the order hand -> face-up row -> face-down row, that holds
+      another card (face-down cards always count, being unseen), so play never stalls.
+      **Decision:** in that case any face-down position still holding a card may be turned, even
+      one under a face-up ``-2``; the positions are unseen and so equivalent.
+    - **No legal play** on a non-empty pile: the player takes the whole pile into hand.
+      **Decision (rules file):** a player may not take the pile while they have a legal play (a
+      ``-2`` is always a legal play on a non-empty pile, even when it makes its player take the
+      pile). Blind cards never allow taking: turning one is always the play.
+    - After a play (and any pile taking) the turn passes to the next player, except after ``>>>``
+      and the blind ``-2`` exception, where the same player goes on.
+
+End of a round and scoring
+    A player who holds no card (hand, face-up and face-down empty) wins the round at once; a
+    ``-2`` that was their last card (or last cards) ends it in their favour whatever the pile
+    (its limit is not applied). Every player adds the cards they still hold: numbers their value,
+    ``-2`` 20, ``>>>`` 50. The winner adds -10, or -80 if their last card played was a ``-2``.
+    ``scoring="count"`` (the children's variant): every card held counts 1, no bonus.
+
+End of the game
+    After a round in which some total reaches ``target`` (>=), the lowest total wins. If several
+    players tie for lowest, the target rises by 100 (10 for count scoring) and play goes on with
+    at least one more round before the end is checked again (against the new target). The next
+    round is dealt as soon as a round ends, in the same step; a finished game keeps its last
+    table (the winner's last cards on the pile).
+
+    Play can cycle for ever (cards go from hand to pile and back when players keep taking the
+    pile); ``max_cycles`` (default 20 000 agent steps) truncates such a game: nobody wins, reward
+    0. Random players end a 4-player game to 300 in about 380 steps.
+
+Actions, ``Discrete(293)``
+    ======================================  ==================================================
+    id                                      meaning
+    ======================================  ==================================================
+    ``0*144 + type*12 + (count-1)``         play ``count`` (1..12) cards of ``type`` from hand
+    ``1*144 + type*12 + (count-1)``         the same from the face-up row
+    ``288 + position``                      turn face-down card ``position`` (0..3) blind
+    ``292``                                 take the pile (only without a legal play)
+    ======================================  ==================================================
+
+    :func:`play_action`, :data:`BLIND_ACTIONS` and :data:`TAKE_PILE` build the ids;
+    ``MinusTwo.action_name`` names them.
+
+Observation (float32, seat-relative: per-player fields list the observer first, then leftwards)
+    ======================  ======  ==========================================================
+    field                   size    meaning
+    ======================  ======  ==========================================================
+    ``hand``                12      the observer's hand, cards per type
+    ``face_up``             n*12    every player's face-up row, cards per type
+    ``face_down``           4       1 where the observer's face-down position still holds a card
+    ``play_from``           3       one-hot: where the observer must play from now (hand,
+                                    face-up, face-down), as if it were their turn
+    ``hand_sizes``          n       cards in every player's hand
+    ``face_up_sizes``       n       cards in every player's face-up row
+    ``face_down_sizes``     n       face-down cards of every player
+    ``totals``              n       running totals (may be negative)
+    ``pile_limit``          1       the pile's limit, 0 for an empty pile
+    ``pile_size``           1       cards on the pile
+    ``pile``                12      the pile by type (played cards are face up)
+    ``removed``             12      cards removed by ``>>>`` this round, by type
+    ``target``              1       the current target score
+    ======================  ======  ==========================================================
+
+Rewards
+    ``reward="win"`` (default): at the end of the game the winner gets +1, every other player -1.
+    ``reward="points"``: at each round's end, minus the points each player added to their total
+    that round (the winner's bonus is a positive reward).
+
+Parameters
+    ``num_players`` (2..6, default 4), ``target_score`` (>= 1; default 300, or 30 for count
+    scoring), ``scoring`` (``"face"`` or ``"count"``), ``reward`` (``"win"`` or ``"points"``); the
+    environment adds ``max_cycles`` and ``render_mode``. Version: ``minus_two_v0``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes
+
+# --- cards -----------------------------------------------------------------------------------
+
+CARD_NAMES = tuple(str(value) for value in range(1, 11)) + ("-2", ">>>")
+NUM_TYPES = 12
+MINUS_TWO = 10
+CLEAR = 11  # the ">>>" card: clears the pile out of the game
+COLOUR = np.array([1] * 10 + [2, 1])  # copies of each type in one player's colour
+CARDS_PER_COLOUR = 13
+ROW = 4  # face-down positions (and face-up cards dealt)
+HAND_DEAL = 5
+NO_CARD = -1  # an empty face-down position
+FACE_POINTS = np.array(list(range(1, 11)) + [20, 50])
+WIN_BONUS, MINUS_TWO_BONUS = 10, 80
+
+# --- where a player plays from ---------------------------------------------------------------
+
+HAND, FACE_UP, FACE_DOWN = 0, 1, 2
+SOURCE_NAMES = ("hand", "face_up", "face_down")
+
+# --- actions ---------------------------------------------------------------------------------
+
+ACTIONS_PER_SOURCE = NUM_TYPES * 12  # type * 12 + (count - 1), counts 1..12
+BLIND = 2 * ACTIONS_PER_SOURCE  # 288: turn face-down position 0
+BLIND_ACTIONS = tuple(range(BLIND, BLIND + ROW))
+TAKE_PILE = BLIND + ROW  # 292
+NUM_ACTIONS = TAKE_PILE + 1
+
+
+def play_action(source: str, card: str, count: int = 1) -> int:
+    """The action id of playing ``count`` cards named ``card`` from ``source`` ("hand" or
+    "face_up"), e.g. ``play_action("hand", "7", 2)``."""
+    check_choice("source", source, SOURCE_NAMES[:2])
+    check_choice("card", card, CARD_NAMES)
+    check_int("count", count, 1, 12)
+    return SOURCE_NAMES.index(source) * ACTIONS_PER_SOURCE + CARD_NAMES.index(card) * 12 + count - 1
+
+
+def card_names(types) -> list[str]:
+    """Card type ids to names."""
+    return [CARD_NAMES[t] for t in types]
+
+
+@dataclasses.dataclass
+class MinusTwoState(State):
+    # (2, n, 12) cards per type in every hand (cards[HAND]) and face-up row (cards[FACE_UP])
+    cards: np.ndarray = None
+    face_down: np.ndarray = None  # (n, 4) card type at each face-down position, NO_CARD if gone
+    sizes: np.ndarray = None  # (3, n) cards in each place: sizes[HAND], [FACE_UP], [FACE_DOWN]
+    pile: np.ndarray = None  # (13 n,) card types in play order; the first pile_size count
+    pile_size: int = 0
+    pile_counts: np.ndarray = None  # (12,) the pile by type
+    limit: int = 0  # 0 = empty pile, no limit
+    removed: np.ndarray = None  # (12,) cards removed by >>> this round
+    totals: np.ndarray = None  # (n,) running totals
+    target: int = 300  # current target score (rises on a tie for lowest)
+    dealer: int = 0
+    round: int = 1
+    round_points: np.ndarray = None  # (n,) points added at the last round's end
+    round_winner: int = -1  # who went out in the last finished round
+
+
+class MinusTwo(Game):
+    name = "minus_two"
+    state_class = MinusTwoState
+    min_players = 2
+    max_players = 6
+    default_max_cycles = 20_000
+    num_actions = NUM_ACTIONS
+    reset_options = ("deals",)
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        target_score: int | None = None,
+        scoring: str = "face",
+        reward: str = "win",
+    ):
+        self.num_players = check_int("num_players", num_players, 2, 6)
+        check_choice("scoring", scoring, ("face", "count"))
+        check_choice("reward", reward, ("win", "points"))
+        self.scoring, self.reward = scoring, reward
+        default_target, self.target_raise = (300, 100) if scoring == "face" else (30, 10)
+        self.target_score = check_int(
+            "target_score", default_target if target_score is None else target_score, 1
+        )
+        n = self.num_players
+        self.composition = COLOUR * n  # every card of the game, by type
+        self.num_cards = CARDS_PER_COLOUR * n
+        # Points of a card type; index -1 (an empty face-down position) is worth nothing.
+        points = FACE_POINTS if scoring == "face" else np.ones(NUM_TYPES, np.int64)
+        self._points_or_nothing = np.append(points, 0)
+        self.observation_layout = layout_from_sizes(
+            [
+                ("hand", NUM_TYPES),
+                ("face_up", n * NUM_TYPES),
+                ("face_down", ROW),
+                ("play_from", 3),
+                ("hand_sizes", n),
+                ("face_up_sizes", n),
+                ("face_down_sizes", n),
+                ("totals", n),
+                ("pile_limit", 1),
+                ("pile_size", 1),
+                ("pile", NUM_TYPES),
+                ("removed", NUM_TYPES),
+                ("target", 1),
+            ]
+        )
+        self._precompute()
+
+    def _precompute(self) -> None:
+        """Tables that make legal_mask and observe a few array operations."""
+        # playable[limit]: the card types that may be played on a pile with that limit.
+        self._playable = [[*range(MINUS_TWO), CLEAR]]  # empty pile: numbers and >>>
+        for limit in range(1, 11):
+            self._playable.append([*range(limit), MINUS_TWO, CLEAR])
+        self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
+        # 1 for a card type, 0 for NO_CARD (index -1): which face-down positions hold a card.
+        self._occupied = np.append(np.ones(NUM_TYPES, np.int8), 0)
+        self._play_from = list(np.eye(3, dtype=np.float32))  # one-hot rows by place
+        # Observations list players from the observer on: seats[player] = player, player+1, ...
+        n = self.num_players
+        self._seats = [(np.arange(n) + player) % n for player in range(n)]
+        # Indices into the flattened (2, n, 12) cards: the observer's hand, then every face-up
+        # row in seat order.
+        types = np.arange(NUM_TYPES)
+        self._seen_cards = [
+            np.concatenate(
+                [
+                    (HAND * n + player) * NUM_TYPES + types,
+                    ((FACE_UP * n + seats[:, None]) * NUM_TYPES + types).ravel(),
+                ]
+            )
+            for player, seats in enumerate(self._seats)
+        ]
+        self._seat_sizes = [  # ... and over the flattened (3, n) sizes, place by place
+            (np.arange(3)[:, None] * n + seats).ravel() for seats in self._seats
+        ]
+        layout = self.observation_layout
+        # observe() writes these parts (slices of the layout, some fields written together).
+        self._obs_cards = slice(layout["hand"].start, layout["face_up"].stop)
+        self._obs_face_down, self._obs_play_from = layout["face_down"], layout["play_from"]
+        self._obs_sizes = slice(layout["hand_sizes"].start, layout["face_down_sizes"].stop)
+        self._obs_totals = layout["totals"]
+        self._obs_limit, self._obs_pile_size = layout["pile_limit"].start, layout["pile_size"].start
+        self._obs_pile, self._obs_removed = layout["pile"], layout["removed"]
+        self._obs_target = layout["target"].start
+
+    def params(self) -> dict:
+        return {
+            "num_players": self.num_players,
+            "target_score": self.target_score,
+            "scoring": self.scoring,
+            "reward": self.reward,
+        }
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n, layout = self.num_players, self.observation_layout
+        low = np.zeros(self.observation_size, np.float32)
+        high = np.ones(self.observation_size, np.float32)
+        copies = self.composition.astype(np.float32)
+        high[layout["hand"]] = copies
+        high[layout["face_up"]] = np.tile(np.minimum(copies, ROW), n)
+        high[layout["hand_sizes"]] = self.num_cards
+        high[layout["face_up_sizes"]] = ROW
+        high[layout["face_down_sizes"]] = ROW
+        low[layout["totals"]] = -np.inf  # a round won with -2 lowers a total by 80
+        high[layout["totals"]] = np.inf
+        high[layout["pile_limit"]] = 10
+        high[layout["pile_size"]] = self.num_cards
+        high[layout["pile"]] = copies
+        high[layout["removed"]] = copies
+        high[layout["target"]] = np.inf
+        return low, high
+
+    def action_name(self, action: int) -> str:
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            return f"invalid action {action}"
+        if action == TAKE_PILE:
+            return "take the pile"
+        if action >= BLIND:
+            return f"turn face-down card {action - BLIND}"
+        source, rest = divmod(action, ACTIONS_PER_SOURCE)
+        card, count = divmod(rest, 12)
+        where = "hand" if source == HAND else "face-up row"
+        return f"play {count + 1} x {CARD_NAMES[card]} from {where}"
+
+    # --- deal -----------------------------------------------------------------------------
+
+    def new_state(self, rng: np.random.Generator, options: dict | None = None) -> MinusTwoState:
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(self.reset_options))
+        if unknown:
+            raise ValueError(
+                f"unknown reset options {unknown}; allowed: {list(self.reset_options)}"
+            )
+        n = self.num_players
+        state = MinusTwoState(
+            rng=rng,
+            cards=np.zeros((2, n, NUM_TYPES), np.int64),
+            face_down=np.full((n, ROW), NO_CARD, np.int64),
+            sizes=np.zeros((3, n), np.int64),
+            pile=np.zeros(self.num_cards, np.int64),
+            pile_counts=np.zeros(NUM_TYPES, np.int64),
+            removed=np.zeros(NUM_TYPES, np.int64),
+            totals=np.zeros(n, np.int64),
+            target=self.target_score,
+            dealer=n - 1,
+            round=1,
+            round_points=np.zeros(n, np.int64),
+        )
+        if "deals" in options:
+            cards = self._parse_deals(options["deals"])
+        else:
+            cards = self._shuffled_colours(rng)
+        self._deal(state, cards)
+        return state
+
+    def _shuffled_colours(self, rng: np.random.Generator) -> np.ndarray:
+        """(n, 13) card types: every player's colour, shuffled on its own."""
+        colour = np.repeat(np.arange(NUM_TYPES), COLOUR)
+        return rng.permuted(np.tile(colour, (self.num_players, 1)), axis=1)
+
+    def _parse_deals(self, deals) -> np.ndarray:
+        n = self.num_players
+        if not isinstance(deals, (list, tuple)) or len(deals) != n:
+            raise ValueError(f"deals option: give a list of {n} deals (one per player)")
+        cards = np.zeros((n, CARDS_PER_COLOUR), np.int64)
+        for player, deal in enumerate(deals):
+            if not isinstance(deal, (list, tuple)) or len(deal) != CARDS_PER_COLOUR:
+                raise ValueError(
+                    f"deals option: player_{player} needs a list of {CARDS_PER_COLOUR} card names "
+                    f"(4 face-down, 4 face-up, 5 in hand), got {deal!r}"
+                )
+            for slot, name in enumerate(deal):
+                if name not in CARD_NAMES:
+                    raise ValueError(
+                        f"deals option: unknown card {name!r} for player_{player}; "
+                        f"cards: {list(CARD_NAMES)}"
+                    )
+                cards[player, slot] = CARD_NAMES.index(name)
+        counts = np.bincount(cards.ravel(), minlength=NUM_TYPES)
+        if not np.array_equal(counts, self.composition):
+            expected = dict(zip(CARD_NAMES, self.composition.tolist()))
+            raise ValueError(
+                f"deals option must hold exactly {n} colours, {expected}; "
+                f"got {dict(zip(CARD_NAMES, counts.tolist()))}"
+            )
+        return cards
+
+    def _deal(self, state: MinusTwoState, cards: np.ndarray) -> None:
+        """Deal one round from ``cards`` ((n, 13) types: 4 face-down, 4 face-up, 5 hand)."""
+        state.face_down[:] = cards[:, :ROW]
+        for player in range(self.num_players):
+            face_up, hand = cards[player, ROW : 2 * ROW], cards[player, 2 * ROW :]
+            state.cards[FACE_UP, player] = np.bincount(face_up, minlength=NUM_TYPES)
+            state.cards[HAND, player] = np.bincount(hand, minlength=NUM_TYPES)
+        state.sizes[HAND] = HAND_DEAL
+        state.sizes[FACE_UP] = ROW
+        state.sizes[FACE_DOWN] = ROW
+        state.pile_size = 0
+        state.pile_counts[:] = 0
+        state.limit = 0
+        state.removed[:] = 0
+        state.current_player = (state.dealer + 1) % self.num_players
+
+    # --- where to play from, and what is legal ---------------------------------------------
+
+    def play_source(self, state: MinusTwoState, player: int) -> int:
+        """Where ``player`` must play from now: HAND, FACE_UP or FACE_DOWN."""
+        if state.pile_size:
+            if state.sizes[HAND, player]:
+                return HAND
+            return FACE_UP if state.sizes[FACE_UP, player] else FACE_DOWN
+        # Empty pile: skip a place that holds nothing but -2 (which cannot lead).
+        if state.sizes[HAND, player] > state.cards[HAND, player, MINUS_TWO]:
+            return HAND
+        if state.sizes[FACE_UP, player] > state.cards[FACE_UP, player, MINUS_TWO]:
+            return FACE_UP
+        if state.sizes[FACE_DOWN, player]:
+            return FACE_DOWN
+        return HAND if state.sizes[HAND, player] else FACE_UP  # only -2 left: the last cards
+
+    def holds_only_minus_two(self, state: MinusTwoState, player: int) -> bool:
+        """True when the player may play all their cards, every one a -2, as their last."""
+        return (
+            not state.sizes[FACE_DOWN, player]
+            and state.cards[HAND, player, MINUS_TWO] + state.cards[FACE_UP, player, MINUS_TWO]
+            == state.sizes[HAND, player] + state.sizes[FACE_UP, player]
+        )
+
+    def legal_mask(self, state: MinusTwoState, player: int) -> np.ndarray:
+        mask = self._no_actions.copy()
+        if state.terminal or player != state.current_player:
+            return mask
+        source = self.play_source(state, player)
+        if source == FACE_DOWN:
+            mask[BLIND:TAKE_PILE] = self._occupied.take(state.face_down[player])
+            return mask
+        held = state.cards[source, player].tolist()
+        offset = source * ACTIONS_PER_SOURCE
+        can_play = False
+        # A Python loop over a dozen types beats array operations at this size.
+        for card in self._playable[state.limit]:
+            count = held[card]
+            if count:
+                first = offset + card * 12
+                mask[first : first + count] = 1  # play 1..count of them
+                can_play = True
+        if not state.sizes[FACE_DOWN, player] and self.holds_only_minus_two(state, player):
+            every_card = state.sizes[HAND, player] + state.sizes[FACE_UP, player]
+            mask[offset + MINUS_TWO * 12 + every_card - 1] = 1
+        elif state.pile_size and not can_play:
+            mask[TAKE_PILE] = 1
+        return mask
+
+    # --- play -----------------------------------------------------------------------------
+
+    def apply(self, state: MinusTwoState, action: int) -> np.ndarray | None:
+        player = state.current_player
+        if action == TAKE_PILE:
+            self._take_pile(state, player)
+            self._pass_turn(state, player)
+            return None
+        if action >= BLIND:
+            return self._turn_blind(state, player, action - BLIND)
+        source, rest = divmod(action, ACTIONS_PER_SOURCE)
+        card, count = rest // 12, rest % 12 + 1
+        if card == MINUS_TWO and count > state.cards[source, player, MINUS_TWO]:
+            self._remove_every_minus_two(state, player)  # the last cards, hand and face-up
+        else:
+            state.cards[source, player, card] -= count
+            state.sizes[source, player] -= count
+        return self._play(state, player, card, count)
+
+    def _play(self, state: MinusTwoState, player: int, card: int, count: int) -> np.ndarray | None:
+        """Put ``count`` cards of type ``card``, already out of the player's hands, on the pile
+        and apply their effect."""
+        size = state.pile_size
+        state.pile[size : size + count] = card
+        state.pile_size = size + count
+        state.pile_counts[card] += count
+        sizes = state.sizes
+        if not (sizes[HAND, player] or sizes[FACE_UP, player] or sizes[FACE_DOWN, player]):
+            return self._end_round(state, player, last_card_minus_two=card == MINUS_TWO)
+        if card == CLEAR:
+            state.removed += state.pile_counts
+            self._empty_pile(state)
+            return None  # the same player leads the empty pile
+        if card == MINUS_TWO:
+            state.limit -= 2 * count
+            if state.limit < 1:
+                self._take_pile(state, player)
+        else:
+            state.limit = card + 1
+        state.current_player = (player + 1) % self.num_players  # the turn passes
+        return None
+
+    def _turn_blind(self, state: MinusTwoState, player: int, position: int) -> np.ndarray | None:
+        card = int(state.face_down[player, position])
+        state.face_down[player, position] = NO_CARD
+        state.sizes[FACE_DOWN, player] -= 1
+        if card == MINUS_TWO and not state.pile_size:
+            # The source's exception: the -2 goes into the hand and the player turns another
+            # face-down card; with none left, all they hold is -2 and they play it out.
+            self._add_to_hand(state, player, card)
+            if state.sizes[FACE_DOWN, player]:
+                return None
+            count = self._remove_every_minus_two(state, player)
+            return self._play(state, player, MINUS_TWO, count)
+        if not state.pile_size or card >= MINUS_TWO or card < state.limit:  # value <= limit
+            return self._play(state, player, card, 1)
+        # A number above the limit cannot be played: it goes into the hand with the pile.
+        self._add_to_hand(state, player, card)
+        self._take_pile(state, player)
+        self._pass_turn(state, player)
+        return None
+
+    def _add_to_hand(self, state: MinusTwoState, player: int, card: int) -> None:
+        state.cards[HAND, player, card] += 1
+        state.sizes[HAND, player] += 1
+
+    def _remove_every_minus_two(self, state: MinusTwoState, player: int) -> int:
+        """Take every -2 out of the player's hand and face-up row; return how many."""
+        in_hand, face_up = state.cards[:, player, MINUS_TWO].tolist()
+        state.cards[:, player, MINUS_TWO] = 0
+        state.sizes[HAND, player] -= in_hand
+        state.sizes[FACE_UP, player] -= face_up
+        return in_hand + face_up
+
+    def _take_pile(self, state: MinusTwoState, player: int) -> None:
+        state.cards[HAND, player] += state.pile_counts
+        state.sizes[HAND, player] += state.pile_size
+        self._empty_pile(state)
+
+    def _empty_pile(self, state: MinusTwoState) -> None:
+        state.pile_size = 0
+        state.pile_counts[:] = 0
+        state.limit = 0
+
+    def _pass_turn(self, state: MinusTwoState, player: int) -> None:
+        state.current_player = (player + 1) % self.num_players
+
+    # --- end of a round and of the game ----------------------------------------------------
+
+    def points_held(self, state: MinusTwoState) -> np.ndarray:
+        """What each player's remaining cards are worth under this game's scoring."""
+        points = self._points_or_nothing
+        in_hands = state.cards.sum(axis=0) @ points[:NUM_TYPES]
+        return in_hands + points[state.face_down].sum(axis=1)
+
+    def _end_round(
+        self, state: MinusTwoState, winner: int, last_card_minus_two: bool
+    ) -> np.ndarray | None:
+        added = self.points_held(state)
+        if self.scoring == "face":
+            added[winner] = -(MINUS_TWO_BONUS if last_card_minus_two else WIN_BONUS)
+        state.totals += added
+        state.round_points = added
+        state.round_winner = winner
+        rewards = -added.astype(np.float64) if self.reward == "points" else None
+        if state.totals.max() >= state.target:
+            lowest = state.totals == state.totals.min()
+            if lowest.sum() == 1:
+                state.terminal = True
+                if self.reward == "win":
+                    rewards = np.where(lowest, 1.0, -1.0)
+                return rewards
+            state.target += self.target_raise  # a tie for lowest: play on to a higher target
+        self._start_next_round(state)
+        return rewards
+
+    def _start_next_round(self, state: MinusTwoState) -> None:
+        state.dealer = (state.dealer + 1) % self.num_players
+        state.round += 1
+        self._deal(state, self._shuffled_colours(state.rng))
+
+    # --- results --------------------------------------------------------------------------
+
+    def scores(self, state: MinusTwoState) -> np.ndarray:
+        return state.totals.copy()
+
+    def winners(self, state: MinusTwoState) -> np.ndarray:
+        if not state.terminal:
+            return np.zeros(self.num_players, bool)
+        return state.totals == state.totals.min()
+
+    # --- what a player sees ---------------------------------------------------------------
+
+    def observe(
+        self, state: MinusTwoState, player: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        if out is None:
+            out = np.empty(self.observation_size, np.float32)
+        # The hand and every face-up row (the observer's first) in one gather, then the rest.
+        out[self._obs_cards] = state.cards.take(self._seen_cards[player])
+        out[self._obs_face_down] = self._occupied.take(state.face_down[player])
+        out[self._obs_play_from] = self._play_from[self.play_source(state, player)]
+        out[self._obs_sizes] = state.sizes.take(self._seat_sizes[player])
+        out[self._obs_totals] = state.totals.take(self._seats[player])
+        out[self._obs_limit] = state.limit
+        out[self._obs_pile_size] = state.pile_size
+        out[self._obs_pile] = state.pile_counts
+        out[self._obs_removed] = state.removed
+        out[self._obs_target] = state.target
+        return out
+
+    # --- reading the table (tests, debugging, rendering) -----------------------------------
+
+    def hand_cards(self, state: MinusTwoState, player: int) -> list[str]:
+        return card_names(np.repeat(np.arange(NUM_TYPES), state.cards[HAND, player]))
+
+    def face_up_cards(self, state: MinusTwoState, player: int) -> list[str]:
+        return card_names(np.repeat(np.arange(NUM_TYPES), state.cards[FACE_UP, player]))
+
+    def face_down_cards(self, state: MinusTwoState, player: int) -> list[str | None]:
+        """The face-down row by position, None where the card is gone."""
+        return [None if t == NO_CARD else CARD_NAMES[t] for t in state.face_down[player]]
+
+    def pile_cards(self, state: MinusTwoState) -> list[str]:
+        """The pile, first played first."""
+        return card_names(state.pile[: state.pile_size])
+
+    def render(self, state: MinusTwoState, player: int | None = None) -> str:
+        n = self.num_players
+        seen_from = "" if player is None else f", seen by player_{player}"
+        lines = [
+            f"Minus Two, round {state.round}, dealer player_{state.dealer}, "
+            f"target {state.target}{seen_from}"
+        ]
+        limit = f", limit {state.limit}" if state.pile_size else ""
+        pile = " ".join(self.pile_cards(state)) or "-"
+        lines.append(f"  pile ({state.pile_size} cards{limit}): {pile}")
+        if state.removed.any():
+            removed = card_names(np.repeat(np.arange(NUM_TYPES), state.removed))
+            lines.append(f"  removed by >>>: {' '.join(removed)}")
+        for seat in range(n):
+            lines.append(self._render_seat(state, seat, player))
+        if state.round > 1 or state.terminal:
+            points = " ".join(f"{p:+d}" for p in state.round_points)
+            lines.append(f"  last round: player_{state.round_winner} went out; points {points}")
+        if state.terminal:
+            winner = int(np.flatnonzero(self.winners(state))[0])
+            lines.append(f"  game over: player_{winner} wins with {state.totals[winner]} points")
+        return "\n".join(lines)
+
+    def _render_seat(self, state: MinusTwoState, seat: int, viewer: int | None) -> str:
+        if viewer is None or viewer == seat:
+            hand = " ".join(self.hand_cards(state, seat)) or "-"
+        else:
+            hand = f"{state.sizes[HAND, seat]} cards"
+        face_down = [
+            "." if name is None else ("#" if viewer is not None else f"[{name}]")
+            for name in self.face_down_cards(state, seat)
+        ]
+        face_up = " ".join(self.face_up_cards(state, seat)) or "-"
+        turn = "  <- to play" if not state.terminal and seat == state.current_player else ""
+        return (
+            f"  player_{seat} total {state.totals[seat]:4d} | hand: {hand} | face-up: {face_up}"
+            f" | face-down: {' '.join(face_down)}{turn}"
+        )
+
+    # --- consistency (the test suite calls this after every step) --------------------------
+
+    def check_invariants(self, state: MinusTwoState) -> None:
+        n = self.num_players
+        face_down = state.face_down
+        everywhere = (
+            state.cards.sum(axis=(0, 1))
+            + np.bincount(face_down[face_down != NO_CARD], minlength=NUM_TYPES)
+            + state.pile_counts
+            + state.removed
+        )
+        assert np.array_equal(everywhere, self.composition), f"cards {everywhere}"
+        assert (state.cards >= 0).all()
+        assert np.array_equal(state.sizes[:FACE_DOWN], state.cards.sum(axis=2)), "place sizes"
+        assert np.array_equal(state.sizes[FACE_DOWN], (face_down != NO_CARD).sum(axis=1))
+        assert (state.sizes[FACE_UP] <= ROW).all()
+        pile = state.pile[: state.pile_size]
+        assert np.array_equal(state.pile_counts, np.bincount(pile, minlength=NUM_TYPES))
+        assert state.target >= self.target_score and 0 <= state.dealer < n
+        if state.terminal:  # the winner's last cards lie on the pile, their effect not applied
+            assert self.winners(state).sum() == 1, "a finished game has one winner"
+            assert state.totals.max() >= state.target
+            return
+        assert state.limit == self._limit_of(pile), f"limit {state.limit} of pile {pile}"
+        actor = state.current_player
+        assert state.sizes[:, actor].any(), "the player to act holds no card"
+        assert self.legal_mask(state, actor).any(), "the player to act has no legal action"
+
+    @staticmethod
+    def _limit_of(pile: np.ndarray) -> int:
+        """The limit a pile sets, recomputed card by card (0 when empty)."""
+        limit = 0
+        for card in pile:
+            assert card != CLEAR, ">>> never stays on the pile"
+            if card == MINUS_TWO:
+                assert limit >= 1, "-2 played on an empty pile"
+                limit -= 2
+            else:
+                limit = card + 1
+        assert pile.size == 0 or limit >= 1, "a pile's limit is never below 1"
+        return limit
