@@ -105,9 +105,14 @@ def test_maskable_ppo_learns_on_it_without_error():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
-    env = SingleAgentEnv("henhouse", num_players=2)
+    env = gymnasium.make("cardzoo/NobodyWantsIt-v0", num_players=3)
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, verbose=0)
     model.learn(128)
-    observation, _ = env.reset(seed=1)
-    action, _ = model.predict(observation, action_masks=env.action_masks())
-    assert int(action) == 0
+    observation, info = env.reset(seed=1)
+    for _ in range(20):  # the masked policy only ever picks legal actions
+        mask = env.unwrapped.action_masks()
+        action, _ = model.predict(observation, action_masks=mask)
+        assert mask[int(action)]
+        observation, _, terminated, truncated, info = env.step(int(action))
+        if terminated or truncated:
+            observation, info = env.reset()
