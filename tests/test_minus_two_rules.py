@@ -9,6 +9,9 @@ is about."""
 
 from __future__ import annotations
 
+import copy
+import json
+import pickle
 import warnings
 from collections import Counter
 
@@ -783,3 +786,22 @@ def test_action_names_and_ids():
     with pytest.raises(ValueError, match="source"):
         play_action("deck", "7")
     assert (HAND, FACE_UP, FACE_DOWN) == (0, 1, 2)
+
+
+def test_state_views_stay_tied_to_their_own_table_after_restore_copy_and_pickle():
+    """The named counts are views into one flat table (one gather per observation): every way
+    of copying a state must give the copy views of its own table."""
+    game = MinusTwo(num_players=4)
+    state = game.new_state(np.random.default_rng(0))
+    copies = [
+        game.restore(json.loads(json.dumps(game.snapshot(state)))),
+        copy.deepcopy(state),
+        pickle.loads(pickle.dumps(state)),
+    ]
+    for duplicate in copies:
+        for name in ("cards", "face_down_held", "sizes", "totals", "pile_counts", "removed"):
+            assert np.shares_memory(getattr(duplicate, name), duplicate.table), name
+            assert not np.shares_memory(getattr(duplicate, name), state.table), name
+        duplicate.totals[0] += 5
+        assert duplicate.table[duplicate.table != state.table].tolist() == [5]
+        assert state.totals[0] == 0

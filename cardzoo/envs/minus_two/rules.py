@@ -140,10 +140,18 @@ Parameters
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes
+from cardzoo.envs.core import (
+    Game,
+    State,
+    check_choice,
+    check_int,
+    layout_from_sizes,
+    seat_order,
+)
 
 # --- cards -----------------------------------------------------------------------------------
 
@@ -187,23 +195,52 @@ def card_names(types) -> list[str]:
     return [CARD_NAMES[t] for t in types]
 
 
+@functools.cache
+def table_parts(num_players: int) -> dict[str, tuple[slice, tuple[int, ...]]]:
+    """Where each count lives in :attr:`MinusTwoState.table`: name -> (slice, shape). Cached
+    (every new state asks): do not modify."""
+    n = num_players
+    shapes = {
+        "cards": (2, n, NUM_TYPES),  # cards per type in every hand and face-up row
+        "face_down_held": (n, ROW),  # 1 where a face-down position still holds a card
+        "sizes": (3, n),  # cards in each place: sizes[HAND], [FACE_UP], [FACE_DOWN]
+        "totals": (n,),  # running totals
+        "pile_counts": (NUM_TYPES,),  # the pile by type
+        "removed": (NUM_TYPES,),  # cards removed by >>> this round
+    }
+    slices = layout_from_sizes([(name, int(np.prod(shape))) for name, shape in shapes.items()])
+    return {name: (slices[name], shape) for name, shape in shapes.items()}
+
+
 @dataclasses.dataclass
 class MinusTwoState(State):
-    # (2, n, 12) cards per type in every hand (cards[HAND]) and face-up row (cards[FACE_UP])
-    cards: np.ndarray = None
+    # Every count an observation shows lives in ONE flat int array, so that observe() gathers
+    # them with a single take(). Read and write them through the named views that
+    # __post_init__ makes (cards, face_down_held, sizes, totals, pile_counts, removed: see
+    # table_parts); write into the views, never rebind them. Only the table is a field, so the
+    # generic snapshot stores it once and restore() rebuilds the views.
+    table: np.ndarray = None
     face_down: np.ndarray = None  # (n, 4) card type at each face-down position, NO_CARD if gone
-    sizes: np.ndarray = None  # (3, n) cards in each place: sizes[HAND], [FACE_UP], [FACE_DOWN]
     pile: np.ndarray = None  # (13 n,) card types in play order; the first pile_size count
     pile_size: int = 0
-    pile_counts: np.ndarray = None  # (12,) the pile by type
     limit: int = 0  # 0 = empty pile, no limit
-    removed: np.ndarray = None  # (12,) cards removed by >>> this round
-    totals: np.ndarray = None  # (n,) running totals
     target: int = 300  # current target score (rises on a tie for lowest)
     dealer: int = 0
     round: int = 1
     round_points: np.ndarray = None  # (n,) points added at the last round's end
     round_winner: int = -1  # who went out in the last finished round
+
+    def __post_init__(self) -> None:
+        for name, (part, shape) in table_parts(len(self.face_down)).items():
+            setattr(self, name, self.table[part].reshape(shape))
+
+    # copy, deepcopy and pickle: carry the fields only and rebuild the views on the copy.
+    def __getstate__(self) -> dict:
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+    def __setstate__(self, fields: dict) -> None:
+        self.__dict__.update(fields)
+        self.__post_init__()
 
 
 class MinusTwo(Game):
@@ -262,36 +299,44 @@ class MinusTwo(Game):
         for limit in range(1, 11):
             self._playable.append([*range(limit), MINUS_TWO, CLEAR])
         self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
-        # 1 for a card type, 0 for NO_CARD (index -1): which face-down positions hold a card.
-        self._occupied = np.append(np.ones(NUM_TYPES, np.int8), 0)
         self._play_from = list(np.eye(3, dtype=np.float32))  # one-hot rows by place
-        # Observations list players from the observer on: seats[player] = player, player+1, ...
         n = self.num_players
-        self._seats = [(np.arange(n) + player) % n for player in range(n)]
-        # Indices into the flattened (2, n, 12) cards: the observer's hand, then every face-up
-        # row in seat order.
-        types = np.arange(NUM_TYPES)
-        self._seen_cards = [
-            np.concatenate(
-                [
-                    (HAND * n + player) * NUM_TYPES + types,
-                    ((FACE_UP * n + seats[:, None]) * NUM_TYPES + types).ravel(),
-                ]
-            )
-            for player, seats in enumerate(self._seats)
-        ]
-        self._seat_sizes = [  # ... and over the flattened (3, n) sizes, place by place
-            (np.arange(3)[:, None] * n + seats).ravel() for seats in self._seats
-        ]
+        self._table_size = max(part.stop for part, _ in table_parts(n).values())
+        # Observations list players from the observer on.
+        self._observed = [self._observed_indices(player) for player in range(n)]
         layout = self.observation_layout
-        # observe() writes these parts (slices of the layout, some fields written together).
-        self._obs_cards = slice(layout["hand"].start, layout["face_up"].stop)
-        self._obs_face_down, self._obs_play_from = layout["face_down"], layout["play_from"]
-        self._obs_sizes = slice(layout["hand_sizes"].start, layout["face_down_sizes"].stop)
-        self._obs_totals = layout["totals"]
+        # observe() writes these after the gather.
+        self._obs_play_from = layout["play_from"]
         self._obs_limit, self._obs_pile_size = layout["pile_limit"].start, layout["pile_size"].start
-        self._obs_pile, self._obs_removed = layout["pile"], layout["removed"]
         self._obs_target = layout["target"].start
+
+    def _observed_indices(self, player: int) -> np.ndarray:
+        """Indices into the state's table that give ``player``'s observation in one take(),
+        players listed from the observer on. Fields that are not in the table (play_from and
+        the scalars) get index 0 and are written after the gather."""
+        n = self.num_players
+        seats = seat_order(player, n)
+        # Views of the table's own indices, shaped like the state's named parts.
+        at = {
+            name: np.arange(part.start, part.stop).reshape(shape)
+            for name, (part, shape) in table_parts(n).items()
+        }
+        from_table = {
+            "hand": at["cards"][HAND, player],
+            "face_up": at["cards"][FACE_UP, seats],
+            "face_down": at["face_down_held"][player],
+            "hand_sizes": at["sizes"][HAND, seats],
+            "face_up_sizes": at["sizes"][FACE_UP, seats],
+            "face_down_sizes": at["sizes"][FACE_DOWN, seats],
+            "totals": at["totals"][seats],
+            "pile": at["pile_counts"],
+            "removed": at["removed"],
+        }
+        indices = np.zeros(self.observation_size, np.intp)
+        for field, where in self.observation_layout.items():
+            if field in from_table:
+                indices[where] = from_table[field].ravel()
+        return indices
 
     def params(self) -> dict:
         return {
@@ -345,13 +390,9 @@ class MinusTwo(Game):
         n = self.num_players
         state = MinusTwoState(
             rng=rng,
-            cards=np.zeros((2, n, NUM_TYPES), np.int64),
+            table=np.zeros(self._table_size, np.int64),
             face_down=np.full((n, ROW), NO_CARD, np.int64),
-            sizes=np.zeros((3, n), np.int64),
             pile=np.zeros(self.num_cards, np.int64),
-            pile_counts=np.zeros(NUM_TYPES, np.int64),
-            removed=np.zeros(NUM_TYPES, np.int64),
-            totals=np.zeros(n, np.int64),
             target=self.target_score,
             dealer=n - 1,
             round=1,
@@ -399,6 +440,7 @@ class MinusTwo(Game):
     def _deal(self, state: MinusTwoState, cards: np.ndarray) -> None:
         """Deal one round from ``cards`` ((n, 13) types: 4 face-down, 4 face-up, 5 hand)."""
         state.face_down[:] = cards[:, :ROW]
+        state.face_down_held[:] = 1
         for player in range(self.num_players):
             face_up, hand = cards[player, ROW : 2 * ROW], cards[player, 2 * ROW :]
             state.cards[FACE_UP, player] = np.bincount(face_up, minlength=NUM_TYPES)
@@ -443,17 +485,18 @@ class MinusTwo(Game):
             return mask
         source = self.play_source(state, player)
         if source == FACE_DOWN:
-            mask[BLIND:TAKE_PILE] = self._occupied.take(state.face_down[player])
+            mask[BLIND:TAKE_PILE] = state.face_down_held[player]
             return mask
         held = state.cards[source, player].tolist()
         offset = source * ACTIONS_PER_SOURCE
         can_play = False
-        # A Python loop over a dozen types beats array operations at this size.
+        # A Python loop over a dozen types beats array operations at this size (and fill()
+        # beats assigning a number to a slice).
         for card in self._playable[state.limit]:
             count = held[card]
             if count:
                 first = offset + card * 12
-                mask[first : first + count] = 1  # play 1..count of them
+                mask[first : first + count].fill(1)  # play 1..count of them
                 can_play = True
         if not state.sizes[FACE_DOWN, player] and self.holds_only_minus_two(state, player):
             every_card = state.sizes[HAND, player] + state.sizes[FACE_UP, player]
@@ -485,7 +528,7 @@ class MinusTwo(Game):
         """Put ``count`` cards of type ``card``, already out of the player's hands, on the pile
         and apply their effect."""
         size = state.pile_size
-        state.pile[size : size + count] = card
+        state.pile[size : size + count].fill(card)
         state.pile_size = size + count
         state.pile_counts[card] += count
         sizes = state.sizes
@@ -507,6 +550,7 @@ class MinusTwo(Game):
     def _turn_blind(self, state: MinusTwoState, player: int, position: int) -> np.ndarray | None:
         card = int(state.face_down[player, position])
         state.face_down[player, position] = NO_CARD
+        state.face_down_held[player, position] = 0
         state.sizes[FACE_DOWN, player] -= 1
         if card == MINUS_TWO and not state.pile_size:
             # The source's exception: the -2 goes into the hand and the player turns another
@@ -537,13 +581,14 @@ class MinusTwo(Game):
         return in_hand + face_up
 
     def _take_pile(self, state: MinusTwoState, player: int) -> None:
-        state.cards[HAND, player] += state.pile_counts
+        hand = state.cards[HAND, player]
+        np.add(hand, state.pile_counts, out=hand)  # in place, without writing the view back
         state.sizes[HAND, player] += state.pile_size
         self._empty_pile(state)
 
     def _empty_pile(self, state: MinusTwoState) -> None:
         state.pile_size = 0
-        state.pile_counts[:] = 0
+        state.pile_counts.fill(0)
         state.limit = 0
 
     def _pass_turn(self, state: MinusTwoState, player: int) -> None:
@@ -598,18 +643,15 @@ class MinusTwo(Game):
     def observe(
         self, state: MinusTwoState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
+        # One gather of the state's table fills every field but play_from and the scalars.
+        seen = state.table.take(self._observed[player])
         if out is None:
-            out = np.empty(self.observation_size, np.float32)
-        # The hand and every face-up row (the observer's first) in one gather, then the rest.
-        out[self._obs_cards] = state.cards.take(self._seen_cards[player])
-        out[self._obs_face_down] = self._occupied.take(state.face_down[player])
+            out = seen.astype(np.float32)
+        else:
+            out[...] = seen  # [...] assigns faster than [:]
         out[self._obs_play_from] = self._play_from[self.play_source(state, player)]
-        out[self._obs_sizes] = state.sizes.take(self._seat_sizes[player])
-        out[self._obs_totals] = state.totals.take(self._seats[player])
         out[self._obs_limit] = state.limit
         out[self._obs_pile_size] = state.pile_size
-        out[self._obs_pile] = state.pile_counts
-        out[self._obs_removed] = state.removed
         out[self._obs_target] = state.target
         return out
 
@@ -682,6 +724,7 @@ class MinusTwo(Game):
         assert np.array_equal(everywhere, self.composition), f"cards {everywhere}"
         assert (state.cards >= 0).all()
         assert np.array_equal(state.sizes[:FACE_DOWN], state.cards.sum(axis=2)), "place sizes"
+        assert np.array_equal(state.face_down_held, face_down != NO_CARD), "face-down held"
         assert np.array_equal(state.sizes[FACE_DOWN], (face_down != NO_CARD).sum(axis=1))
         assert (state.sizes[FACE_UP] <= ROW).all()
         pile = state.pile[: state.pile_size]
