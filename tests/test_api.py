@@ -194,6 +194,31 @@ def test_wrapped_env_step_before_reset_is_an_error(spec, config):
 
 
 @pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_wrapped_env_agent_iter_without_step_is_an_error(spec, config):
+    env = spec.module().env(**config)
+    with pytest.raises(AssertionError, match="reset"):
+        env.agent_iter()
+    env.reset(seed=0)
+    iterator = iter(env.agent_iter())
+    next(iterator)
+    with pytest.raises(AssertionError, match="step"):
+        next(iterator)  # no step() in between
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_wrapped_env_stepping_after_the_end_warns_and_does_nothing(spec, config):
+    env = spec.module().env(max_cycles=1, **config)
+    env.reset(seed=0)
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        done = terminated or truncated
+        env.step(None if done else int(np.flatnonzero(observation["action_mask"])[0]))
+    assert not env.agents
+    env.step(None)  # PettingZoo logs a warning; nothing changes
+    assert not env.agents
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
 def test_illegal_action_wrapped_env_ends_game_minus_one_for_offender(spec, config):
     env = spec.module().env(**config)
     env.reset(seed=0)

@@ -30,6 +30,10 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Small helpers shared by the engines
@@ -539,11 +543,45 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     rewards = _forward("rewards")
     _cumulative_rewards = _forward("_cumulative_rewards")
 
+    # The three calls of every step of the AEC loop go straight to the wrapped environment,
+    # with the parent's checks and messages.
     def last(self, observe: bool = True):
-        # The wrapped environment answers from its own attributes, without the forwarding.
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the wrapped environment directly."""
+
+    def __next__(self) -> str:
+        raw = self.env.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        self.iters_til_term -= 1
+        return raw.agent_selection
 
 
 def wrap(raw: CardGameEnv) -> AECEnv:
