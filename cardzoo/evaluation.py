@@ -98,24 +98,44 @@ def play_game(
 
 @dataclasses.dataclass
 class AgentRecord:
-    """Everything one agent (a lineup name, pooled over its seats) did in a match."""
+    """Everything one agent (a lineup name, pooled over its seats) did in a match.
+
+    An agent in several seats of the same game (three random players, say) has correlated
+    results within that game, so its intervals are computed over games, from its per-game
+    averages (normal approximation); an agent in one seat per game gets the Wilson interval of
+    its wins."""
 
     name: str
+    seats_per_game: int = 1
     wins: int = 0
     seat_games: int = 0
     rewards: list[float] = dataclasses.field(default_factory=list)
     scores: list[float] = dataclasses.field(default_factory=list)
+    win_shares: list[float] = dataclasses.field(default_factory=list)  # per game
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.seat_games if self.seat_games else math.nan
 
+    def add_game(self, wins: list[bool], rewards: list[float], scores: list[float]) -> None:
+        """The results of this agent's seats in one game."""
+        self.seat_games += len(wins)
+        self.wins += sum(wins)
+        self.win_shares.append(sum(wins) / len(wins))
+        self.rewards.append(float(np.mean(rewards)))
+        self.scores.append(float(np.mean(scores)))
+
     def summary(self) -> dict:
-        low, high = wilson_interval(self.wins, self.seat_games)
+        if self.seats_per_game == 1:
+            low, high = wilson_interval(self.wins, self.seat_games)
+        else:
+            _, low, high = mean_interval(self.win_shares)
+            low, high = max(0.0, low), min(1.0, high)
         reward, reward_low, reward_high = mean_interval(self.rewards)
         score, score_low, score_high = mean_interval(self.scores)
         return {
             "agent": self.name,
+            "seats_per_game": self.seats_per_game,
             "seat_games": self.seat_games,
             "wins": self.wins,
             "win_rate": self.win_rate,
@@ -170,6 +190,11 @@ class MatchResult:
                 + f"{_fmt(s['mean_reward'], s['mean_reward_ci']):<28}"
                 + f"{_fmt(s['mean_score'], s['mean_score_ci']):<28}"
             )
+        if any(record.seats_per_game > 1 for record in self.agents.values()):
+            rows.append(
+                "(an agent in several seats of a game: intervals over games, from its per-game "
+                "averages)"
+            )
         return "\n".join(rows)
 
 
@@ -209,7 +234,7 @@ def play_match(
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     labels = _labels(lineup)
     agents = [_build(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
-    records = {label: AgentRecord(label) for label in dict.fromkeys(labels)}
+    records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
     indices = range(num_games)
     if progress:
@@ -222,12 +247,13 @@ def play_match(
         seat_entries = [(seat + rotation) % n for seat in range(n)]
         record = play_game(game, [agents[e] for e in seat_entries], deal, max_cycles)
         games.append(record)
-        for seat, entry in enumerate(seat_entries):
-            stats = records[labels[entry]]
-            stats.seat_games += 1
-            stats.wins += bool(record.winners[seat])
-            stats.rewards.append(float(record.rewards[seat]))
-            stats.scores.append(float(record.scores[seat]))
+        for label, stats in records.items():
+            seats = [seat for seat, entry in enumerate(seat_entries) if labels[entry] == label]
+            stats.add_game(
+                [bool(record.winners[seat]) for seat in seats],
+                [float(record.rewards[seat]) for seat in seats],
+                [float(record.scores[seat]) for seat in seats],
+            )
     return MatchResult(game_name, params, labels, games, records, mirrored)
 
 

@@ -176,3 +176,27 @@ def test_write_json_atomic_leaves_no_temporary_file(tmp_path):
         write_json_atomic(target, {"a": object()})
     assert json.loads(target.read_text()) == {"a": 1}  # the old file survives a failed write
     assert [p.name for p in target.parent.iterdir()] == ["data.json"]
+
+
+def test_agent_in_several_seats_gets_intervals_over_games():
+    """Two random players in every Henhouse game: exactly one of them wins each game, so the
+    pooled win rate is exactly 1/2 with no uncertainty once the within-game correlation is
+    respected (seat-games counted as independent would give a wide Wilson interval)."""
+    result = play_match("henhouse", ["random", "random"], 40, seed=0)
+    summary = result.agents["random"].summary()
+    assert summary["seats_per_game"] == 2 and summary["seat_games"] == 80
+    assert summary["win_rate"] == 0.5
+    assert summary["win_rate_ci"] == [0.5, 0.5]
+    assert "intervals over games" in result.table()
+
+
+def test_agent_in_one_seat_gets_the_wilson_interval():
+    def single(game, seed):
+        return RandomAgent(game, seed)
+
+    single.name = "candidate"
+    result = play_match("henhouse", [single, "random", "random"], 30, seed=0)
+    candidate = result.agents["candidate"]
+    assert candidate.summary()["win_rate_ci"] == list(
+        wilson_interval(candidate.wins, candidate.seat_games)
+    )
