@@ -118,6 +118,22 @@ def test_cards_per_player_for_every_player_count(num_players):
     assert env.state_.deck_size.tolist() == EXPECTED_CARDS_PER_PLAYER[num_players]
 
 
+def test_deck_is_40_cards_as_decided():
+    game = Henhouse(4)
+    assert game.num_cards == 40
+    assert dict(zip(CARD_NAMES, deck_composition(4).tolist())) == {
+        "hen": 23,
+        "feather1": 4,
+        "feather2": 4,
+        "feather3": 4,
+        "egg": 4,
+        "fox": 1,
+    }
+    state = game.new_state(np.random.default_rng(0))
+    dealt = sorted(card for p in range(4) for card in game.deck_cards(state, p))
+    assert dealt == sorted(deal(4, {}))
+
+
 def test_three_players_one_hen_removed():
     game = Henhouse(3)
     assert game.num_cards == 39
