@@ -68,6 +68,30 @@ def layout_from_sizes(sizes: list[tuple[str, int]]) -> dict[str, slice]:
     return layout
 
 
+def named_counts(counts: np.ndarray, card_names: tuple[str, ...]) -> dict[str, int]:
+    """``{card name: count}`` of the non-zero counts, for messages."""
+    return {name: int(count) for name, count in zip(card_names, counts) if count}
+
+
+def check_card_counts(
+    option: str,
+    cards: np.ndarray,
+    expected: np.ndarray,
+    card_names: tuple[str, ...],
+    description: str | None = None,
+) -> None:
+    """Raise ``ValueError`` unless the card types ``cards`` (from a reset option) hold exactly
+    ``expected`` copies of each type; ``description`` says what was expected, in words."""
+    counts = np.bincount(np.ravel(cards), minlength=len(card_names))
+    if np.array_equal(counts, expected):
+        return
+    description = description or str(named_counts(expected, card_names))
+    raise ValueError(
+        f"{option} option must hold exactly {description}; "
+        f"got {np.size(cards)} cards {named_counts(counts, card_names)}"
+    )
+
+
 def spawn_game_rng(env_rng: np.random.Generator) -> np.random.Generator:
     """The generator of one new game, drawn from the environment's generator. A reset without a
     seed thus continues the environment's sequence of deals."""

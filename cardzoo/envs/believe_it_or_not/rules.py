@@ -140,7 +140,14 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes
+from cardzoo.envs.core import (
+    Game,
+    State,
+    check_card_counts,
+    check_choice,
+    check_int,
+    layout_from_sizes,
+)
 
 SPECIES = ("cat", "dog", "cow", "pig", "sheep", "horse", "rabbit", "duck")
 CARD_NAMES = (*SPECIES, "elephant", "peek", "skip")
@@ -363,11 +370,7 @@ class BelieveItOrNot(Game):
                 f"deck option: unknown card names {unknown_names}; cards: {CARD_NAMES}"
             )
         deck = np.array([CARD_NAMES.index(name) for name in names], np.int8)
-        counts = np.bincount(deck, minlength=NUM_TYPES)
-        if not np.array_equal(counts, self.composition):
-            expected = {c: k for c, k in zip(CARD_NAMES, self.composition.tolist()) if k}
-            got = {c: k for c, k in zip(CARD_NAMES, counts.tolist()) if k}
-            raise ValueError(f"deck option must hold exactly {expected}, got {got}")
+        check_card_counts("deck", deck, self.composition, CARD_NAMES)
         return deck
 
     def _deal(self, rng: np.random.Generator, deck: np.ndarray) -> BelieveItOrNotState:

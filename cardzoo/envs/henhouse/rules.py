@@ -81,7 +81,15 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_int, layout_from_sizes, seat_order
+from cardzoo.envs.core import (
+    Game,
+    State,
+    check_card_counts,
+    check_int,
+    layout_from_sizes,
+    named_counts,
+    seat_order,
+)
 
 CARD_NAMES = ("hen", "feather1", "feather2", "feather3", "egg", "fox")
 HEN, FEATHER1, FEATHER2, FEATHER3, EGG, FOX = range(6)
@@ -218,13 +226,10 @@ class Henhouse(Game):
             raise ValueError(
                 f"deck option: unknown card name ({error}); cards: {CARD_NAMES}"
             ) from None
-        counts = np.bincount(deck, minlength=NUM_TYPES)
-        if not np.array_equal(counts, self.composition):
-            expected = dict(zip(CARD_NAMES, self.composition.tolist()))
-            raise ValueError(
-                f"deck option must hold exactly {expected} at {self.num_players} players, "
-                f"got {dict(zip(CARD_NAMES, counts.tolist()))}"
-            )
+        expected = named_counts(self.composition, CARD_NAMES)
+        check_card_counts(
+            "deck", deck, self.composition, CARD_NAMES, f"{expected} at {self.num_players} players"
+        )
         return deck
 
     # --- play -----------------------------------------------------------------------------

@@ -147,9 +147,11 @@ import numpy as np
 from cardzoo.envs.core import (
     Game,
     State,
+    check_card_counts,
     check_choice,
     check_int,
     layout_from_sizes,
+    named_counts,
     seat_order,
 )
 
@@ -428,13 +430,8 @@ class MinusTwo(Game):
                         f"cards: {list(CARD_NAMES)}"
                     )
                 cards[player, slot] = CARD_NAMES.index(name)
-        counts = np.bincount(cards.ravel(), minlength=NUM_TYPES)
-        if not np.array_equal(counts, self.composition):
-            expected = dict(zip(CARD_NAMES, self.composition.tolist()))
-            raise ValueError(
-                f"deals option must hold exactly {n} colours, {expected}; "
-                f"got {dict(zip(CARD_NAMES, counts.tolist()))}"
-            )
+        colours = f"{n} colours, {named_counts(self.composition, CARD_NAMES)}"
+        check_card_counts("deals", cards, self.composition, CARD_NAMES, colours)
         return cards
 
     def _deal(self, state: MinusTwoState, cards: np.ndarray) -> None:

@@ -137,7 +137,15 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes, seat_order
+from cardzoo.envs.core import (
+    Game,
+    State,
+    check_card_counts,
+    check_choice,
+    check_int,
+    layout_from_sizes,
+    seat_order,
+)
 
 SPECIES = ("sheep", "pig", "horse", "cow")
 SHEEP, PIG, HORSE, COW = range(4)
@@ -348,13 +356,9 @@ class NobodyWantsIt(Game):
             raise ValueError(
                 f"{option} option must list species names {SPECIES} ({error})"
             ) from error
-        counts = np.bincount(deck, minlength=NUM_SPECIES)
-        if deck.size != NUM_CARDS or (counts != CARDS_PER_SPECIES).any():
-            found = dict(zip(SPECIES, counts.tolist()))
-            raise ValueError(
-                f"{option} option must hold {NUM_CARDS} cards, {CARDS_PER_SPECIES} of each "
-                f"species; got {deck.size} cards {found}"
-            )
+        expected = np.full(NUM_SPECIES, CARDS_PER_SPECIES)
+        description = f"{NUM_CARDS} cards, {CARDS_PER_SPECIES} of each species"
+        check_card_counts(option, deck, expected, SPECIES, description)
         return deck
 
     # --- legal actions ----------------------------------------------------------------------
