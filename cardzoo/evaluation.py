@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from cardzoo.agents import Agent, make_agent
+from cardzoo.agents import Agent, make_agent, take_turn
 from cardzoo.envs import game_spec
 from cardzoo.envs.core import Game, game_rng_from_seed
 
@@ -77,12 +77,7 @@ def play_game(
     rewards = np.zeros(game.num_players)
     length = 0
     while not state.terminal and length < max_cycles:
-        player = state.current_player
-        observation = {
-            "observation": game.observe(state, player),
-            "action_mask": game.legal_mask(state, player),
-        }
-        step_rewards = game.step(state, agents[player].act(observation))
+        step_rewards = take_turn(game, state, agents[state.current_player])
         length += 1
         if step_rewards is not None and (state.terminal or length < max_cycles):
             rewards += step_rewards

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from cardzoo.agents.base import Agent, RandomAgent
+from cardzoo.agents.base import Agent, RandomAgent, take_turn
 from cardzoo.envs.core import Game
 
 # game name -> module of that game's heuristic agents; each module has AGENTS: {name: class}.
@@ -42,4 +42,4 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     return classes[agent_name](game, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "agent_classes", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "agent_classes", "make_agent", "take_turn"]

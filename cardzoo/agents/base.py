@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from cardzoo.envs.core import Game
+from cardzoo.envs.core import Game, State, split_observation
 
 
 class Agent:
@@ -32,14 +32,24 @@ class Agent:
 
     def fields(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The observation vector split into its named fields."""
-        vector = observation["observation"]
-        return {name: vector[part] for name, part in self.game.observation_layout.items()}
+        return split_observation(self.game.observation_layout, observation["observation"])
 
     def __call__(self, observation: dict[str, Any]) -> int:
         return self.act(observation)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.game.name})"
+
+
+def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
+    """``agent`` decides for ``state.current_player`` from that seat's observation and mask; the
+    action is checked and applied. Returns the step's rewards, as :meth:`Game.step` does."""
+    player = state.current_player
+    observation = {
+        "observation": game.observe(state, player),
+        "action_mask": game.legal_mask(state, player),
+    }
+    return game.step(state, agent.act(observation))
 
 
 class RandomAgent(Agent):

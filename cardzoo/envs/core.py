@@ -92,6 +92,11 @@ def check_card_counts(
     )
 
 
+def split_observation(layout: dict[str, slice], vector: np.ndarray) -> dict[str, np.ndarray]:
+    """An observation vector split into its named fields."""
+    return {name: vector[part] for name, part in layout.items()}
+
+
 def spawn_game_rng(env_rng: np.random.Generator) -> np.random.Generator:
     """The generator of one new game, drawn from the environment's generator. A reset without a
     seed thus continues the environment's sequence of deals."""
@@ -380,7 +385,7 @@ class AgentsAndSpaces:
         """Split an observation vector (or dict) into its named fields."""
         if isinstance(observation, dict):
             observation = observation["observation"]
-        return {name: observation[part] for name, part in self.observation_layout.items()}
+        return split_observation(self.observation_layout, observation)
 
 
 class CardGameEnv(AgentsAndSpaces, AECEnv):

@@ -25,7 +25,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from cardzoo.agents import Agent, make_agent
+from cardzoo.agents import Agent, make_agent, take_turn
 from cardzoo.envs import GAMES, game_spec
 from cardzoo.envs.core import Game, check_choice, check_int, spawn_game_rng
 
@@ -150,11 +150,7 @@ class SingleAgentEnv(gymnasium.Env):
             player = state.current_player
             if player == self.seat:
                 break
-            observation = {
-                "observation": game.observe(state, player),
-                "action_mask": game.legal_mask(state, player),
-            }
-            reward += self._reward_of(game.step(state, self._opponents[player].act(observation)))
+            reward += self._reward_of(take_turn(game, state, self._opponents[player]))
             self._steps += 1
         return reward
 
