@@ -1,7 +1,12 @@
-"""Baseline agents: uniform random for every game, heuristics per game, and a registry.
+"""Baseline agents: uniform random for every game, heuristics per game, trained policies, and a
+registry.
 
 >>> from cardzoo.agents import make_agent
 >>> agent = make_agent("henhouse", "random", game, seed=0)
+>>> trained = make_agent("nobody_wants_it", "ppo:runs/nwi", game, seed=0)  # a saved policy
+
+A name ``KIND:PATH`` loads a saved policy: ``ppo:`` a run folder or model file written by
+``cardzoo train``, ``rllib:`` a run folder written by ``cardzoo train-rllib``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,14 @@ _HEURISTIC_MODULES = {
 }
 
 
+# "KIND:PATH" agent names -> "module:function" that loads such a policy as an Agent. Loaders are
+# imported only when used, so the baselines never import torch or ray.
+_POLICY_LOADERS = {
+    "ppo": "cardzoo.training.policy:load_agent",
+    "rllib": "cardzoo.training.rllib:load_agent",
+}
+
+
 def agent_classes(game_name: str) -> dict[str, type[Agent]]:
     """All agents of a game by registry name (``random`` first)."""
     if game_name not in _HEURISTIC_MODULES:
@@ -33,7 +46,18 @@ def agent_classes(game_name: str) -> dict[str, type[Agent]]:
 
 
 def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = None) -> Agent:
-    """A new agent ``agent_name`` for ``game`` (a :class:`~cardzoo.envs.core.Game`)."""
+    """A new agent ``agent_name`` for ``game`` (a :class:`~cardzoo.envs.core.Game`): a registry
+    name (:func:`agent_classes`) or ``KIND:PATH`` for a saved policy."""
+    kind, colon, path = agent_name.partition(":")
+    if colon:
+        if kind not in _POLICY_LOADERS:
+            raise ValueError(
+                f"unknown policy kind {kind!r} in agent {agent_name!r}; "
+                f"choose one of {[k + ':PATH' for k in _POLICY_LOADERS]}"
+            )
+        module_name, function = _POLICY_LOADERS[kind].split(":")
+        loader = getattr(importlib.import_module(module_name), function)
+        return loader(game_name, path, game, seed=seed)
     classes = agent_classes(game_name)
     if agent_name not in classes:
         raise ValueError(
