@@ -10,8 +10,10 @@ import random
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from cardzoo.envs import GAMES
+from cardzoo.envs.core import game_rng_from_seed
 
 CONFIGS = [
     pytest.param(spec, config, id=f"{spec.name}-" + "-".join(f"{v}" for v in config.values()))
@@ -126,7 +128,7 @@ def test_random_play_keeps_invariants(spec, config):
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
             game.check_invariants(env.state_)
             steps += 1
-        assert steps <= env.max_cycles
+        assert env.num_steps <= env.max_cycles  # Foxy counts cards, the others agent steps
         if env.state_.terminal:
             assert game.winners(env.state_).any() or spec.name == "foxy"
 
@@ -228,11 +230,12 @@ def test_illegal_action_wrapped_env_ends_game_minus_one_for_offender(spec, confi
         pytest.skip("every action is legal at the start of this game")
     env.step(int(np.flatnonzero(mask == 0)[0]))  # PettingZoo logs a warning
     assert all(env.terminations.values())
+    assert all(env.truncations.values())  # as PettingZoo's TerminateIllegalWrapper reports it
     assert env.rewards == {a: (-1.0 if a == offender else 0.0) for a in env.possible_agents}
     assert env.unwrapped.illegal_action_by == offender
     for agent in env.agent_iter():
-        _, reward, terminated, _, _ = env.last()
-        assert terminated and reward == (-1.0 if agent == offender else 0.0)
+        _, reward, terminated, truncated, _ = env.last()
+        assert terminated and truncated and reward == (-1.0 if agent == offender else 0.0)
         env.step(None)
 
 
@@ -269,3 +272,167 @@ def test_corrupt_snapshot_raises_value_error(spec, config):
     snapshot["state"]["no_such_field"] = 1
     with pytest.raises(ValueError):
         env.game.restore(snapshot)
+
+
+# --- an illegal action in env(): exactly PettingZoo's TerminateIllegalWrapper -------------------
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_illegal_action_in_env_is_exactly_pettingzoos_terminate_illegal_wrapper(spec, config):
+    """The same game played by ``env()`` and by PettingZoo's own wrappers around ``raw_env``:
+    after the illegal action every agent's rewards, terminations, truncations, selection order
+    and observations agree until the last one has stepped out."""
+    module = spec.module()
+    ours = module.env(**config)
+    theirs = OrderEnforcingWrapper(
+        TerminateIllegalWrapper(module.raw_env(**config), illegal_reward=-1)
+    )
+    ours.reset(seed=1)
+    theirs.reset(seed=1)
+    rng = np.random.default_rng(1)
+    mask = ours.last()[0]["action_mask"]
+    while mask.all():
+        action = int(rng.choice(np.flatnonzero(mask)))
+        ours.step(action)
+        theirs.step(action)
+        if ours.last()[2] or ours.last()[3]:
+            pytest.skip("every action is always legal in this game")
+        mask = ours.last()[0]["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    ours.step(illegal)  # both log PettingZoo's warning
+    theirs.step(illegal)
+    while theirs.agents:
+        assert ours.agents == theirs.agents and ours.agent_selection == theirs.agent_selection
+        for name in ("rewards", "terminations", "truncations", "_cumulative_rewards"):
+            assert getattr(ours, name) == getattr(theirs, name), name
+        our_observation, *our_last = ours.last()
+        their_observation, *their_last = theirs.last()
+        assert our_last[:3] == their_last[:3]  # reward, terminated, truncated
+        assert our_last[1] and our_last[2] and our_last[0] in (-1.0, 0.0)
+        assert (our_observation["observation"] == their_observation["observation"]).all()
+        ours.step(None)
+        theirs.step(None)
+    assert not ours.agents
+
+
+# --- reset options: one rule (warn about unknown keys and drop them) ----------------------------
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_unknown_reset_option_warns_naming_it_and_is_dropped_everywhere(spec, config):
+    module = spec.module()
+    plain, with_unknown = module.raw_env(**config), module.raw_env(**config)
+    plain.reset(seed=2)
+    match = r"ignores unknown reset options \['no_such_option'\]"
+    with pytest.warns(UserWarning, match=match) as record:
+        with_unknown.reset(seed=2, options={"no_such_option": 1})
+    assert record[0].filename == __file__  # the warning points at the caller's line
+    assert plain.game.snapshot(plain.state_) == with_unknown.game.snapshot(with_unknown.state_)
+    with pytest.warns(UserWarning, match=match) as record:
+        module.env(**config).reset(seed=2, options={"no_such_option": 1})
+    assert record[0].filename == __file__
+    game = plain.game
+    with pytest.warns(UserWarning, match=match):
+        state = game.new_state(np.random.default_rng(0), {"no_such_option": 1})
+    assert game.snapshot(state) == game.snapshot(game.new_state(np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+@pytest.mark.parametrize("options", [[("deck", [])], "deck", 3])
+def test_reset_options_that_are_not_a_dict_raise_a_clear_value_error(spec, config, options):
+    env = spec.module().env(**config)
+    with pytest.raises(ValueError, match=r"reset options must be a dict or None, got"):
+        env.reset(options=options)
+
+
+# --- a reset that raises changes nothing --------------------------------------------------------
+
+
+def bad_option(game) -> dict:
+    """A reset option of ``game`` with a bad value."""
+    return {game.reset_options[0]: ["no such card"]}
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_failed_first_reset_leaves_the_wrapped_env_waiting_for_reset(spec, config):
+    env = spec.module().env(**config)
+    with pytest.raises(ValueError):
+        env.reset(options=bad_option(env.unwrapped.game))
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        env.step(0)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    env.reset(seed=0)
+    assert env.agents == env.possible_agents
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_rejected_reset_consumes_no_draw_and_keeps_the_game_in_progress(spec, config):
+    module = spec.module()
+    env, twin = module.raw_env(**config), module.raw_env(**config)
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    before = json.dumps(env.snapshot(), sort_keys=True), env.agent_selection
+    with pytest.raises(ValueError):
+        env.reset(options=bad_option(env.game))
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=-1)
+    assert (json.dumps(env.snapshot(), sort_keys=True), env.agent_selection) == before
+    env.reset()  # the next unseeded deal is the one it would have been
+    twin.reset()
+    assert env.game.snapshot(env.state_) == twin.game.snapshot(twin.state_)
+
+
+# --- clear messages -----------------------------------------------------------------------------
+
+
+def misspelt_card_option(name: str, num_players: int) -> tuple[str, object, tuple[str, ...]]:
+    """(option, value with the unknown card name "tiger", the allowed names) of each game."""
+    from cardzoo.envs.believe_it_or_not import rules as believe_it_or_not
+    from cardzoo.envs.foxy import rules as foxy
+    from cardzoo.envs.henhouse import rules as henhouse
+    from cardzoo.envs.minus_two import rules as minus_two
+    from cardzoo.envs.nobody_wants_it import rules as nobody_wants_it
+
+    return {
+        "henhouse": ("deck", ["hen", "tiger"], henhouse.CARD_NAMES),
+        "believe_it_or_not": ("deck", ["cat", "tiger"], believe_it_or_not.CARD_NAMES),
+        "nobody_wants_it": ("deck", ["sheep", "tiger"], nobody_wants_it.SPECIES),
+        "minus_two": ("deals", [["tiger"] + ["1"] * 12] * num_players, minus_two.CARD_NAMES),
+        "foxy": ("stack", [["tiger"]] * 20, foxy.SPECIES),
+    }[name]
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_bad_card_name_in_a_reset_option_names_the_option_the_name_and_the_allowed_names(
+    spec, config
+):
+    option, value, allowed = misspelt_card_option(spec.name, config["num_players"])
+    env = spec.module().raw_env(**config)
+    with pytest.raises(ValueError) as error:
+        env.reset(options={option: value})
+    message = str(error.value)
+    assert f"{option} option" in message and "'tiger'" in message, message
+    assert all(repr(name) in message for name in allowed), message
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+@pytest.mark.parametrize("seed", [True, False, -1, 1.5, "3", [1, 2], np.float64(2.0)])
+def test_seed_must_be_none_or_an_integer_at_least_zero(spec, config, seed):
+    """Decision: seeds are None or integers >= 0, as in Gymnasium (numpy's sequences are not);
+    ``True`` is not the seed 1."""
+    env = spec.module().env(**config)
+    with pytest.raises(ValueError, match="seed must be None or an integer >= 0"):
+        env.reset(seed=seed)
+    with pytest.raises(ValueError, match="seed must be None or an integer >= 0"):
+        game_rng_from_seed(seed)
+
+
+def test_a_numpy_integer_seed_is_the_same_seed():
+    from cardzoo.envs import henhouse_v0
+
+    first, second = henhouse_v0.raw_env(), henhouse_v0.raw_env()
+    first.reset(seed=np.int64(4))
+    second.reset(seed=4)
+    assert first.game.snapshot(first.state_) == second.game.snapshot(second.state_)

@@ -310,10 +310,11 @@ def test_bad_reset_options_raise_value_error(options, message):
         env.reset(options=options)
 
 
-def test_unknown_reset_option_engine_raises_environment_warns_and_ignores():
+def test_unknown_reset_option_is_dropped_with_a_warning_by_engine_and_environment():
     game = BelieveItOrNot(num_players=2, **SMALL)
-    with pytest.raises(ValueError, match="unknown reset option"):
-        game.new_state(np.random.default_rng(0), {"seed": 3})
+    with pytest.warns(UserWarning, match=r"ignores unknown reset options \['seed'\]"):
+        state = game.new_state(np.random.default_rng(0), {"seed": 3})
+    assert game.snapshot(state) == game.snapshot(game.new_state(np.random.default_rng(0)))
     env = believe_it_or_not_v0.raw_env(num_players=2, **SMALL)
     with pytest.warns(UserWarning, match="ignores unknown reset options"):
         env.reset(seed=1, options={"seed": 3})

@@ -185,9 +185,12 @@ def test_deals_option_rejects_bad_deals(bad, message):
         game.new_state(np.random.default_rng(0), {"deals": bad})
 
 
-def test_unknown_reset_option_is_rejected_by_the_engine_and_reported_by_the_env():
-    with pytest.raises(ValueError, match="unknown reset options"):
-        MinusTwo().new_state(np.random.default_rng(0), {"deck": []})
+def test_unknown_reset_option_is_dropped_with_a_warning_by_engine_and_env():
+    with pytest.warns(UserWarning, match=r"ignores unknown reset options \['deck'\]"):
+        state = MinusTwo().new_state(np.random.default_rng(0), {"deck": []})
+    assert MinusTwo().snapshot(state) == MinusTwo().snapshot(
+        MinusTwo().new_state(np.random.default_rng(0))
+    )
     env = minus_two_v0.raw_env(num_players=2)
     with pytest.warns(UserWarning, match="deck"):
         env.reset(seed=0, options={"deck": []})

@@ -185,13 +185,19 @@ def test_unfixed_deals_come_from_the_seed():
         ({"decks": "sheep"}, "decks option"),
         ({"decks": [None, None, None, None]}, "at most num_rounds=3"),
         ({"decks": [["cow"] * 72]}, r"decks\[0\]"),
-        ({"hands": []}, "unknown reset option"),
     ],
 )
 def test_bad_reset_options_are_value_errors(options, match):
     game = NobodyWantsIt(num_players=4)
     with pytest.raises(ValueError, match=match):
         game.new_state(np.random.default_rng(0), options)
+
+
+def test_unknown_reset_option_is_dropped_with_a_warning():
+    game = NobodyWantsIt(num_players=4)
+    with pytest.warns(UserWarning, match=r"ignores unknown reset options \['hands'\]"):
+        state = game.new_state(np.random.default_rng(0), {"hands": []})
+    assert game.snapshot(state) == game.snapshot(game.new_state(np.random.default_rng(0)))
 
 
 def test_bad_deck_through_the_environment_is_a_value_error():

@@ -14,6 +14,36 @@ the choices already made out of every observation until all are in.
 :class:`CardGameEnv` implements all PettingZoo bookkeeping once, over any engine: agent selection,
 rewards, terminations, truncation after ``max_cycles`` agent steps, the observation dict with the
 action mask, rendering and seeding. A game's ``env.py`` only names its ``Game`` class.
+
+Rules every entry point follows (engine, AEC environment, Foxy's parallel form, Gymnasium view):
+
+Seeds
+    ``None`` or an integer >= 0 (Python or numpy); anything else, ``True`` included, raises
+    ``ValueError`` naming ``seed``. **Decision:** numpy also accepts sequences of integers as
+    seeds; cardzoo does not (as Gymnasium's ``reset`` does not), so every game a report names can
+    be replayed from one printed number.
+
+Reset options
+    ``options`` is a dict or None; anything else raises ``ValueError``. **Decision:** a key the
+    game does not know is dropped with a ``UserWarning`` naming it (PettingZoo's ``api_test`` and
+    other people's wrappers pass options of their own), at every level: :func:`known_options` is
+    the one place that does it. A known key with a bad value (a misspelt card name, a wrong
+    number of cards) raises ``ValueError`` naming the option, what was wrong and what is allowed.
+
+A reset that raises changes nothing
+    Options are checked, and the new game dealt, before the environment changes: a rejected
+    ``reset`` leaves the game in progress (or the fresh environment) as it was, and the
+    environment's generator too, so the next unseeded reset deals what it would have dealt.
+
+Snapshots
+    ``env.snapshot()`` / ``game.snapshot(state)`` are JSON-serialisable dicts carrying a format
+    version (:data:`~cardzoo.envs.snapshot.SNAPSHOT_FORMAT`). ``env.restore(snapshot)`` and
+    ``game.restore(snapshot)`` accept such a dict or its JSON text (``str`` or UTF-8 ``bytes``),
+    check everything before changing anything — format, game, parameters, the state's field
+    names, dtypes, shapes and value ranges, the game's invariants, the environment's agents and
+    rewards — and either restore completely or raise ``ValueError`` and leave the environment
+    exactly as it was. A fresh environment can be restored without a ``reset()`` first; a
+    snapshot taken after some agents stepped out of a finished game continues from there.
 """
 
 from __future__ import annotations
@@ -21,8 +51,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
+import sys
 import warnings
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -33,6 +66,22 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterable,
     AECOrderEnforcingIterator,
+)
+
+from cardzoo.envs.snapshot import (
+    SNAPSHOT_FORMAT,
+    check_format,
+    check_keys,
+    decode_field,
+    decode_generator,
+    decode_int,
+    decode_number,
+    encode,
+    encode_generator,
+    field_spec,
+    invalid,
+    same_data,
+    snapshot_data,
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -54,6 +103,48 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
         upper = "" if high is None else f"..{high}"
         raise ValueError(f"{name}={value} is out of range; allowed {low}{upper}")
     return int(value)
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """``seed`` as an int (or None); ``ValueError`` naming it unless it is None or an integer
+    >= 0 (see "Seeds" in the module docstring)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{name} must be None or an integer >= 0, got {seed!r:.80}")
+    return int(seed)
+
+
+def require(condition: Any, message: str) -> None:
+    """``assert`` for :meth:`Game.check_invariants` that ``python -O`` does not remove:
+    restoring a snapshot relies on those checks."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def in_range(values: Any, low: int, high: int) -> bool:
+    """Whether every value (of an array or a scalar) lies in ``[low, high]``."""
+    return bool(np.all((np.asarray(values) >= low) & (np.asarray(values) <= high)))
+
+
+def card_types(
+    where: str, names: Any, allowed: tuple[str, ...], noun: str = "card name"
+) -> np.ndarray:
+    """The card names of a reset option as type ids (their index in ``allowed``). ``ValueError``
+    naming the option (``where``), every unknown name and the allowed names."""
+    is_list = isinstance(names, (list, tuple, np.ndarray)) and not isinstance(names, str)
+    if not is_list or not all(isinstance(name, str) for name in names):
+        raise ValueError(
+            f"{where} must be a list of {noun}s from {list(allowed)}, got {names!r:.80}"
+        )
+    index = {name: type_id for type_id, name in enumerate(allowed)}
+    unknown = {repr(name) for name in names if name not in index}
+    if unknown:
+        raise ValueError(
+            f"{where}: unknown {noun}(s) {', '.join(sorted(unknown))}; "
+            f"allowed {noun}s: {list(allowed)}"
+        )
+    return np.array([index[name] for name in names], np.int64)
 
 
 def layout_from_sizes(sizes: list[tuple[str, int]]) -> dict[str, slice]:
@@ -106,7 +197,18 @@ def spawn_game_rng(env_rng: np.random.Generator) -> np.random.Generator:
 def game_rng_from_seed(seed: int | None) -> np.random.Generator:
     """The game generator that ``env.reset(seed=seed)`` gives the engine (used by the match
     runner, so every game it reports can be replayed in the environment)."""
-    return spawn_game_rng(np.random.default_rng(seed))
+    return spawn_game_rng(np.random.default_rng(check_seed(seed)))
+
+
+def deal_new_game(game: Game, env_rng: np.random.Generator, options: dict | None) -> State:
+    """A new game dealt with a generator drawn from ``env_rng``. If dealing raises (bad reset
+    options), ``env_rng`` is put back as it was: a rejected reset consumes no draw."""
+    saved = env_rng.bit_generator.state
+    try:
+        return game.new_state(spawn_game_rng(env_rng), options)
+    except BaseException:
+        env_rng.bit_generator.state = saved
+        raise
 
 
 @functools.cache
@@ -118,6 +220,41 @@ def seat_order(player: int, num_players: int) -> np.ndarray:
     return seats
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _stacklevel_outside_package() -> int:
+    """The ``stacklevel`` that makes a warning issued by our caller point at the first frame
+    outside cardzoo (the user's ``reset`` call, however deep inside cardzoo it was noticed)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def known_options(game: Game, options: Any) -> dict:
+    """The reset options ``game`` understands, out of what a caller passed (see "Reset options"
+    in the module docstring: not a dict -> ``ValueError``; unknown keys -> ``UserWarning``
+    naming them, and dropped). Every engine's ``new_state`` and every environment's ``reset``
+    goes through here."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(
+            f"{game.name}: reset options must be a dict or None, "
+            f"got {type(options).__name__} {options!r:.60}"
+        )
+    unknown = sorted((key for key in options if key not in game.reset_options), key=repr)
+    if unknown:
+        warnings.warn(
+            f"{game.name} ignores unknown reset options {unknown}; "
+            f"it understands {list(game.reset_options)}",
+            UserWarning,
+            stacklevel=_stacklevel_outside_package(),
+        )
+    return {key: options[key] for key in game.reset_options if key in options}
+
+
 # ----------------------------------------------------------------------------------------------
 # The engine contract
 # ----------------------------------------------------------------------------------------------
@@ -127,8 +264,9 @@ def seat_order(player: int, num_players: int) -> np.ndarray:
 class State:
     """Base of every game's state. Subclasses add numpy arrays and scalars as dataclass fields.
 
-    Fields may hold: numpy arrays, ints, floats, bools, strings, None, lists/tuples/dicts of those,
-    and the game's generator ``rng``. That is what makes :meth:`Game.snapshot` generic.
+    Fields hold numpy arrays (bool, int or float), ints, floats, bools and the game's generator
+    ``rng``; a fresh state from ``new_state`` already holds every field with its final type, dtype
+    and shape. That is what makes :meth:`Game.snapshot` and :meth:`Game.restore` generic.
     """
 
     rng: np.random.Generator
@@ -176,8 +314,8 @@ class Game(ABC):
 
     @abstractmethod
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> State:
-        """A new game. ``options`` fixes the cards (see the rules file); bad options raise
-        ``ValueError``."""
+        """A new game. ``options`` fixes the cards (see the rules file); implementations pass
+        them through :func:`known_options` first; bad values raise ``ValueError``."""
 
     @abstractmethod
     def legal_mask(self, state: State, player: int) -> np.ndarray:
@@ -209,8 +347,13 @@ class Game(ABC):
 
     @abstractmethod
     def check_invariants(self, state: State) -> None:
-        """Raise AssertionError if the state is inconsistent: every card in exactly one place,
-        counts in range, a legal action for the player to act. Used by the test suite."""
+        """Raise AssertionError if the state is inconsistent: every value in its range, every
+        card in exactly one place, a finished game with its winners, a legal action for the
+        player to act. The test suite calls it after every step, and :meth:`restore` on every
+        snapshot, so it must hold for every reachable state, reject every value that would make
+        a later step fail, and use :func:`require` (which ``python -O`` keeps), not ``assert``.
+        It may assume the state's fields have their dtypes and shapes (``restore`` checks
+        those first)."""
 
     # --- checked entry points -------------------------------------------------------------
 
@@ -244,90 +387,86 @@ class Game(ABC):
     # --- snapshot and restore -------------------------------------------------------------
 
     def snapshot(self, state: State) -> dict[str, Any]:
-        """A JSON-serialisable dict of the game's parameters and the whole state."""
-        fields = {f.name: _encode(getattr(state, f.name)) for f in dataclasses.fields(state)}
-        return {"game": self.name, "params": _encode(self.params()), "state": fields}
+        """A JSON-serialisable dict of the format version, the game's parameters and the whole
+        state."""
+        fields = {f.name: encode(getattr(state, f.name)) for f in dataclasses.fields(state)}
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "game": self.name,
+            "params": encode(self.params()),
+            "state": fields,
+        }
 
-    def restore(self, snapshot: dict[str, Any]) -> State:
-        """The state a :meth:`snapshot` describes (after ``json`` round trip or not)."""
-        if not isinstance(snapshot, dict) or snapshot.get("game") != self.name:
-            found = snapshot.get("game") if isinstance(snapshot, dict) else type(snapshot)
-            raise ValueError(f"not a {self.name} snapshot (found {found!r})")
-        if _decode(snapshot.get("params")) != self.params():
-            raise ValueError(
-                f"snapshot parameters {snapshot.get('params')} differ from this game's "
-                f"{self.params()}"
+    def restore(self, snapshot: Mapping | str | bytes) -> State:
+        """The state a :meth:`snapshot` describes (the dict, after a JSON round trip or not, or
+        its JSON text). Everything is checked: the format version, the game and its parameters,
+        exactly the state's field names, each field's type, dtype and shape (a fresh state of
+        this game is the template), the value ranges and consistency (:meth:`check_invariants`),
+        ``current_player`` and a running game without winners. Anything wrong raises
+        ``ValueError``; nothing else is changed, so a failed restore has no effect."""
+        what = f"{self.name} snapshot"
+        data = snapshot_data(snapshot, what)
+        check_format(data, what)
+        check_keys(data, ("format", "game", "params", "state"), what)
+        if data["game"] != self.name:
+            raise invalid(what, f"it is a snapshot of game {data['game']!r:.60}")
+        if not same_data(data["params"], encode(self.params())):
+            raise invalid(
+                what,
+                f"its parameters {data['params']!r:.200} differ from this game's {self.params()}",
+            )
+        state = self._state_from_fields(data["state"], what)
+        self._check_restored(state, what)
+        return state
+
+    @functools.cached_property
+    def _field_specs(self) -> dict[str, tuple]:
+        """Field name -> what a snapshot must hold for it, read off a fresh state."""
+        template = self.new_state(np.random.default_rng(0))
+        return {f.name: field_spec(getattr(template, f.name)) for f in dataclasses.fields(template)}
+
+    def _state_from_fields(self, fields: Any, what: str) -> State:
+        specs = self._field_specs
+        if not isinstance(fields, Mapping):
+            raise invalid(what, f"'state' must be a dict of fields, got {fields!r:.80}")
+        check_keys(fields, tuple(specs), f"{what} state")
+        values = {
+            name: decode_field(fields[name], spec, f"{what}: field {name!r}")
+            for name, spec in specs.items()
+        }
+        try:
+            return self.state_class(**values)
+        except (TypeError, ValueError, IndexError) as error:
+            raise invalid(what, str(error)) from None
+
+    def _check_restored(self, state: State, what: str) -> None:
+        if not 0 <= state.current_player < self.num_players:
+            raise invalid(
+                what,
+                f"current_player={state.current_player}; players are 0..{self.num_players - 1}",
             )
         try:
-            fields = {k: _decode(v) for k, v in snapshot["state"].items()}
-            return self.state_class(**fields)
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"corrupt {self.name} snapshot: {error}") from error
+            self.check_invariants(state)
+            winners = self.winners(state)
+        except Exception as error:  # noqa: BLE001 -- untrusted data: any failure means invalid
+            message = str(error) or type(error).__name__
+            raise invalid(what, f"inconsistent state ({message})") from None
+        if not state.terminal and np.any(winners):
+            raise invalid(what, "a game still running has winners")
 
     def to_json(self, state: State) -> str:
         return json.dumps(self.snapshot(state))
 
-    def from_json(self, text: str) -> State:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"corrupt {self.name} snapshot: {error}") from error
-        return self.restore(data)
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return {"__ndarray__": value.tolist(), "dtype": value.dtype.str, "shape": value.shape}
-    if isinstance(value, np.random.Generator):
-        return {"__generator__": value.bit_generator.state}
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, dict):
-        return {"__dict__": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v) for v in value]}
-    if isinstance(value, list):
-        return [_encode(v) for v in value]
-    return value
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "__ndarray__" in value:
-        array = np.array(value["__ndarray__"], dtype=np.dtype(value["dtype"]))
-        return array.reshape(value["shape"])
-    if "__generator__" in value:
-        state = value["__generator__"]
-        bit_generator = getattr(np.random, state["bit_generator"])()
-        bit_generator.state = state
-        return np.random.Generator(bit_generator)
-    if "__tuple__" in value:
-        return tuple(_decode(v) for v in value["__tuple__"])
-    if "__dict__" in value:
-        return {_decode(k): _decode(v) for k, v in value["__dict__"]}
-    raise ValueError(f"unknown snapshot entry {value!r}")
+    def from_json(self, text: str | bytes) -> State:
+        """:meth:`restore` from JSON text."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ValueError(f"{self.name}: from_json needs JSON text, got {type(text).__name__}")
+        return self.restore(text)
 
 
 # ----------------------------------------------------------------------------------------------
 # The PettingZoo AEC base
 # ----------------------------------------------------------------------------------------------
-
-
-def known_options(game: Game, options: dict | None) -> dict:
-    """The reset options ``game`` understands. Others are reported, not fatal: wrappers and test
-    harnesses (PettingZoo's api_test among them) pass options of their own."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(game.reset_options))
-    if unknown:
-        warnings.warn(
-            f"{game.name} ignores unknown reset options {unknown}; "
-            f"it understands {list(game.reset_options)}",
-            stacklevel=3,
-        )
-    return {key: options[key] for key in game.reset_options if key in options}
 
 
 def agent_spaces(game: Game) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
@@ -387,11 +526,47 @@ class AgentsAndSpaces:
             observation = observation["observation"]
         return split_observation(self.observation_layout, observation)
 
+    # --- reading the agent bookkeeping of a snapshot (shared by the AEC and parallel forms) ---
+
+    def restored_agents(self, value: Any, what: str) -> list[str]:
+        """The agents still in the game, from a snapshot: distinct known names in seat order."""
+        if not isinstance(value, list) or not all(isinstance(agent, str) for agent in value):
+            raise invalid(what, f"agents must be a list of agent names, got {value!r:.80}")
+        unknown = [agent for agent in value if agent not in self.agent_name_mapping]
+        if unknown:
+            raise invalid(what, f"unknown agents {unknown}; agents are {self.possible_agents}")
+        in_seat_order = [agent for agent in self.possible_agents if agent in value]
+        if value != in_seat_order:
+            raise invalid(what, f"agents {value} are not distinct names in seat order")
+        return in_seat_order  # a new list: the environment must not share the caller's
+
+    def restored_rewards(self, value: Any, agents: list[str], what: str) -> dict[str, float]:
+        """A reward per agent still in the game, from a snapshot: finite numbers."""
+        if not isinstance(value, Mapping) or set(value) != set(agents):
+            raise invalid(what, f"expected a number for each of {agents}, got {value!r:.120}")
+        return {agent: decode_number(value[agent], f"{what}[{agent!r}]") for agent in agents}
+
+
+#: the keys of :meth:`CardGameEnv.snapshot`
+ENV_SNAPSHOT_KEYS = (
+    "format",
+    "engine",
+    "num_steps",
+    "env_rng",
+    "agents",
+    "rewards",
+    "cumulative_rewards",
+    "illegal_action_by",
+)
+
 
 class CardGameEnv(AgentsAndSpaces, AECEnv):
     """PettingZoo AEC environment over any :class:`Game`. A game's ``raw_env`` subclasses it and
     sets ``game_class`` and ``metadata["name"]``; keyword arguments other than ``render_mode``
-    and ``max_cycles`` are the game's parameters."""
+    and ``max_cycles`` are the game's parameters.
+
+    Seeds, reset options, a reset that raises, and snapshots follow the rules in the docstring
+    of :mod:`cardzoo.envs.core`."""
 
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {
@@ -422,10 +597,16 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
     # --- reset, step, observe -------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_seed(seed)
+        options = known_options(self.game, options)
         if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        game_rng = spawn_game_rng(self._rng)
-        self.state_ = self.game.new_state(game_rng, known_options(self.game, options))
+            env_rng = np.random.default_rng(seed)
+        else:
+            env_rng = self._rng
+        # Nothing is changed before the new game is dealt: a reset that raises has no effect.
+        state = deal_new_game(self.game, env_rng, options)
+        self._rng = env_rng
+        self.state_ = state
         self.num_steps = 0
         self.illegal_action_by = None
         self.agents = self.possible_agents[:]
@@ -472,13 +653,15 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self.render()
 
     def _end_by_illegal_action(self, agent: str) -> None:
-        """PettingZoo's classic convention for ``env()``: the offender gets −1, everybody else 0,
-        and the game is over for all."""
+        """What PettingZoo's ``TerminateIllegalWrapper`` (``illegal_reward=-1``) does: the
+        offender gets −1, everybody else 0, and every agent is both terminated and truncated.
+        The game's state is left as it was before the illegal action."""
         EnvLogger.warn_on_illegal_move()
         self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = -1.0
-        self.terminations = dict.fromkeys(self.agents, True)
         self.illegal_action_by = agent
         self._rewards_given = True
         self._accumulate_rewards()
@@ -518,35 +701,85 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
     # --- saving ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """JSON-serialisable picture of the game in progress and the environment's counters."""
+        """JSON-serialisable picture of the game in progress and the environment's bookkeeping:
+        the engine's snapshot, the environment's generator, the step count, the agents still in
+        the game with their rewards not yet collected, and who ended it by an illegal action."""
+        if self.state_ is None:
+            raise RuntimeError("snapshot() called before reset()")
         return {
+            "format": SNAPSHOT_FORMAT,
             "engine": self.game.snapshot(self.state_),
             "num_steps": self.num_steps,
-            "env_rng": _encode(self._rng),
+            "env_rng": encode_generator(self._rng),
+            "agents": list(self.agents),
             # rewards not yet collected by ``last()`` (a game may have just ended)
             "rewards": dict(self.rewards),
             "cumulative_rewards": dict(self._cumulative_rewards),
             "illegal_action_by": self.illegal_action_by,
         }
 
-    def restore(self, snapshot: dict[str, Any]) -> None:
-        """Continue from a :meth:`snapshot` (as if the game had been played up to it)."""
-        self.reset()
-        self.state_ = self.game.restore(snapshot["engine"])
-        self._rng = _decode(snapshot["env_rng"])
-        self.num_steps = int(snapshot["num_steps"])
-        self.rewards = {agent: float(r) for agent, r in snapshot["rewards"].items()}
-        self._cumulative_rewards = {
-            agent: float(r) for agent, r in snapshot["cumulative_rewards"].items()
-        }
-        self.illegal_action_by = snapshot["illegal_action_by"]
-        self._rewards_given = any(self.rewards.values())
-        ended = self.state_.terminal or self.illegal_action_by is not None
-        self.terminations = dict.fromkeys(self.agents, ended)
-        self.truncations = dict.fromkeys(
-            self.agents, not ended and self.num_steps >= self.max_cycles
+    def restore(self, snapshot: Mapping | str | bytes) -> None:
+        """Continue from a :meth:`snapshot` (the dict, after a JSON round trip or not, or its
+        JSON text), as if the game had been played up to it; no ``reset()`` is needed first.
+
+        Everything is checked before anything changes (see :meth:`Game.restore` for the game's
+        state; here the format, the agents still in the game, their rewards, the step count and
+        the generator): a bad snapshot raises ``ValueError`` and leaves the environment exactly
+        as it was. Terminations and truncations are not stored but follow from the snapshot:
+        a game over by the rules is terminated; one ended by an illegal action is terminated and
+        truncated; a running game is truncated once ``num_steps`` reaches *this* environment's
+        ``max_cycles``."""
+        what = f"{self.metadata['name']} environment snapshot"
+        data = snapshot_data(snapshot, what)
+        if "engine" not in data and "state" in data:
+            raise invalid(what, "this is a game's snapshot (game.snapshot); pass env.snapshot()")
+        check_format(data, what)
+        check_keys(data, ENV_SNAPSHOT_KEYS, what)
+        state = self.game.restore(data["engine"])
+        env_rng = decode_generator(data["env_rng"], f"{what}: env_rng")
+        num_steps = self._restored_num_steps(state, data["num_steps"], f"{what}: num_steps")
+        agents = self.restored_agents(data["agents"], f"{what}: agents")
+        illegal_by = data["illegal_action_by"]
+        if illegal_by is not None and not (
+            isinstance(illegal_by, str) and illegal_by in self.agent_name_mapping
+        ):
+            raise invalid(what, f"illegal_action_by={illegal_by!r:.60} is not an agent")
+        if illegal_by is not None and state.terminal:
+            raise invalid(what, "a game over by the rules was not ended by an illegal action")
+        if illegal_by is not None:
+            terminated = truncated = True
+        else:
+            terminated = state.terminal
+            truncated = not terminated and num_steps >= self.max_cycles
+        if agents != self.possible_agents and not (terminated or truncated):
+            raise invalid(what, f"only {agents} are left in a game still in progress")
+        rewards = self.restored_rewards(data["rewards"], agents, f"{what}: rewards")
+        cumulative = self.restored_rewards(
+            data["cumulative_rewards"], agents, f"{what}: cumulative_rewards"
         )
-        self._after_change()
+        # Everything is valid: from here on nothing can fail.
+        self.state_, self._rng, self.num_steps = state, env_rng, num_steps
+        self.illegal_action_by = illegal_by
+        self.agents = agents
+        self.rewards, self._cumulative_rewards = rewards, cumulative
+        self._rewards_given = any(rewards.values())
+        self.terminations = dict.fromkeys(agents, terminated)
+        self.truncations = dict.fromkeys(agents, truncated)
+        self.infos = {agent: {"action_mask": self._no_actions} for agent in agents}
+        self._masked_agent = None
+        self._skip_agent_selection = None
+        if terminated or truncated:
+            # As after the last step: the first agent still in steps out next; after the last
+            # one the selection returns to the player whose turn it was.
+            self.agent_selection = self.possible_agents[state.current_player]
+            self._deads_step_first()
+        else:
+            self._after_change()
+
+    def _restored_num_steps(self, state: State, value: Any, what: str) -> int:
+        """The step count of a snapshot (a subclass that derives it from the state checks that
+        it agrees)."""
+        return decode_int(value, what, 0)
 
 
 def _forward(name: str) -> property:
@@ -562,7 +795,11 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` with the attributes the AEC loop reads at every
     step forwarded directly. The parent reaches them through ``__getattr__``, which Python calls
     only after a normal lookup has failed: eight such lookups per step were the largest single
-    cost of a wrapped step (measured by benchmarks/throughput.py --profile)."""
+    cost of a wrapped step (measured by benchmarks/throughput.py --profile).
+
+    Also: the wrapper counts as reset only once a ``reset`` has succeeded (PettingZoo's sets its
+    flag first, so after a first reset that raised, ``step`` failed inside the environment
+    instead of saying "reset first"), and a successful ``restore`` counts as a reset."""
 
     agent_selection = _forward("agent_selection")
     agents = _forward("agents")
@@ -571,6 +808,17 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     infos = _forward("infos")
     rewards = _forward("rewards")
     _cumulative_rewards = _forward("_cumulative_rewards")
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._has_updated = True
+
+    def restore(self, snapshot: Mapping | str | bytes) -> None:
+        """:meth:`CardGameEnv.restore`; the environment then counts as reset."""
+        self.env.restore(snapshot)
+        self._has_reset = True
+        self._has_updated = True
 
     # The three calls of every step of the AEC loop go straight to the wrapped environment,
     # with the parent's checks and messages.
@@ -614,15 +862,23 @@ class _AgentIterator(AECOrderEnforcingIterator):
 
 
 def wrap(raw: CardGameEnv) -> AECEnv:
-    """The user-facing environment: an illegal action ends the game with −1 for the offender
-    (PettingZoo's classic convention); out-of-range actions raise ``ValueError``; calls out of
-    order are errors (PettingZoo's ``OrderEnforcingWrapper``).
+    """The user-facing environment, with PettingZoo's classic conventions:
+
+    - an illegal action (in range, masked out) ends the game exactly as PettingZoo's
+      ``TerminateIllegalWrapper(env, illegal_reward=-1)`` does: −1 for the offender, 0 for
+      everybody else, every agent terminated *and* truncated, the agents then stepping out with
+      ``None`` (``raw.illegal_action_by`` names the offender);
+    - an out-of-range action or a non-integer raises ``ValueError``;
+    - calls out of order are errors (PettingZoo's ``OrderEnforcingWrapper``).
 
     The first two are done by the base class itself rather than by PettingZoo's
     ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper``: each wrapper layer costs an
     attribute lookup chain on every access, which made the wrapped environment four times slower
     than PettingZoo's own rock-paper-scissors (measured, see benchmarks/). The behaviour is the
-    same, except that an out-of-range action is a ``ValueError`` even under ``python -O``."""
+    same (a test plays both side by side), with two **Decisions**: an out-of-range action is a
+    ``ValueError`` even under ``python -O``; and once the game is over every agent's action mask
+    is all zero, as at every end of a cardzoo game (the wrapper would leave the offender's last
+    mask in its observation)."""
     raw.illegal_action = "terminate"
     return _OrderEnforcingWrapper(raw)
 

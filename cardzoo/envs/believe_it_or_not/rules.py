@@ -1,28 +1,48 @@
 """Believe It or Not — the rules engine (``believe_it_or_not_v0``).
 
-An animal bluffing game (Russian «Верю — не верю»). Players put cards face down and claim they are
-all one animal; the next player believes (and adds cards under the same claim) or doubts and turns
-one card over. Whoever is wrong takes the whole table. Specification:
-``shared/rules/believe_it_or_not.md``. Lines marked **Decision** are the rules file's choices;
-lines marked **Decision (engine)** are this implementation's, where the rules file is silent.
+An animal bluffing game. Players put cards face down and claim they are all one animal; the next
+player believes (and adds cards under the same claim) or doubts and turns one card over. Whoever
+is wrong takes the whole table. It is the traditional game Cheat (also called I Doubt It; in
+Russian «Верю — не верю», "I believe, I don't believe"), in an animal edition from a Russian rules
+sheet: animals instead of ranks, sets of four leave the game, and one elephant that can never be
+got rid of as a set.
+
+This docstring states the rules as implemented, completely; every point the original leaves open
+is settled by a named, bold decision with its reason. User guide: ``docs/believe_it_or_not.md``.
 
 Cards (types 0..10)
     ``cat dog cow pig sheep horse rabbit duck`` (species 0..7, 4 copies each), ``elephant`` (8, one
-    copy), ``peek`` (9, two copies), ``skip`` (10, two copies): 37 cards by default. **Decision:**
-    ``num_species`` (4..8, default 8) keeps the first species of the list (with their type numbers);
-    ``special_cards=False`` removes peek and skip. The elephant and the specials can never be
-    declared and never form a set.
+    copy), ``peek`` (9, two copies), ``skip`` (10, two copies): 37 cards by default. The elephant
+    and the specials can never be declared and never form a set.
+
+    - **Decision (deck list):** the original names animal cards, "special" cards and
+      "particular" cards but lists none of them; this deck has enough species for 2 to 6 players
+      and one elephant, the card the standard game's loser is left with.
+    - **Decision (special cards):** the original says only that a special card is played on
+      one's turn, before deciding, while the table holds cards, at most one per turn, and is then
+      discarded; what they do is this implementation's: ``peek`` and ``skip`` (below), two of
+      each.
+    - **Decision (smaller decks):** ``num_species`` (4..8, default 8) keeps the first species of
+      the list (with their type numbers); ``special_cards=False`` removes peek and skip: shorter,
+      simpler games for studies and curricula, with the same action and observation layout.
 
 Deal
     ``num_players`` 2..6 (default 4). The shuffled deck is dealt one card at a time from
     ``player_0`` on (card i goes to ``player_{i mod n}``), so the first seats may get one card
     more. ``reset(options={"deck": [names...]})`` gives the deck in deal order (every card of the
-    game exactly once); no other option exists. Then every set of four of one species in a hand is
-    discarded face up, out of the game. **Decision:** ``player_0`` leads first. **Decision:** a
-    deal after which some player holds no card is void: the cards are shuffled and dealt again.
-    **Decision (engine):** so is a deal that leaves no animal card at all (every species discarded
-    at once), a game that would end before its first move (see "no animals left"). An explicit
-    ``deck`` that makes a void deal is a ``ValueError``.
+    game exactly once); it is the only reset option (other keys follow the common rule of
+    :mod:`cardzoo.envs.core`, "Reset options"). Then every set of four of one species in a hand
+    is discarded face up, out of the game.
+
+    - **Decision (first leader):** the original lets the players choose who starts "in any
+      convenient way"; ``player_0`` leads first.
+    - **Decision (void deal):** a deal after which some player holds no card is void: the cards
+      are shuffled and dealt again, since that player would be out before the game starts.
+    - **Decision (deal without animals):** so is a deal that leaves no animal card at all (every
+      species discarded at once), a game that would end before its first move (see "no animals
+      left").
+
+    An explicit ``deck`` that makes a void deal is a ``ValueError``.
 
 The table
     A face-down stack of placements, each the 1..5 cards one player put down in one go, kept with
@@ -53,8 +73,10 @@ Going out
     table taken), unless they own the last placement of a live table (it can still be doubted and
     bring cards back). A player whose last card was a ``peek`` stays in until the doubt they are
     then forced into is settled; a player whose last card was a ``skip`` goes out at once.
-    **Decision (engine):** a player can thus go out while older placements of theirs are still on
-    the table (their last card was a skip); those cards go to whoever takes the table, never back.
+    **Decision (out with cards on the table):** a player can thus go out while older placements
+    of theirs are still on the table (their last card was a skip); those cards go to whoever
+    takes the table, never back: the original ends a player's game when their hand is empty,
+    and nothing brings a player who is out back in.
 
 End and rewards
     - ``variant="quick"``: the first player(s) out win (two at once when a doubter's last cards go
@@ -123,11 +145,11 @@ Observation (float32; seat-relative: the n-sized fields list the observer first,
     ``revealed_taker``       n     one-hot: who took the table after the latest doubt
     =======================  ====  ==========================================================
 
-    **Decision (engine):** the outcome of the latest doubt (the card turned face up, whether it was
-    the declared species, who took the table) and each player's number of cards on the table are
-    public at the table, so they are observed too. A peek is observed only by the peeker, and only
-    while the peeked placement is the last one (the peeker must then believe or doubt at once).
-    At the end of the game ``to_act`` and ``decision`` are all 0.
+    **Decision (public doubt outcome):** the outcome of the latest doubt (the card turned face up,
+    whether it was the declared species, who took the table) and each player's number of cards on
+    the table are public at the table, so they are observed too. A peek is observed only by the
+    peeker, and only while the peeked placement is the last one (the peeker must then believe or
+    doubt at once). At the end of the game ``to_act`` and ``decision`` are all 0.
 
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
@@ -143,10 +165,14 @@ import numpy as np
 from cardzoo.envs.core import (
     Game,
     State,
+    card_types,
     check_card_counts,
     check_choice,
     check_int,
+    in_range,
+    known_options,
     layout_from_sizes,
+    require,
 )
 
 SPECIES = ("cat", "dog", "cow", "pig", "sheep", "horse", "rabbit", "duck")
@@ -350,26 +376,10 @@ class BelieveItOrNot(Game):
                 return state
 
     def _parse_options(self, options: dict | None) -> np.ndarray | None:
-        if options is None:
-            return None
-        if not isinstance(options, dict):
-            raise ValueError(f"reset options must be a dict, got {options!r}")
-        unknown = sorted(set(options) - set(self.reset_options))
-        if unknown:
-            raise ValueError(
-                f"unknown reset option(s) {unknown}; allowed: {list(self.reset_options)}"
-            )
+        options = known_options(self, options)
         if "deck" not in options:
             return None
-        names = options["deck"]
-        if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
-            raise ValueError(f"deck option must be a list of card names from {CARD_NAMES}")
-        unknown_names = sorted({name for name in names if name not in CARD_NAMES})
-        if unknown_names:
-            raise ValueError(
-                f"deck option: unknown card names {unknown_names}; cards: {CARD_NAMES}"
-            )
-        deck = np.array([CARD_NAMES.index(name) for name in names], np.int8)
+        deck = card_types("deck option", options["deck"], CARD_NAMES).astype(np.int8)
         check_card_counts("deck", deck, self.composition, CARD_NAMES)
         return deck
 
@@ -724,65 +734,107 @@ class BelieveItOrNot(Game):
     # --- consistency (the test suite checks it at every step) -------------------------------
 
     def check_invariants(self, state: BelieveItOrNotState) -> None:
+        self._check_ranges(state)
         self._check_table(state)
         self._check_every_card_once(state)
         hands, seat_counts = state.hands, state.seat_counts
-        assert (hands >= 0).all(), "negative hand count"
-        assert np.array_equal(seat_counts[HAND_SIZE], hands.sum(axis=1)), "hand sizes"
-        assert np.isin(seat_counts[IS_OUT], (0, 1)).all(), "is_out is 0 or 1"
+        require(np.array_equal(seat_counts[HAND_SIZE], hands.sum(axis=1)), "hand sizes")
         # A hand never keeps 4 of a species; hand plus own cards on the table stay below 4 too.
         species = slice(0, self.num_species)
-        assert (hands[:, species] + state.table_counts[:, species] < SET_SIZE).all()
+        held = hands[:, species].astype(np.int64) + state.table_counts[:, species]
+        require((held < SET_SIZE).all(), "four of a species kept")
         is_out = seat_counts[IS_OUT] == 1
-        assert not seat_counts[HAND_SIZE, is_out].any(), "a player out holds cards"
+        require(not seat_counts[HAND_SIZE, is_out].any(), "a player out holds cards")
         # (A player out may still own older placements: a skip can be their last card.)
         if state.terminal:
-            assert state.winner_mask.any(), "a finished game has a winner"
+            require(state.winner_mask.any(), "a finished game has a winner")
+            winners = self._winners_if_over(state)
+            require(
+                winners is not None and np.array_equal(winners, state.winner_mask),
+                "the winners are not the ones the rules give",
+            )
         else:
             self._check_turn(state)
+
+    def _check_ranges(self, state: BelieveItOrNotState) -> None:
+        """Every number within the range the rules allow, before anything is indexed by it.
+        (Slots of the fixed-size arrays beyond their used part keep old, valid values.)"""
+        n, cards = self.num_players, self.num_cards
+        require(in_range(state.hands, 0, SET_SIZE), "hand counts out of range")
+        require(in_range(state.table_counts, 0, SET_SIZE), "table counts out of range")
+        require(in_range(state.out_of_game, 0, SET_SIZE), "out-of-game counts out of range")
+        require(in_range(state.seat_counts, 0, cards), "seat counts out of range")
+        require(in_range(state.seat_counts[IS_OUT], 0, 1), "is_out is 0 or 1")
+        require(in_range(state.decision, 0, len(DECISION_NAMES) - 1), "unknown decision")
+        require(in_range(state.building_size, 0, MAX_PLACEMENT), "building_size out of range")
+        require(in_range(state.building, 0, NUM_TYPES - 1), "unknown card being placed")
+        require(in_range(state.declared, NO_ONE, self.num_species - 1), "unknown declared species")
+        require(in_range(state.table_size, 0, cards), "table_size out of range")
+        require(in_range(state.num_placements, 0, cards), "num_placements out of range")
+        require(in_range(state.table_cards, 0, NUM_TYPES - 1), "unknown card on the table")
+        require(in_range(state.placement_owners, 0, n - 1), "a placement owner is no player")
+        require(in_range(state.placement_sizes, 0, MAX_PLACEMENT), "placement size out of range")
+        require(in_range(state.peek_player, NO_ONE, n - 1), "peek_player is no player")
+        require(in_range(state.peek_position, NO_ONE, MAX_PLACEMENT - 1), "bad peek_position")
+        require(
+            (state.peek_player == NO_ONE) == (state.peek_position == NO_ONE),
+            "a peek has both a player and a position",
+        )
+        require(in_range(state.revealed_card, NO_ONE, NUM_TYPES - 1), "unknown revealed card")
+        require(in_range(state.revealed_taker, NO_ONE, n - 1), "revealed_taker is no player")
+        require(
+            (state.revealed_card == NO_ONE) == (state.revealed_taker == NO_ONE),
+            "a doubt reveals both a card and who took the table",
+        )
+        if state.revealed_true:
+            require(0 <= state.revealed_card < self.num_species, "a true claim reveals its species")
 
     def _check_table(self, state: BelieveItOrNotState) -> None:
         placed = np.zeros((self.num_players, NUM_TYPES), np.int64)
         start = 0
         for index in range(state.num_placements):
             owner, size = state.placement_owners[index], state.placement_sizes[index]
-            assert 1 <= size <= MAX_PLACEMENT, f"placement of {size} cards"
+            require(1 <= size <= MAX_PLACEMENT, f"placement of {size} cards")
             np.add.at(placed[owner], state.table_cards[start : start + size], 1)
             start += size
-        assert start == state.table_size, "placement sizes do not add up to the table"
-        assert np.array_equal(placed, state.table_counts), "table counts disagree with the table"
-        assert np.array_equal(state.seat_counts[ON_TABLE], placed.sum(axis=1)), "cards on table"
+        require(start == state.table_size, "placement sizes do not add up to the table")
+        require(np.array_equal(placed, state.table_counts), "table counts disagree with the table")
+        require(np.array_equal(state.seat_counts[ON_TABLE], placed.sum(axis=1)), "cards on table")
+        if state.peek_player != NO_ONE:
+            last_size = state.placement_sizes[state.num_placements - 1] if state.table_size else 0
+            require(state.peek_position < last_size, "a peek at a card of no placement")
 
     def _check_every_card_once(self, state: BelieveItOrNotState) -> None:
         held = state.hands.sum(axis=0) + state.table_counts.sum(axis=0) + state.out_of_game
         held = held + np.bincount(state.building[: state.building_size], minlength=NUM_TYPES)
-        assert np.array_equal(held, self.composition), f"cards {held} != {self.composition}"
-        assert np.isin(state.out_of_game[:MAX_SPECIES], (0, SET_SIZE)).all(), "partial set"
+        require(np.array_equal(held, self.composition), f"cards {held} != {self.composition}")
+        require(np.isin(state.out_of_game[:MAX_SPECIES], (0, SET_SIZE)).all(), "partial set")
 
     def _check_turn(self, state: BelieveItOrNotState) -> None:
         actor, decision = state.current_player, state.decision
         is_out = state.seat_counts[IS_OUT] == 1
-        assert not is_out[actor], "the player to act is out"
-        assert not state.winner_mask.any(), "winners before the end"
+        require(not is_out[actor], "the player to act is out")
+        require(not state.winner_mask.any(), "winners before the end")
         if self.variant == "quick":
-            assert not is_out.any(), "a quick game goes on after a player went out"
+            require(not is_out.any(), "a quick game goes on after a player went out")
         else:
-            assert (~is_out).sum() >= 2, "a standard game goes on with one player in"
-        assert not self._no_animals_left(state), "the game goes on without animals"
+            require((~is_out).sum() >= 2, "a standard game goes on with one player in")
+        require(not self._no_animals_left(state), "the game goes on without animals")
         if decision == LEAD:
-            assert state.table_size == 0 and state.declared == NO_ONE, "a lead on a live table"
+            require(state.table_size == 0 and state.declared == NO_ONE, "a lead on a live table")
         else:
-            assert 0 <= state.declared < self.num_species, "no declared species"
+            require(0 <= state.declared < self.num_species, "no declared species")
         if decision in (RESPOND, CHOOSE_TURN, CHOOSE_PEEK):
-            assert state.table_size > 0, "responding to an empty table"
+            require(state.table_size > 0, "responding to an empty table")
             owner = state.placement_owners[state.num_placements - 1]
-            assert owner != actor, "responding to one's own placement"
+            require(owner != actor, "responding to one's own placement")
         if decision != BUILD:
-            assert state.building_size == 0, "cards chosen outside building"
+            require(state.building_size == 0, "cards chosen outside building")
+        require(not (state.special_played and decision == LEAD), "a special played before a lead")
         owner = state.placement_owners[state.num_placements - 1] if state.table_size else NO_ONE
         for player in np.flatnonzero(~is_out):
             # Cards being placed and a peek just played leave the hand before the turn ends.
             mid_turn = player == actor and (state.building_size or state.special_played)
             if player != owner and not mid_turn:
-                assert state.seat_counts[HAND_SIZE, player] > 0, f"player_{player} in, no cards"
-        assert self.legal_mask(state, actor).any(), "the player to act has no legal action"
+                require(state.seat_counts[HAND_SIZE, player] > 0, f"player_{player} in, no cards")
+        require(self.legal_mask(state, actor).any(), "the player to act has no legal action")

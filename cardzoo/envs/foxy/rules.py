@@ -2,26 +2,36 @@
 
 A memory game for 1 to 5 players: cards with animals are turned one by one and, after each, every
 player secretly writes how many animals of the species on that card have appeared so far. Nobody
-may look back. Specification: ``shared/rules/foxy.md`` (from a German original).
+may look back. It is not a traditional game: it is the published memory card game "Foxy" by David
+Spada (2022; German edition by Game Factory), implemented from its German rules.
+
+This docstring states the rules as implemented, completely; every point the original leaves open
+is settled by a named, bold decision with its reason. User guide: ``docs/foxy.md``.
 
 Species and cards
     Nine species, indexed 0..8: ``rooster``, ``pig`` (farm), ``hare``, ``bear`` (forest),
     ``zebra``, ``giraffe`` (savanna), ``octopus``, ``dolphin`` (ocean), ``cat`` (any landscape).
     48 animal cards, 12 per landscape, with its two species A and B: A ×2, B ×2, A+B ×2, A+cat ×2,
-    B+cat ×2, A+B+cat ×1, cat ×1 (the rules file's Decision). Plus one Foxy card.
+    B+cat ×2, A+B+cat ×1, cat ×1. Plus one Foxy card.
 
-    **Decision:** a card is identified by the species it shows; the four cat-only cards (one per
-    landscape) are the same card for every purpose of the game, so there are 25 kinds of animal
-    card (24 landscape kinds + the lone cat, 4 copies) and the Foxy card.
+    **Decision (deck list):** the original says only that the 48 cards show landscapes with their
+    animals, sometimes several species at once, and the cat in every landscape; it lists no
+    cards. This list has 12 cards per landscape and every combination of its two species with
+    and without the cat.
+
+    **Decision (cat-only cards):** a card is identified by the species it shows; the four
+    cat-only cards (one per landscape) are the same card for every purpose of the game (no
+    answer depends on the landscape), so there are 25 kinds of animal card (24 landscape kinds +
+    the lone cat, 4 copies) and the Foxy card.
 
 Setup
     19 animal cards drawn at random, plus Foxy, shuffled: a stack of 20 cards, all from the game's
     generator. ``reset(options={"stack": [...]})`` fixes the stack, first card first: 20 entries,
-    each a list of species names (any order) or ``"foxy"``. **Decision:** the stack must be one the
-    real deck can deal: exactly one ``"foxy"``, 19 animal cards that exist in the deck (a
-    landscape's species and/or the cat), no kind more often than the deck has it; otherwise
-    ``ValueError``. The environments drop other option keys with a warning (PettingZoo's
-    API test passes one).
+    each a list of species names (any order) or ``"foxy"``. **Decision (stack option):** the
+    stack must be one the real deck can deal: exactly one ``"foxy"``, 19 animal cards that exist
+    in the deck (a landscape's species and/or the cat), no kind more often than the deck has it;
+    otherwise ``ValueError``. Any other stack would ask for answers no real game can have. Other
+    option keys follow the common rule of :mod:`cardzoo.envs.core` ("Reset options").
 
 Phase 1: remember
     The cards are turned one by one. After each card every player writes a whole number; the true
@@ -37,15 +47,17 @@ Phase 1: remember
 
 Phase 2: check and score
     A number not circled scores itself if it is ≤ the true answer, else 0. A circled number scores
-    twice itself if it equals the true answer, else 0. The highest total wins; everybody tied for
-    highest wins (**Decision:** so if all tie, all win).
+    twice itself if it equals the true answer, else 0. The highest total wins. **Decision (ties):**
+    the original does not settle ties; everybody tied for highest wins (so if all tie, all win),
+    since nothing in the game tells them apart.
 
 Solo (``num_players=1``)
     No circling. The player wins if their total is less than 5 points below the best possible score:
-    ``total > best − 5``. The best possible score is the sum of the true answers. **Decision:** with
-    a ``max_guess`` below some true answer that answer cannot be written, so "best possible" counts
-    it as ``max_guess`` (with the default 40 this never happens: the largest true answer the deck
-    allows is 27, e.g. rooster+pig+cat as the 20th card after all 12 farm cards and 7 other cats).
+    ``total > best − 5``. The best possible score is the sum of the true answers. **Decision (best
+    possible below max_guess):** with a ``max_guess`` below some true answer that answer cannot be
+    written, so "best possible" counts it as ``max_guess``, the best the player can write (with
+    the default 40 this never happens: the largest true answer the deck allows is 27, e.g.
+    rooster+pig+cat as the 20th card after all 12 farm cards and 7 other cats).
 
 Order of play (reinforcement-learning interface)
     All players write at the same time. The engine asks them one after another, in seat order
@@ -65,7 +77,8 @@ Actions: ``Discrete(2 * (G + 1))``, G = ``max_guess`` (default 40)
     ====================  =====================================================
 
     Writing is always legal. Circling is legal only while the player's circle is unused, and never
-    in solo. **Decision:** circling a 0 is legal (it scores 0 either way).
+    in solo. **Decision (circling a 0):** circling a 0 is legal (it scores 0 either way): the
+    original forbids no number, and the mask stays simple.
 
 Observation (float32, the observer's own view; nothing about other players)
     ==================  ====  ================================================================
@@ -82,9 +95,10 @@ Observation (float32, the observer's own view; nothing about other players)
     ==================  ====  ================================================================
 
     With ``memory="none"`` (default) the observation holds nothing about earlier cards: remembering
-    them is the game. The own sheet is in it (a player may read their own sheet). **Decision:**
-    the observation never reveals other players' numbers or the true answers, not even at the end
-    (the rewards and :meth:`Foxy.render` tell the outcome).
+    them is the game. The own sheet is in it (a player may read their own sheet). **Decision
+    (nothing revealed at the end):** the observation never reveals other players' numbers or the
+    true answers, not even at the end: the rewards and :meth:`Foxy.render` tell the outcome, and
+    every field keeps one meaning from the first card to the last.
 
 Rewards (only when the game ends: a reward earlier would tell whether a guess was too high)
     ``reward="win"`` (default): +1 for each winner, −1 for every other player (solo: +1 win, −1
@@ -93,9 +107,12 @@ Rewards (only when the game ends: a reward earlier would tell whether a guess wa
 
 Parameters
     ``num_players`` 1..5 (default 2); ``memory`` ``"none"`` | ``"perfect"``; ``reward`` ``"win"`` |
-    ``"points"``; ``max_guess`` 1..1000 (default 40; **Decision:** the upper limit keeps the action
-    space sane). The environment adds ``max_cycles`` (AEC default 100 = 20 cards × 5 players, so a
-    game always ends first) and ``render_mode``. Version: ``foxy_v0``.
+    ``"points"``; ``max_guess`` 1..1000 (default 40; **Decision (max_guess limit):** the upper
+    limit keeps the action space sane; no true answer exceeds 27). The environments add
+    ``render_mode`` and ``max_cycles``, counted in cards in both the AEC and the parallel form
+    (default 20, the whole stack, so a game always ends first); the engine's
+    ``default_max_cycles`` (100 = 20 cards x 5 players) counts decisions, for the single-seat
+    Gymnasium view. Version: ``foxy_v0``.
 
 Rendering
     During the game: the card just turned and who has written on it (from a seat, also that
@@ -115,7 +132,16 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_choice, check_int, layout_from_sizes
+from cardzoo.envs.core import (
+    Game,
+    State,
+    check_choice,
+    check_int,
+    in_range,
+    known_options,
+    layout_from_sizes,
+    require,
+)
 
 SPECIES = (
     "rooster",
@@ -284,10 +310,8 @@ class Foxy(Game):
     # --- the stack ------------------------------------------------------------------------
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> FoxyState:
-        if options and "stack" in options:
-            stack = parse_stack(options["stack"])
-        else:
-            stack = self._random_stack(rng)
+        options = known_options(self, options)
+        stack = parse_stack(options["stack"]) if "stack" in options else self._random_stack(rng)
         counts, answers = true_answers(stack)
         return FoxyState(
             rng=rng,
@@ -469,29 +493,30 @@ class Foxy(Game):
 
     def check_invariants(self, state: FoxyState) -> None:
         stack = state.stack
-        assert stack.shape == (STACK_SIZE,), f"stack shape {stack.shape}"
-        assert ((stack >= 0) & (stack < NUM_KINDS)).all(), "unknown card kind in the stack"
+        require(stack.shape == (STACK_SIZE,), f"stack shape {stack.shape}")
+        require(in_range(stack, 0, NUM_KINDS - 1), "unknown card kind in the stack")
         kinds = np.bincount(stack, minlength=NUM_KINDS)
-        assert kinds[FOXY] == 1, "the stack must hold exactly one Foxy"
-        assert (kinds <= KIND_COPIES).all(), "a card kind appears more often than the deck has it"
+        require(kinds[FOXY] == 1, "the stack must hold exactly one Foxy")
+        require((kinds <= KIND_COPIES).all(), "a card kind appears more often than the deck has it")
         counts, answers = true_answers(stack)
-        assert np.array_equal(counts, state.counts), "species counts do not match the stack"
-        assert np.array_equal(answers, state.answers), "true answers do not match the stack"
-        assert 1 <= state.turned <= STACK_SIZE, f"turned={state.turned}"
-        assert 0 <= state.current_player < self.num_players
-        assert state.sheets.shape == (self.num_players, STACK_SIZE)
+        require(np.array_equal(counts, state.counts), "species counts do not match the stack")
+        require(np.array_equal(answers, state.answers), "true answers do not match the stack")
+        require(1 <= state.turned <= STACK_SIZE, f"turned={state.turned}")
+        require(0 <= state.current_player < self.num_players, "current_player is no player")
+        require(state.sheets.shape == (self.num_players, STACK_SIZE), "sheets shape")
         sheets = state.sheets
-        assert ((sheets >= 0) & (sheets <= self.max_guess)).all(), "number out of range"
+        require(in_range(sheets, 0, self.max_guess), "number out of range")
         for player in range(self.num_players):
             written = self.numbers_written(state, player)
-            assert not state.sheets[player, written:].any(), "a number on a card not yet reached"
-            assert NO_CIRCLE <= state.circled[player] < written, "circle on an unwritten number"
+            require(not state.sheets[player, written:].any(), "a number on a card not yet reached")
+            require(NO_CIRCLE <= state.circled[player] < written, "circle on an unwritten number")
         if not self.can_circle:
-            assert (state.circled == NO_CIRCLE).all(), "solo players cannot circle"
+            require((state.circled == NO_CIRCLE).all(), "solo players cannot circle")
         if state.terminal:
-            assert state.turned == STACK_SIZE and state.current_player == 0
+            require(state.turned == STACK_SIZE, "the game ends after the last card")
+            require(state.current_player == 0, "a finished game has player_0 to act")
         else:
-            assert self.legal_mask(state, state.current_player).any(), "the actor cannot act"
+            require(self.legal_mask(state, state.current_player).any(), "the actor cannot act")
 
 
 def true_answers(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -524,13 +549,16 @@ def parse_stack(cards) -> np.ndarray:
 
 
 def _parse_card(card) -> int:
-    if card == "foxy":
+    if isinstance(card, str) and card == "foxy":
         return FOXY
     if isinstance(card, str) or not isinstance(card, (list, tuple)):
-        raise ValueError(f'stack card {card!r} must be a list of species names or "foxy"')
-    unknown = [name for name in card if name not in SPECIES]
+        raise ValueError(f'stack option: card {card!r} must be a list of species names or "foxy"')
+    unknown = [name for name in card if not isinstance(name, str) or name not in SPECIES]
     if unknown:
-        raise ValueError(f"stack card {card!r}: unknown species {unknown}; species: {SPECIES}")
+        raise ValueError(
+            f"stack option: card {card!r} has unknown species {unknown}; "
+            f"allowed species: {list(SPECIES)}"
+        )
     shown = frozenset(SPECIES.index(name) for name in card)
     if len(shown) != len(card) or shown not in KIND_OF_SPECIES:
         raise ValueError(

@@ -2,23 +2,30 @@
 
 Hens, feathers, eggs and a fox: a "take all the cards" game with no choices. Each player holds a
 face-down deck and, on their turn, turns its top card onto the common pile. Whoever ends up holding
-every card wins. Specification: ``shared/rules/henhouse.md`` (from an Italian original).
+every card wins. It is the traditional game Beggar-my-neighbour (Italian "Straccia camicia") with
+a deck of its own: a feather makes the next player pay one, two or three cards, as the court cards
+and aces do in the traditional game; an egg cancels a feather and the fox passes every deck to the
+left. The original is an Italian rules sheet.
+
+This docstring states the rules as implemented, completely; every point the original leaves open
+is settled by a named, bold decision with its reason. User guide: ``docs/henhouse.md``.
 
 Cards
     40 cards: 23 ``hen``, 4 each of ``feather1``, ``feather2``, ``feather3`` (one, two or three
-    feathers), 4 ``egg``, 1 ``fox``. **Decision** (the source lists no deck; its deal table implies
-    40 cards).
+    feathers), 4 ``egg``, 1 ``fox``. **Decision (deck list):** the original lists no deck; its deal
+    table (2 x 20, 4 x 10, 5 x 8, 8 x 5 cards) implies 40 cards, and this mix of hens, feathers,
+    eggs and one fox fills it.
 
 Deal
     ``num_players`` 2..8 (default 4). Cards per player: 2 → 20; 3 → 13 (one hen is removed first, so
     39 cards are in play); 4 → 10; 5 → 8; 6 → 6, and the four youngest get one more; 7 → 5, and the
-    five youngest get one more; 8 → 5. **Decision:** the youngest are the highest seats
-    (``player_{n-1}``, ``player_{n-2}``, ...). The shuffled deck is dealt one card at a time from
-    ``player_0`` on, skipping players who have their number; the first card a player receives is the
-    top of their deck. ``reset(options={"deck": [names...]})`` gives the deck in deal order (every
-    card of the game exactly once; 39 cards with 22 hens at 3 players). The player who received the
-    ``fox`` plays first. Play goes left: after player i comes player i+1 (mod n), skipping players
-    who are out.
+    five youngest get one more; 8 → 5. **Decision (youngest players):** seats have no age, so the
+    youngest are the highest seats (``player_{n-1}``, ``player_{n-2}``, ...). The shuffled deck is
+    dealt one card at a time from ``player_0`` on, skipping players who have their number; the
+    first card a player receives is the top of their deck. ``reset(options={"deck": [names...]})``
+    gives the deck in deal order (every card of the game exactly once; 39 cards with 22 hens at 3
+    players). The player who received the ``fox`` plays first. Play goes left: after player i
+    comes player i+1 (mod n), skipping players who are out.
 
 Play (no debt pending)
     - ``hen``, ``egg``: nothing; the next player plays.
@@ -37,17 +44,19 @@ Paying a feather (the payer turns cards one by one onto the pile)
     - ``fox``: one card paid; the decks pass left first; then, if that was the last card owed, the
       owed player collects and plays next; otherwise the payer goes on from the deck they now hold.
 
-Running out (**Decision** of the rules file)
-    A player who must turn a card and has none is out at once (they are never asked to act). If they
-    were paying, the next player still in pays what is still owed; if that would be the owed player,
-    they collect the pile. A player with an empty deck who is owed stays in until the debt is
-    settled. The fox passes decks only among players still in: the out neither give nor receive; a
-    player in with an empty deck gives nothing and receives a deck. When only one player is left in,
-    they take the pile and win.
+Running out
+    **Decision (running out):** the original never says what happens when a deck runs out, and
+    without a rule play would stall. A player who must turn a card and has none is out at once
+    (they are never asked to act). If they were paying, the next player still in pays what is
+    still owed; if that would be the owed player, they collect the pile. A player with an empty
+    deck who is owed stays in until the debt is settled. The fox passes decks only among players
+    still in: the out neither give nor receive; a player in with an empty deck gives nothing and
+    receives a deck. When only one player is left in, they take the pile and win.
 
-    **Decision** (this implementation): a feather is checked for an egg right below it only in
+    **Decision (egg below a feather):** a feather is checked for an egg right below it only in
     normal play; while a debt is being paid the card below a new feather is never an egg, because an
-    egg turned during payment ends the payment.
+    egg turned during payment ends the payment. (That egg stays on the pile, so a feather the next
+    player turns right on it is cancelled.)
 
 End and rewards
     The game ends when one player holds every card: +1 for them, −1 for every other player. Reaching
@@ -84,10 +93,14 @@ import numpy as np
 from cardzoo.envs.core import (
     Game,
     State,
+    card_types,
     check_card_counts,
     check_int,
+    in_range,
+    known_options,
     layout_from_sizes,
     named_counts,
+    require,
     seat_order,
 )
 
@@ -189,7 +202,7 @@ class Henhouse(Game):
     # --- deal -----------------------------------------------------------------------------
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> HenhouseState:
-        options = options or {}
+        options = known_options(self, options)
         if "deck" in options:
             deck = self._parse_deck(options["deck"])
         else:
@@ -220,12 +233,7 @@ class Henhouse(Game):
         return order
 
     def _parse_deck(self, names) -> np.ndarray:
-        try:
-            deck = np.array([CARD_NAMES.index(name) for name in names], np.int8)
-        except (ValueError, TypeError) as error:
-            raise ValueError(
-                f"deck option: unknown card name ({error}); cards: {CARD_NAMES}"
-            ) from None
+        deck = card_types("deck option", names, CARD_NAMES).astype(np.int8)
         expected = named_counts(self.composition, CARD_NAMES)
         check_card_counts(
             "deck", deck, self.composition, CARD_NAMES, f"{expected} at {self.num_players} players"
@@ -409,21 +417,40 @@ class Henhouse(Game):
         return "\n".join(lines)
 
     def check_invariants(self, state: HenhouseState) -> None:
+        self._check_ranges(state)
         held = np.zeros(NUM_TYPES, np.int64)
         for player in range(self.num_players):
             top, size = state.deck_top[player], state.deck_size[player]
             slots = (top + np.arange(size)) % self.num_cards
             held += np.bincount(state.decks[player, slots], minlength=NUM_TYPES)
         held += np.bincount(state.pile[: state.pile_size], minlength=NUM_TYPES)
-        assert np.array_equal(held, self.composition), f"cards {held} != {self.composition}"
-        assert not state.deck_size[state.is_out].any(), "a player who is out holds cards"
-        assert (~state.is_out).sum() >= 1, "everybody is out"
+        require(np.array_equal(held, self.composition), f"cards {held} != {self.composition}")
+        require(not state.deck_size[state.is_out].any(), "a player who is out holds cards")
+        require((~state.is_out).sum() >= 1, "everybody is out")
+        holds_every_card = state.deck_size == self.num_cards
         if state.terminal:
-            assert self.winners(state).sum() == 1, "a finished game has one winner"
+            require(holds_every_card.sum() == 1, "a finished game has one winner")
+            require(state.debt == 0 and state.owed == state.payer == NO_PLAYER, "debt at the end")
             return
+        require(not holds_every_card.any(), "the game goes on with every card in one deck")
         actor = state.current_player
-        assert not state.is_out[actor] and state.deck_size[actor] > 0, "actor cannot turn a card"
+        require(not state.is_out[actor] and state.deck_size[actor] > 0, "actor cannot turn a card")
         if state.debt:
-            assert 1 <= state.debt <= 3 and state.payer == actor and state.owed != actor
+            require(
+                state.payer == actor and state.owed not in (actor, NO_PLAYER),
+                f"debt {state.debt}: payer {state.payer}, owed {state.owed}, actor {actor}",
+            )
+            require(not state.is_out[state.owed], "the owed player is out")
         else:
-            assert state.owed == NO_PLAYER and state.payer == NO_PLAYER
+            require(state.owed == state.payer == NO_PLAYER, "owed or payer without a debt")
+
+    def _check_ranges(self, state: HenhouseState) -> None:
+        n, cards = self.num_players, self.num_cards
+        require(in_range(state.decks, 0, NUM_TYPES - 1), "unknown card type in a deck")
+        require(in_range(state.pile, 0, NUM_TYPES - 1), "unknown card type on the pile")
+        require(in_range(state.deck_top, 0, cards - 1), "deck_top out of range")
+        require(in_range(state.deck_size, 0, cards), "deck_size out of range")
+        require(0 <= state.pile_size <= cards, f"pile_size={state.pile_size} out of range")
+        require(0 <= state.debt <= 3, f"debt={state.debt} out of range")
+        require(NO_PLAYER <= state.owed < n, f"owed={state.owed} is no player")
+        require(NO_PLAYER <= state.payer < n, f"payer={state.payer} is no player")

@@ -1,16 +1,21 @@
 """Minus Two — the rules engine (``minus_two_v0``).
 
 A shedding game with ``-2`` and ``>>>`` cards: get rid of your cards, play no higher than the pile
-allows, and keep your running total low. Specification: ``shared/rules/minus_two.md`` (from a
-Romanian original). This docstring is the full documentation of the rules as implemented;
-"Decision (rules file)" marks a point the rules file settles where the source is silent, and
-"Decision" one this implementation settles where the rules file is silent too.
+allows, and keep your running total low. It is the traditional shedding game Shithead (also
+called Palace or Karma) with a deck of its own, from a Romanian rules sheet: each player has a
+face-down row, a face-up row on it and a hand, the face-down cards are played blind, and ``>>>``
+burns the pile as the 10 does in Shithead. Here the cards go down instead of up (no higher than
+the limit), ``-2`` lowers the limit, and rounds are scored until someone's total reaches 300.
+
+This docstring states the rules as implemented, completely; every point the original leaves open
+is settled by a named, bold decision with its reason. User guide: ``docs/minus_two.md``.
 
 Cards
-    **Decision (rules file):** each player has a colour of 13 cards: number cards ``1`` .. ``10``
-    (one each), two ``-2`` and one ``>>>``. Card types: 0..9 = values 1..10, 10 = ``-2``,
-    11 = ``>>>``. Colours only tell whose card is whose; play and scoring use the type alone, so
-    the engine counts types.
+    **Decision (colour of 13 cards):** the original lists no cards; each player has a colour of 13
+    cards, exactly what one player needs (4 face-down + 4 face-up + 5 in hand): number cards
+    ``1`` .. ``10`` (one each), two ``-2`` and one ``>>>``. Card types: 0..9 = values 1..10,
+    10 = ``-2``, 11 = ``>>>``. Colours only tell whose card is whose; play and scoring use the
+    type alone, so the engine counts types.
 
 Players and seating
     ``num_players`` 2..6 (default 4), agents ``player_0`` .. ``player_{n-1}``. Play goes left:
@@ -18,14 +23,18 @@ Players and seating
 
 Setup of a round
     Each player's 13 cards are shuffled: 4 face down in a row (positions 0..3), one face-up card on
-    each of them, 5 cards in hand. The pile starts empty. **Decisions (rules file):** round 1's
-    dealer is ``player_{n-1}``, so ``player_0`` starts; the dealer moves one seat left every round
-    and the dealer's left neighbour starts.
+    each of them, 5 cards in hand. The pile starts empty. The dealer's left neighbour starts.
+
+    - **Decision (first dealer):** the original does not say who deals first; round 1's dealer
+      is ``player_{n-1}``, so ``player_0`` starts, as in the other cardzoo games.
+    - **Decision (dealer rotation):** the original does not say who deals later rounds; the
+      dealer moves one seat left every round, so every seat starts in turn.
+
     ``reset(options={"deals": [[13 card names] per player]})`` fixes round 1: per player the
     first 4 names are the face-down row (positions 0..3), the next 4 the face-up row, the last 5
-    the hand. Names: ``"1"`` .. ``"10"``, ``"-2"``, ``">>>"``. Later rounds are
-    dealt with the game's seeded generator. Other option keys are refused by the engine
-    (``ValueError``); the environment warns about them and passes on only ``deals``.
+    the hand. Names: ``"1"`` .. ``"10"``, ``"-2"``, ``">>>"``. Later rounds are dealt with the
+    game's seeded generator. Other option keys follow the common rule of :mod:`cardzoo.envs.core`
+    ("Reset options").
 
     **Decision (deals option):** a fixed deal may give any player any cards, as long as all the
     players together hold exactly ``num_players`` colours (n of each number, 2n ``-2``, n ``>>>``).
@@ -43,35 +52,39 @@ A turn: the active player plays one or more cards of one type onto the pile
     - **Number cards:** any value on an empty pile, otherwise value <= limit. Several equal
       numbers together set the limit to their value.
     - **-2:** never on an empty pile. k of them together on limit L make it L - 2k; below 1, the
-      player who played them takes the whole pile into hand. **Decision:** "the whole pile"
-      includes those ``-2``: they were played onto it.
+      player who played them takes the whole pile into hand. **Decision (-2 taken with the
+      pile):** "the whole pile" includes those ``-2``: they were played onto it.
     - **>>>:** playable on any pile, the empty one included. The whole pile leaves the game for
-      the round and is never scored, and the same player leads again on the empty pile
-      (**Decision (rules file):** the source's "may start the next round" read as leading the new
-      pile). **Decision:** the ``>>>`` leaves with the pile (it lies on it), and several ``>>>``
-      may go together like any equal cards.
+      the round and is never scored, and the same player leads again on the empty pile.
+      **Decision (>>> leads again):** the original's "may start the next round" is read as
+      leading the new pile, since the round itself goes on. **Decision (>>> leaves with the
+      pile):** the ``>>>`` leaves with the pile (it lies on it), and several ``>>>`` may go
+      together like any equal cards.
     - **Blind card:** if the turned card may be played, it is played (a ``-2`` on a non-empty
       pile may be, and may then make its player take the pile). If not (a number above the
       limit), the player takes the pile and that card into hand. Exception: a ``-2`` turned on an
       empty pile goes into the hand and the same player turns another face-down card; if it was
       their last face-down card, they hold only ``-2`` cards and play them all as their last cards.
-      **Decision:** that last play happens at once (it is the only thing the player could do), so
-      turning the last face-down card as a ``-2`` on an empty pile ends the round in the player's
-      favour, with the ``-2`` bonus.
+      **Decision (last blind -2):** that last play happens at once (it is the only thing the
+      player could do), so turning the last face-down card as a ``-2`` on an empty pile ends the
+      round in the player's favour, with the ``-2`` bonus.
     - **Last cards:** a player without face-down cards whose every card (hand and face-up row
       together) is a ``-2`` may play them all at once on any pile, even an empty one: the action
       "play ``count`` ``-2`` from the hand" (from the face-up row when the hand is empty), with
       ``count`` the number of all their cards, so hand and face-up ``-2`` go together here only.
       On a non-empty pile they may instead play some ``-2`` from where they must play as usual.
-    - **Empty pile, only -2 where you must play from (Decision, rules file):** the player
-      plays from the first place, in the order hand -> face-up row -> face-down row, that holds
-      another card (face-down cards always count, being unseen), so play never stalls.
-      **Decision:** in that case any face-down position still holding a card may be turned, even
-      one under a face-up ``-2``; the positions are unseen and so equivalent.
+    - **Empty pile, only -2 where you must play from.** **Decision (only -2 on an empty pile):**
+      a ``-2`` cannot lead and the original does not say what then; the player plays from the
+      first place, in the order hand -> face-up row -> face-down row, that holds another card
+      (face-down cards always count, being unseen), so play never stalls. **Decision (any
+      face-down position):** in that case any face-down position still holding a card may be
+      turned, even one under a face-up ``-2``; the positions are unseen and so equivalent.
     - **No legal play** on a non-empty pile: the player takes the whole pile into hand.
-      **Decision (rules file):** a player may not take the pile while they have a legal play (a
-      ``-2`` is always a legal play on a non-empty pile, even when it makes its player take the
-      pile). Blind cards never allow taking: turning one is always the play.
+      **Decision (no taking with a legal play):** a player may not take the pile while they have
+      a legal play (a ``-2`` is always a legal play on a non-empty pile, even when it makes its
+      player take the pile); the original says nothing of a player who cannot play, and here, as
+      in Shithead, taking the pile is the way out when nothing can be played, not a move of its
+      own. Blind cards never allow taking: turning one is always the play.
     - After a play (and any pile taking) the turn passes to the next player, except after ``>>>``
       and the blind ``-2`` exception, where the same player goes on.
 
@@ -81,6 +94,10 @@ End of a round and scoring
     (its limit is not applied). Every player adds the cards they still hold: numbers their value,
     ``-2`` 20, ``>>>`` 50. The winner adds -10, or -80 if their last card played was a ``-2``.
     ``scoring="count"`` (the children's variant): every card held counts 1, no bonus.
+    **Decision (count scoring):** the original's children's variant counts the cards left (its
+    other form, a stick per round won, is not implemented) and names no target; the default
+    target is 30, raised by 10 on a tie: face scoring's 300 and 100 scaled to card counts (a
+    colour's 13 cards are worth 145 points at face value).
 
 End of the game
     After a round in which some total reaches ``target`` (>=), the lowest total wins. If several
@@ -147,11 +164,15 @@ import numpy as np
 from cardzoo.envs.core import (
     Game,
     State,
+    card_types,
     check_card_counts,
     check_choice,
     check_int,
+    in_range,
+    known_options,
     layout_from_sizes,
     named_counts,
+    require,
     seat_order,
 )
 
@@ -383,12 +404,7 @@ class MinusTwo(Game):
     # --- deal -----------------------------------------------------------------------------
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> MinusTwoState:
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(self.reset_options))
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {unknown}; allowed: {list(self.reset_options)}"
-            )
+        options = known_options(self, options)
         n = self.num_players
         state = MinusTwoState(
             rng=rng,
@@ -423,13 +439,7 @@ class MinusTwo(Game):
                     f"deals option: player_{player} needs a list of {CARDS_PER_COLOUR} card names "
                     f"(4 face-down, 4 face-up, 5 in hand), got {deal!r}"
                 )
-            for slot, name in enumerate(deal):
-                if name not in CARD_NAMES:
-                    raise ValueError(
-                        f"deals option: unknown card {name!r} for player_{player}; "
-                        f"cards: {list(CARD_NAMES)}"
-                    )
-                cards[player, slot] = CARD_NAMES.index(name)
+            cards[player] = card_types(f"deals option (player_{player})", deal, CARD_NAMES)
         colours = f"{n} colours, {named_counts(self.composition, CARD_NAMES)}"
         check_card_counts("deals", cards, self.composition, CARD_NAMES, colours)
         return cards
@@ -710,7 +720,7 @@ class MinusTwo(Game):
     # --- consistency (the test suite calls this after every step) --------------------------
 
     def check_invariants(self, state: MinusTwoState) -> None:
-        n = self.num_players
+        self._check_ranges(state)
         face_down = state.face_down
         everywhere = (
             state.cards.sum(axis=(0, 1))
@@ -718,34 +728,67 @@ class MinusTwo(Game):
             + state.pile_counts
             + state.removed
         )
-        assert np.array_equal(everywhere, self.composition), f"cards {everywhere}"
-        assert (state.cards >= 0).all()
-        assert np.array_equal(state.sizes[:FACE_DOWN], state.cards.sum(axis=2)), "place sizes"
-        assert np.array_equal(state.face_down_held, face_down != NO_CARD), "face-down held"
-        assert np.array_equal(state.sizes[FACE_DOWN], (face_down != NO_CARD).sum(axis=1))
-        assert (state.sizes[FACE_UP] <= ROW).all()
+        require(np.array_equal(everywhere, self.composition), f"cards {everywhere}")
+        require(np.array_equal(state.sizes[:FACE_DOWN], state.cards.sum(axis=2)), "place sizes")
+        require(np.array_equal(state.face_down_held, face_down != NO_CARD), "face-down held")
+        require(
+            np.array_equal(state.sizes[FACE_DOWN], (face_down != NO_CARD).sum(axis=1)),
+            "face-down sizes",
+        )
+        require((state.sizes[FACE_UP] <= ROW).all(), f"more than {ROW} face-up cards")
         pile = state.pile[: state.pile_size]
-        assert np.array_equal(state.pile_counts, np.bincount(pile, minlength=NUM_TYPES))
-        assert state.target >= self.target_score and 0 <= state.dealer < n
+        require(
+            np.array_equal(state.pile_counts, np.bincount(pile, minlength=NUM_TYPES)),
+            "pile counts disagree with the pile",
+        )
         if state.terminal:  # the winner's last cards lie on the pile, their effect not applied
-            assert self.winners(state).sum() == 1, "a finished game has one winner"
-            assert state.totals.max() >= state.target
+            require(self.winners(state).sum() == 1, "a finished game has one winner")
+            require(state.totals.max() >= state.target, "the game ended below the target")
+            require(
+                not state.sizes[:, state.round_winner].any(), "the last round's winner holds cards"
+            )
             return
-        assert state.limit == self._limit_of(pile), f"limit {state.limit} of pile {pile}"
+        require(state.limit == self._limit_of(pile), f"limit {state.limit} of pile {pile}")
         actor = state.current_player
-        assert state.sizes[:, actor].any(), "the player to act holds no card"
-        assert self.legal_mask(state, actor).any(), "the player to act has no legal action"
+        require(state.sizes[:, actor].any(), "the player to act holds no card")
+        require(self.legal_mask(state, actor).any(), "the player to act has no legal action")
+
+    def _check_ranges(self, state: MinusTwoState) -> None:
+        """Every number within the range the rules allow, before anything is indexed by it.
+        (Pile slots beyond the pile's size keep old, valid values.)"""
+        n = self.num_players
+        require(in_range(state.face_down, NO_CARD, NUM_TYPES - 1), "unknown face-down card")
+        require(in_range(state.pile, 0, NUM_TYPES - 1), "unknown card on the pile")
+        require(in_range(state.pile_size, 0, self.num_cards), "pile_size out of range")
+        require(in_range(state.cards, 0, self.num_cards), "card counts out of range")
+        require(in_range(state.face_down_held, 0, 1), "face_down_held is 0 or 1")
+        require(in_range(state.sizes, 0, self.num_cards), "place sizes out of range")
+        require(in_range(state.pile_counts, 0, self.num_cards), "pile counts out of range")
+        require(in_range(state.removed, 0, self.num_cards), "removed counts out of range")
+        require(in_range(state.limit, 0, 10), f"limit={state.limit} out of range")
+        raised = state.target - self.target_score
+        require(raised >= 0 and raised % self.target_raise == 0, f"target={state.target}")
+        require(in_range(state.dealer, 0, n - 1), "the dealer is no player")
+        require(state.round >= 1, f"round={state.round}")
+        require(in_range(state.round_winner, -1, n - 1), "round_winner is no player")
+        # A round winner (and round points) exactly once a round has ended.
+        no_round_over = state.round == 1 and not state.terminal
+        require((state.round_winner == -1) == no_round_over, "round_winner before a round ended")
+        require(not (no_round_over and state.round_points.any()), "points before a round ended")
+        # A round adds at most every card's points to a player, or takes the -2 bonus off.
+        most = int(self.composition @ self._points_or_nothing[:NUM_TYPES])
+        require(in_range(state.round_points, -MINUS_TWO_BONUS, most), "round points out of range")
 
     @staticmethod
     def _limit_of(pile: np.ndarray) -> int:
         """The limit a pile sets, recomputed card by card (0 when empty)."""
         limit = 0
         for card in pile:
-            assert card != CLEAR, ">>> never stays on the pile"
+            require(card != CLEAR, ">>> never stays on the pile")
             if card == MINUS_TWO:
-                assert limit >= 1, "-2 played on an empty pile"
+                require(limit >= 1, "-2 played on an empty pile")
                 limit -= 2
             else:
                 limit = card + 1
-        assert pile.size == 0 or limit >= 1, "a pile's limit is never below 1"
+        require(pile.size == 0 or limit >= 1, "a pile's limit is never below 1")
         return limit

@@ -1,34 +1,41 @@
 """Nobody Wants It — the rules engine (``nobody_wants_it_v0``).
 
 A farm-animal shedding game: empty your hand first, and do not be caught holding the "Nobody wants
-it" (NWI) cards that pairs send around the table. Specification: ``shared/rules/nobody_wants_it.md``
-(from the Italian "Nessuno lo vuole"). Everything below is the game as implemented.
+it" (NWI) cards that pairs send around the table. The original is the Italian family card game
+"Nessuno lo vuole", with cards of its own; it is not a traditional game under another name. Its
+traditional ancestor is Old Maid (Italian "Uomo nero", German "Schwarzer Peter"): pairs are
+discarded, and the card nobody wants must not be yours when the hand ends.
+
+This docstring states the rules as implemented, completely; every point the original leaves open
+is settled by a named, bold decision with its reason. User guide: ``docs/nobody_wants_it.md``.
 
 Components
     72 animal cards, 18 of each species: ``sheep``, ``pig``, ``horse``, ``cow`` (species 0..3 in
     that order). 12 NWI cards, one per (species, round); the round-r NWI card is worth r points.
-    Penalty cards worth 2 and 4 points. **Decision** (rules file): the supply of penalty cards is
-    unlimited (the source's 15 cards are never split).
+    Penalty cards worth 2 and 4 points. **Decision (penalty supply):** the supply of penalty cards
+    is unlimited: the original has 15 in two piles without saying how many of each, and a game
+    that ran out of them would need a rule the original does not have.
 
 Players
     ``num_players`` 2..7 (default 4), agents ``player_0`` .. ``player_{n-1}``. Play goes left: the
     left neighbour of player i is player (i+1) mod n.
 
 Setup of a round
-    Round 1's dealer is ``player_{n-1}`` (**Decision**, rules file: the source's "oldest
-    player"), so ``player_0`` starts. The dealer of rounds 2 and 3 is the player who closed the
-    previous round. All 72 animal cards are shuffled (with the game's generator) and dealt one at a
-    time, starting with the dealer's left neighbour and going left, until everybody holds 9. The
-    rest, in order, is the face-down draw pile: the first undealt card is its top card. The discard
-    pile (face up) is empty. The four NWI cards of the round wait on their piles. The dealer's left
-    neighbour plays first; turns go left.
+    **Decision (first dealer):** the original's first dealer is the oldest player; seats have no
+    age, so round 1's dealer is ``player_{n-1}`` and ``player_0`` starts. The dealer of rounds 2
+    and 3 is the player who closed the previous round. All 72 animal cards are shuffled (with the
+    game's generator) and dealt one at a time, starting with the dealer's left neighbour and going
+    left, until everybody holds 9. The rest, in order, is the face-down draw pile: the first
+    undealt card is its top card. The discard pile (face up) is empty. The four NWI cards of the
+    round wait on their piles. The dealer's left neighbour plays first; turns go left.
 
     ``reset(options={"deck": [72 species names]})`` fixes the deal of round 1 in deal order: card k
     (k = 0, 1, ...) goes to the seat (dealer + 1 + k) mod n while k < 9n, and card 9n is the top of
     the draw pile. ``reset(options={"decks": [d1, d2, d3]})`` gives one deck per round and wins
     over ``"deck"``; the list may be shorter than ``num_rounds`` and may hold ``None``: such rounds
-    are shuffled. A deck must hold each species exactly 18 times. Unknown keys, malformed decks and
-    more decks than rounds raise ``ValueError``.
+    are shuffled. A deck must hold each species exactly 18 times. Malformed decks and more decks
+    than rounds raise ``ValueError``; other option keys follow the common rule of
+    :mod:`cardzoo.envs.core` ("Reset options").
 
 A turn: the active player does exactly one of
     1. **Play one card** onto the discard pile and resolve its species:
@@ -45,11 +52,13 @@ A turn: the active player does exactly one of
     3. **Pass** and take the top card of the draw pile, or the top card of the discard pile (only
        when that pile is not empty).
 
-Drawing (**Decision**, rules file)
-    Whenever a card must be drawn and the draw pile is empty, the whole discard pile (after a pig,
-    that pig included; after a cow, that cow included) is shuffled with the game's generator and
-    becomes the draw pile; then the card is drawn. If both piles are empty nothing is drawn and the
-    action is still legal.
+Drawing
+    **Decision (empty draw pile):** the original reshuffles the discard pile when the draw pile
+    runs out, without saying when or what happens if both piles are empty; this keeps every draw
+    defined. Whenever a card must be drawn and the draw pile is empty, the whole discard pile
+    (after a pig, that pig included; after a cow, that cow included) is shuffled with the game's
+    generator and becomes the draw pile; then the card is drawn. If both piles are empty nothing
+    is drawn and the action is still legal.
 
 End of a round
     The round ends at the end of the active player's turn (after the pig answer or horse exchange
@@ -67,18 +76,21 @@ End of the game
     NWI cards' values and penalty cards. The lowest score wins; every player tied for lowest is a
     winner.
 
-**Decisions** of this implementation (beyond the rules file)
-    - A card chosen for a horse exchange leaves its chooser's hand at once (it lies face down in
-      front of them until the exchange): the ``hand`` and ``hand_sizes`` observation fields do not
-      count it. Everybody gives exactly one card, so hand sizes reveal nothing about what was
-      chosen.
-    - ``scores(state)`` and the ``scores`` observation field are the points of finished rounds
-      (penalty cards plus NWI cards kept); the current round's NWI cards count once the round
-      ends, and until then are shown by ``nwi_position``. At the end of the game they are the
-      final scores.
-    - In ``reward="points"`` the NWI cards of a round are "gained" at that round's end, together
-      with the penalty cards, so the rewards of a whole game add up to minus the final score.
-    - With ``reward="win"`` and every player tied, every player is a winner and gets +1.
+Points the original leaves open in its scoring and in the interface
+    - **Decision (horse card set aside):** a card chosen for a horse exchange leaves its chooser's
+      hand at once (it lies face down in front of them until the exchange): the ``hand`` and
+      ``hand_sizes`` observation fields do not count it. Everybody gives exactly one card, so hand
+      sizes reveal nothing about what was chosen, and a chooser cannot give the same card twice.
+    - **Decision (scores of finished rounds):** ``scores(state)`` and the ``scores`` observation
+      field are the points of finished rounds (penalty cards plus NWI cards kept); the current
+      round's NWI cards count once the round ends, and until then are shown by
+      ``nwi_position``. At the end of the game they are the final scores. An NWI card can still
+      move until its round ends, so counting it earlier would count points nobody has yet.
+    - **Decision (NWI points at round end):** in ``reward="points"`` the NWI cards of a round are
+      "gained" at that round's end, together with the penalty cards, so the rewards of a whole
+      game add up to minus the final score.
+    - **Decision (everybody tied):** with ``reward="win"`` and every player tied, every player is
+      a winner and gets +1, as the original's "all tied for lowest win" says literally.
 
 Reinforcement-learning interface
     Actions ``Discrete(16)``:
@@ -140,10 +152,14 @@ import numpy as np
 from cardzoo.envs.core import (
     Game,
     State,
+    card_types,
     check_card_counts,
     check_choice,
     check_int,
+    in_range,
+    known_options,
     layout_from_sizes,
+    require,
     seat_order,
 )
 
@@ -326,15 +342,7 @@ class NobodyWantsIt(Game):
     def _parse_options(self, options: dict | None) -> np.ndarray:
         """The decks fixed by ``reset`` options, one row per round (-1 rows: shuffle)."""
         fixed = np.full((self.num_rounds, NUM_CARDS), -1, np.int8)
-        if options is None:
-            return fixed
-        if not isinstance(options, dict):
-            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(self.reset_options))
-        if unknown:
-            raise ValueError(
-                f"unknown reset option(s) {unknown}; allowed: {list(self.reset_options)}"
-            )
+        options = known_options(self, options)
         if "decks" in options:
             decks = options["decks"]
             if not isinstance(decks, (list, tuple)) or len(decks) > self.num_rounds:
@@ -350,12 +358,7 @@ class NobodyWantsIt(Game):
         return fixed
 
     def _parse_deck(self, names, option: str) -> np.ndarray:
-        try:
-            deck = np.array([SPECIES.index(name) for name in names], np.int8)
-        except (ValueError, TypeError) as error:
-            raise ValueError(
-                f"{option} option must list species names {SPECIES} ({error})"
-            ) from error
+        deck = card_types(f"{option} option", names, SPECIES, "species name").astype(np.int8)
         expected = np.full(NUM_SPECIES, CARDS_PER_SPECIES)
         description = f"{NUM_CARDS} cards, {CARDS_PER_SPECIES} of each species"
         check_card_counts(option, deck, expected, SPECIES, description)
@@ -659,50 +662,86 @@ class NobodyWantsIt(Game):
     # --- consistency ------------------------------------------------------------------------
 
     def check_invariants(self, state: NobodyWantsItState) -> None:
+        self._check_ranges(state)
         n = self.num_players
         hands, gifts = state.hands, state.horse_gifts
-        assert (hands >= 0).all(), f"negative hand counts {hands.tolist()}"
-        assert np.array_equal(state.hand_sizes, hands.sum(axis=1)), "hand_sizes out of date"
+        require(np.array_equal(state.hand_sizes, hands.sum(axis=1)), "hand_sizes out of date")
         draw = state.draw_pile[: state.draw_size]
         discard = state.discard_pile[: state.discard_size]
-        assert ((draw >= 0) & (draw < NUM_SPECIES)).all() and (discard >= 0).all()
-        assert np.array_equal(state.discard_counts, np.bincount(discard, minlength=NUM_SPECIES)), (
-            "discard_counts out of date"
+        require(
+            np.array_equal(state.discard_counts, np.bincount(discard, minlength=NUM_SPECIES)),
+            "discard_counts out of date",
         )
         total = hands.sum(axis=0) + state.discard_counts + np.bincount(draw, minlength=NUM_SPECIES)
         total += np.bincount(gifts[gifts != NO_GIFT], minlength=NUM_SPECIES)
-        assert (total == CARDS_PER_SPECIES).all(), f"animal cards per species {total.tolist()}"
+        require((total == CARDS_PER_SPECIES).all(), f"animal cards per species {total.tolist()}")
         self._check_nwi_and_points(state)
         if state.terminal:
-            assert state.round_number == self.num_rounds and self.winners(state).any()
+            require(state.round_number == self.num_rounds, "the game ends after the last round")
+            require(self.winners(state).any(), "a finished game has winners")
             return
         active, actor = state.active_player, state.current_player
         others = np.arange(n) != active
-        assert (state.hand_sizes[others] + (gifts[others] != NO_GIFT) > 0).all(), (
-            "only the active player can run out of cards during a round"
+        require(
+            (state.hand_sizes[others] + (gifts[others] != NO_GIFT) > 0).all(),
+            "only the active player can run out of cards during a round",
         )
         if state.decision == TURN:
-            assert actor == active and state.hand_sizes[actor] > 0 and (gifts == NO_GIFT).all()
+            require(actor == active, "on a turn the active player decides")
+            require(state.hand_sizes[actor] > 0, "the active player has no card")
+            require((gifts == NO_GIFT).all(), "horse gifts outside a horse exchange")
         elif state.decision == PIG_ANSWER:
-            assert actor == self._left[active] and discard[-1] == PIG
+            require(discard.size > 0, "a pig answer without a pig on the discard pile")
+            require(actor == self._left[active], "the pig is answered by the left neighbour")
+            require(discard[-1] == PIG, "a pig answer without a pig on the discard pile")
         else:
             chosen = (np.arange(n) - active) % n < (actor - active) % n
-            assert np.array_equal(gifts != NO_GIFT, chosen), "horse gifts out of turn"
-            assert discard[-1] == HORSE and state.hand_sizes[actor] > 0
-        assert self.legal_mask(state, actor).any(), f"player_{actor} has no legal action"
+            require(np.array_equal(gifts != NO_GIFT, chosen), "horse gifts out of turn")
+            require(discard.size > 0, "a horse exchange without a horse on the discard pile")
+            require(discard[-1] == HORSE, "a horse exchange without a horse on the discard pile")
+            require(state.hand_sizes[actor] > 0, "a horse gift from an empty hand")
+        require(self.legal_mask(state, actor).any(), f"player_{actor} has no legal action")
+
+    def _check_ranges(self, state: NobodyWantsItState) -> None:
+        """Every number within the range the rules allow, before anything is indexed by it.
+        (Pile slots beyond a pile's size keep old, valid values.)"""
+        n = self.num_players
+        require(in_range(state.round_number, 1, self.num_rounds), "round_number out of range")
+        require(in_range(state.dealer, 0, n - 1), "the dealer is no player")
+        require(in_range(state.active_player, 0, n - 1), "active_player is no player")
+        require(in_range(state.decision, 0, len(DECISION_NAMES) - 1), "unknown decision")
+        require(in_range(state.hands, 0, CARDS_PER_SPECIES), "hand counts out of range")
+        require(in_range(state.draw_size, 0, NUM_CARDS), "draw_size out of range")
+        require(in_range(state.discard_size, 0, NUM_CARDS), "discard_size out of range")
+        require(in_range(state.draw_pile, 0, NUM_SPECIES - 1), "unknown species in the draw pile")
+        require(in_range(state.discard_pile, 0, NUM_SPECIES - 1), "unknown discarded species")
+        require(in_range(state.discard_counts, 0, CARDS_PER_SPECIES), "discard counts")
+        require(in_range(state.horse_gifts, NO_GIFT, NUM_SPECIES - 1), "unknown horse gift")
+        require(in_range(state.penalty_cards, 0, self.num_rounds), "penalty cards out of range")
+        for deck in state.fixed_decks:
+            # A round's fixed deck is all -1 (shuffle) or a whole deck.
+            shuffled = bool((deck == -1).all())
+            whole = (
+                in_range(deck, 0, NUM_SPECIES - 1)
+                and (np.bincount(deck, minlength=NUM_SPECIES) == CARDS_PER_SPECIES).all()
+            )
+            require(shuffled or whole, "a fixed deck is neither -1 nor a whole deck")
 
     def _check_nwi_and_points(self, state: NobodyWantsItState) -> None:
         current = state.round_number - 1
         finished = state.round_number - 1 + int(state.terminal)
         holders = state.nwi_holder
-        assert ((holders >= OUT_OF_GAME) & (holders < self.num_players)).all()
-        assert (holders[:finished] != ON_PILE).all(), "finished rounds' NWI cards are settled"
-        assert (holders[current + 1 :] == ON_PILE).all(), "later rounds' NWI cards wait"
+        require(in_range(holders, OUT_OF_GAME, self.num_players - 1), "unknown NWI card holder")
+        require((holders[:finished] != ON_PILE).all(), "finished rounds' NWI cards are settled")
+        require((holders[current + 1 :] == ON_PILE).all(), "later rounds' NWI cards wait")
         if not state.terminal:
-            assert (holders[current] != OUT_OF_GAME).all()
+            require((holders[current] != OUT_OF_GAME).all(), "this round's NWI cards are in play")
         expected = state.penalty_cards @ np.array([SMALL_PENALTY, BIG_PENALTY])
         for round_index in range(finished):
             kept = holders[round_index][holders[round_index] >= 0]
             expected += np.bincount(kept, minlength=self.num_players) * (round_index + 1)
-        assert np.array_equal(state.points, expected), "points differ from the cards held"
-        assert state.penalty_cards.sum() <= finished * (self.num_players - 1)
+        require(np.array_equal(state.points, expected), "points differ from the cards held")
+        require(
+            state.penalty_cards.sum() <= finished * (self.num_players - 1),
+            "more penalty cards than finished rounds gave",
+        )
