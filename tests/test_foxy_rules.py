@@ -4,6 +4,7 @@ parallel environments."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -679,17 +680,118 @@ def test_parallel_env_plays_the_same_game_as_the_aec_env():
     np.testing.assert_array_equal(aec.state_.circled, parallel.state_.circled)
 
 
-def test_parallel_env_rejects_a_bad_action_before_applying_any():
-    env = foxy_v0.parallel_env(num_players=2)
+def test_parallel_env_illegal_action_raise_mode_rejects_it_before_applying_any():
+    env = foxy_v0.parallel_env(num_players=2, illegal_action="raise")
     env.reset(seed=0, options={"stack": STACK})
     env.step({"player_0": 1 + CIRCLE, "player_1": 1})
     with pytest.raises(ValueError, match=r"player_0 is illegal; legal actions: 0\.\.40"):
         env.step({"player_0": 2 + CIRCLE, "player_1": 2})
+    assert env.state_.turned == 2 and not env.state_.sheets[:, 1].any()
+    assert env.agents == ["player_0", "player_1"]
+
+
+def test_parallel_env_malformed_actions_are_value_errors_in_every_mode():
+    env = foxy_v0.parallel_env(num_players=2)
+    env.reset(seed=0, options={"stack": STACK})
     with pytest.raises(ValueError, match="one action for each"):
         env.step({"player_1": 2})
+    with pytest.raises(ValueError, match="one action for each"):
+        env.step([1, 2])
     with pytest.raises(ValueError, match="must be an integer"):
         env.step({"player_0": 1.5, "player_1": 2})
-    assert env.state_.turned == 2 and not env.state_.sheets[:, 1].any()
+    with pytest.raises(ValueError, match="must be an integer"):
+        env.step({"player_0": True, "player_1": 2})
+    with pytest.raises(ValueError, match=r"out of range \(0\.\.81\)"):
+        env.step({"player_0": 82, "player_1": 2})
+    assert env.state_.turned == 1 and not env.state_.sheets.any()
+
+
+def test_parallel_env_illegal_action_ends_the_game_minus_one_for_the_offender():
+    env = foxy_v0.parallel_env(num_players=3)
+    env.reset(seed=0, options={"stack": STACK})
+    env.step({"player_0": 1 + CIRCLE, "player_1": 1, "player_2": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns about the illegal move
+        observations, rewards, terminations, truncations, infos = env.step(
+            {"player_0": 1 + CIRCLE, "player_1": 1, "player_2": 1}  # player_0's second circle
+        )
+    assert rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert all(terminations.values()) and all(truncations.values())  # TerminateIllegalWrapper
+    assert env.agents == [] and env.illegal_action_by == ["player_0"]
+    assert [info.get("illegal_action", False) for info in infos.values()] == [True, False, False]
+    assert not env.state_.sheets[:, 1].any()  # nothing of the illegal step was applied
+    assert all(not obs["action_mask"].any() for obs in observations.values())
+
+
+def test_parallel_env_every_simultaneous_offender_gets_minus_one():
+    env = foxy_v0.parallel_env(num_players=3)
+    env.reset(seed=0, options={"stack": STACK})
+    env.step({"player_0": 1 + CIRCLE, "player_1": 1, "player_2": 1 + CIRCLE})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, rewards, _, _, _ = env.step(dict.fromkeys(env.agents, 1 + CIRCLE))
+    assert rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": -1.0}
+    assert env.illegal_action_by == ["player_0", "player_2"]
+
+
+def test_parallel_env_illegal_action_mode_must_be_known():
+    with pytest.raises(ValueError, match=r"illegal_action='ignore' is not allowed"):
+        foxy_v0.parallel_env(illegal_action="ignore")
+
+
+def test_parallel_env_infos_carry_the_action_mask_on_reset_and_every_step():
+    env = foxy_v0.parallel_env(num_players=2, max_guess=3)
+    observations, infos = env.reset(seed=0, options={"stack": STACK})
+    assert infos["player_0"]["action_mask"].tolist() == [1] * 8
+    for card in range(20):
+        actions = {"player_0": 1, "player_1": 4 if card == 0 else 1}  # player_1 circles a 0
+        observations, _, _, _, infos = env.step(actions)
+        for agent in ("player_0", "player_1"):
+            np.testing.assert_array_equal(
+                infos[agent]["action_mask"], observations[agent]["action_mask"]
+            )
+        if card == 0:
+            assert infos["player_0"]["action_mask"].tolist() == [1] * 8
+            assert infos["player_1"]["action_mask"].tolist() == [1] * 4 + [0] * 4
+    assert env.agents == []
+    assert not infos["player_0"]["action_mask"].any()  # the game is over
+
+
+def test_parallel_env_step_before_reset_says_call_reset_first():
+    env = foxy_v0.parallel_env()
+    with pytest.raises(RuntimeError, match=r"before reset\(\); call reset\(\) first"):
+        env.step({"player_0": 0, "player_1": 0})
+
+
+def test_parallel_env_step_after_the_end_says_the_game_is_over():
+    env = foxy_v0.parallel_env(num_players=2, max_cycles=1)
+    env.reset(seed=0)
+    env.step({"player_0": 0, "player_1": 0})
+    with pytest.raises(RuntimeError, match=r"the game is over; call reset\(\)"):
+        env.step({})
+
+
+@pytest.mark.parametrize("seed", [True, -1, 1.5, "3", [1, 2]])
+def test_parallel_env_bad_seed_is_a_value_error_naming_seed(seed):
+    env = foxy_v0.parallel_env()
+    with pytest.raises(ValueError, match="seed must be None or an integer >= 0"):
+        env.reset(seed=seed)
+    assert env.state_ is None and env.agents == []
+
+
+def test_parallel_env_rejected_reset_leaves_game_and_generator_as_they_were():
+    env, reference = foxy_v0.parallel_env(), foxy_v0.parallel_env()
+    env.reset(seed=8)
+    reference.reset(seed=8)
+    env.step({"player_0": 1, "player_1": 1})
+    with pytest.raises(ValueError, match="stack option"):
+        env.reset(options={"stack": STACK[:19]})
+    with pytest.raises(ValueError, match="options must be a dict"):
+        env.reset(options=[("stack", STACK)])
+    assert env.state_.turned == 2 and env.agents == ["player_0", "player_1"]
+    env.reset()
+    reference.reset()
+    assert np.array_equal(env.state_.stack, reference.state_.stack)
 
 
 def test_parallel_env_max_cycles_truncates_with_zero_rewards():
@@ -699,6 +801,173 @@ def test_parallel_env_max_cycles_truncates_with_zero_rewards():
         _, rewards, terminations, truncations, _ = env.step(dict.fromkeys(env.agents, 0))
     assert all(truncations.values()) and not any(terminations.values())
     assert rewards == {"player_0": 0.0, "player_1": 0.0} and env.agents == []
+
+
+def test_aec_max_cycles_counts_cards_like_the_parallel_form():
+    env = foxy_v0.raw_env(num_players=3, max_cycles=4)
+    env.reset(seed=0, options={"stack": STACK})
+    agent_steps = 0
+    while not env.truncations[env.agent_selection]:
+        env.step(1)
+        agent_steps += 1
+    assert agent_steps == 12 and env.num_steps == 4 and env.state_.turned == 5
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}
+
+
+def test_max_cycles_default_is_the_whole_stack_in_both_forms():
+    aec = foxy_v0.raw_env(num_players=5)
+    assert aec.max_cycles == foxy_v0.parallel_env(num_players=5).max_cycles == 20
+    aec.reset(seed=0)
+    for _ in range(100):  # 20 cards x 5 players: the game ends by the rules
+        aec.step(0)
+    assert all(aec.terminations.values()) and not any(aec.truncations.values())
+
+
+def test_aec_snapshot_counts_cards_and_restore_refuses_another_count():
+    env = new_env(num_players=2)
+    for _ in range(5):  # two cards and player_0's number on the third
+        env.step(1)
+    snapshot = env.snapshot()
+    assert snapshot["num_steps"] == 2
+    restored = foxy_v0.raw_env(num_players=2, max_cycles=3)
+    restored.restore(snapshot)
+    restored.step(1)  # player_1 completes the third card: max_cycles reached
+    assert all(restored.truncations.values()) and restored.num_steps == 3
+    fresh = foxy_v0.raw_env(num_players=2)
+    with pytest.raises(ValueError, match="num_steps=5, but its game has completed 2 cards"):
+        fresh.restore({**snapshot, "num_steps": 5})
+    assert fresh.state_ is None
+
+
+# --- the parallel environment: snapshot and restore -----------------------------------------
+
+
+def parallel_after(cards: int, num_players: int = 2, **params) -> foxy_v0.parallel_env:
+    """A parallel env on STACK after every player wrote the true answer on ``cards`` cards."""
+    env = foxy_v0.parallel_env(num_players=num_players, **params)
+    env.reset(seed=0, options={"stack": STACK})
+    for card in range(cards):
+        env.step(dict.fromkeys(env.agents, ANSWERS[card]))
+    return env
+
+
+def test_parallel_snapshot_restores_into_a_fresh_env_and_plays_on_identically():
+    env = parallel_after(5, reward="points")
+    snapshot = json.loads(json.dumps(env.snapshot()))
+    restored = foxy_v0.parallel_env(num_players=2, reward="points")
+    restored.restore(snapshot)  # no reset() needed
+    assert restored.agents == env.agents == ["player_0", "player_1"]
+    for card in range(5, 20):
+        actions = {"player_0": ANSWERS[card], "player_1": card}
+        original, copy = env.step(actions), restored.step(actions)
+        assert original[1:4] == copy[1:4]
+    # player_1: 17 for the five exact answers, then only "11" on card 12 (answer 14) is not above
+    assert original[1] == {"player_0": 117.0, "player_1": 28.0}
+    env.reset()  # the environment's generator came along
+    restored.reset()
+    assert np.array_equal(env.state_.stack, restored.state_.stack)
+
+
+def test_parallel_restore_takes_json_text():
+    env = parallel_after(3)
+    restored = foxy_v0.parallel_env(num_players=2)
+    restored.restore(json.dumps(env.snapshot()))
+    assert restored.state_.turned == 4 and restored.num_steps == 3
+
+
+def test_parallel_snapshot_of_a_finished_game_restores_with_no_agents():
+    env = parallel_after(20)
+    restored = foxy_v0.parallel_env(num_players=2)
+    restored.restore(env.snapshot())
+    assert restored.agents == [] and restored.state_.terminal
+    with pytest.raises(RuntimeError, match="the game is over"):
+        restored.step({})
+
+
+def test_parallel_snapshot_of_a_game_ended_by_an_illegal_action_keeps_the_offender():
+    env = parallel_after(1)
+    env.step({"player_0": CIRCLE, "player_1": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step({"player_0": CIRCLE, "player_1": 1})
+    restored = foxy_v0.parallel_env(num_players=2)
+    restored.restore(env.snapshot())
+    assert restored.agents == [] and restored.illegal_action_by == ["player_0"]
+
+
+def test_parallel_restore_truncates_at_this_envs_max_cycles():
+    restored = foxy_v0.parallel_env(num_players=2, max_cycles=4)
+    restored.restore(parallel_after(6).snapshot())
+    assert restored.agents == [] and not restored.state_.terminal
+
+
+def test_parallel_snapshot_before_reset_says_call_reset_first():
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+        foxy_v0.parallel_env().snapshot()
+
+
+def _tampered(snapshot: dict, path: tuple, value) -> dict:
+    """A deep copy of ``snapshot`` with the entry at ``path`` set to ``value``."""
+    copy = json.loads(json.dumps(snapshot))
+    target = copy
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return copy
+
+
+def _bad_parallel_snapshots() -> list:
+    good = parallel_after(3).snapshot()
+    aec = new_env(num_players=2)
+    aec.step(1)  # player_1 still to write on the first card
+    without_rng = {key: value for key, value in good.items() if key != "env_rng"}
+    mt19937 = {"__generator__": np.random.MT19937(0).state}
+    return [
+        pytest.param(None, "expected a dict", id="none"),
+        pytest.param(aec.snapshot(), "AEC form", id="aec-snapshot"),
+        pytest.param(good["engine"], "game's snapshot", id="engine-only"),
+        pytest.param({**good, "format": 2}, "format 2", id="format"),
+        pytest.param(without_rng, r"missing \['env_rng'\]", id="missing-key"),
+        pytest.param({**good, "agents": []}, r"unknown \['agents'\]", id="unknown-key"),
+        pytest.param({**good, "engine": aec.snapshot()["engine"]}, "middle of a card", id="mid"),
+        pytest.param(
+            {**good, "engine": parallel_after(3, num_players=3).snapshot()["engine"]},
+            "parameters",
+            id="other-players",
+        ),
+        pytest.param(
+            _tampered(good, ("engine", "game"), "henhouse"), "game 'henhouse'", id="other-game"
+        ),
+        pytest.param(
+            _tampered(good, ("engine", "state", "turned"), 25), "turned", id="turned-out-of-range"
+        ),
+        pytest.param({**good, "env_rng": mt19937}, "not allowed", id="other-bit-generator"),
+        pytest.param(
+            _tampered(good, ("env_rng", "__generator__", "bit_generator"), "seed"),
+            "not allowed",
+            id="generator-named-seed",
+        ),
+        pytest.param({**good, "illegal_action_by": "player_0"}, "list", id="offender-not-list"),
+        pytest.param({**good, "illegal_action_by": ["player_7"]}, "unknown", id="bad-offender"),
+        pytest.param(
+            {**parallel_after(20).snapshot(), "illegal_action_by": ["player_1"]},
+            "not ended by an illegal action",
+            id="offender-of-finished-game",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("snapshot, message", _bad_parallel_snapshots())
+def test_parallel_restore_rejects_a_bad_snapshot_and_changes_nothing(snapshot, message):
+    env = parallel_after(7)
+    before, agents = env.snapshot(), list(env.agents)
+    global_random = np.random.get_state()[1].copy()
+    with pytest.raises(ValueError, match=message):
+        env.restore(snapshot)
+    assert env.snapshot() == before and env.agents == agents
+    assert np.array_equal(np.random.get_state()[1], global_random)  # no code chosen by the data
+    env.step(dict.fromkeys(env.agents, ANSWERS[7]))  # and the game goes on
 
 
 def test_parallel_env_seeding_and_reset_without_seed():

@@ -1,5 +1,9 @@
 """The list of games: ids, player counts, descriptions, and the parameter sets the shared test
-suite runs every game at. A new game adds one entry here."""
+suite runs every game at. A new game adds one entry here.
+
+:func:`register_pettingzoo` (called by ``import cardzoo``) enters every game in PettingZoo's
+registry, so ``pettingzoo.make("aec", "cardzoo/henhouse-v0")`` and
+``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work as they do for PettingZoo's own games."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import dataclasses
 import importlib
 from types import ModuleType
 from typing import Any
+
+PETTINGZOO_NAMESPACE = "cardzoo"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -17,10 +23,18 @@ class GameSpec:
     max_players: int
     #: parameter sets the shared tests run (each also at every player count in range)
     test_variants: tuple[dict[str, Any], ...] = ({},)
+    #: whether the public module also offers ``parallel_env()`` (simultaneous moves)
+    parallel: bool = False
 
     @property
     def module_name(self) -> str:
         return f"cardzoo.envs.{self.name}_v0"
+
+    @property
+    def pettingzoo_id(self) -> str:
+        """The id in PettingZoo's registry: ``cardzoo/<name>-v0`` (PettingZoo also accepts
+        ``cardzoo/<name>_v0`` and, for the latest version, ``cardzoo/<name>``)."""
+        return f"{PETTINGZOO_NAMESPACE}/{self.name}-v0"
 
     def module(self) -> ModuleType:
         return importlib.import_module(self.module_name)
@@ -87,6 +101,7 @@ GAMES: dict[str, GameSpec] = {
                 {"memory": "none", "reward": "points"},
                 {"memory": "perfect", "reward": "points"},
             ),
+            parallel=True,
         ),
     ]
 }
@@ -96,3 +111,22 @@ def game_spec(name: str) -> GameSpec:
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; choose one of {list(GAMES)}")
     return GAMES[name]
+
+
+def register_pettingzoo() -> None:
+    """Enter every game in PettingZoo's registry: the AEC ``env()`` of each game, and
+    ``parallel_env()`` where there is one. Entry points are strings, so no game module is
+    imported until ``pettingzoo.make`` asks for it. Calling this again changes nothing (and
+    does not trigger PettingZoo's "Overriding environment" warning)."""
+    import pettingzoo
+
+    for spec in GAMES.values():
+        kinds = {"aec": "env", **({"parallel": "parallel_env"} if spec.parallel else {})}
+        for env_type, function in kinds.items():
+            entry_point = f"{spec.module_name}:{function}"
+            registry = (
+                pettingzoo.aec_registry if env_type == "aec" else pettingzoo.parallel_registry
+            )
+            known = registry.get(spec.pettingzoo_id)
+            if known is None or known.entry_point != entry_point:
+                pettingzoo.register(env_type, spec.pettingzoo_id, entry_point=entry_point)

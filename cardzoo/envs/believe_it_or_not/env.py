@@ -1,4 +1,6 @@
-"""The PettingZoo AEC environment of Believe It or Not: the shared base over its engine."""
+"""The PettingZoo AEC environment of Believe It or Not: the common AEC base
+(:class:`cardzoo.envs.core.CardGameEnv`) over its engine. Rules:
+:mod:`cardzoo.envs.believe_it_or_not.rules`; user guide: ``docs/believe_it_or_not.md``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The PettingZoo AEC environment of Henhouse: the shared base over the Henhouse engine."""
+"""The PettingZoo AEC environment of Henhouse: the common AEC base
+(:class:`cardzoo.envs.core.CardGameEnv`) over the Henhouse engine. Rules:
+:mod:`cardzoo.envs.henhouse.rules`; user guide: ``docs/henhouse.md``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The PettingZoo AEC environment of Minus Two: the shared base over the Minus Two engine."""
+"""The PettingZoo AEC environment of Minus Two: the common AEC base
+(:class:`cardzoo.envs.core.CardGameEnv`) over the Minus Two engine. Rules:
+:mod:`cardzoo.envs.minus_two.rules`; user guide: ``docs/minus_two.md``."""
 
 from __future__ import annotations
 

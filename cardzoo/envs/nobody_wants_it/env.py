@@ -1,4 +1,6 @@
-"""The PettingZoo AEC environment of Nobody Wants It: the shared base over its engine."""
+"""The PettingZoo AEC environment of Nobody Wants It: the common AEC base
+(:class:`cardzoo.envs.core.CardGameEnv`) over its engine. Rules:
+:mod:`cardzoo.envs.nobody_wants_it.rules`; user guide: ``docs/nobody_wants_it.md``."""
 
 from __future__ import annotations
 
