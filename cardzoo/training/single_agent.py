@@ -6,37 +6,92 @@ Every game is registered as ``cardzoo/<GameName>-v0`` (``import cardzoo`` first)
     env = gymnasium.make("cardzoo/NobodyWantsIt-v0", opponents="random", num_players=4)
 
 The observation is the game's float32 vector; the legal actions are in ``info["action_mask"]``
-and in ``env.action_masks()``, where sb3-contrib's ``MaskablePPO`` looks for them. The reward of a
-step is everything the learner's seat earned from its action up to its next decision (the
-opponents' moves in between included). An illegal action ends the episode with −1 for the learner
-(PettingZoo's classic convention; ``illegal_action="raise"`` raises ``ValueError`` instead), so
-random exploration and ``gymnasium.utils.env_checker.check_env`` are safe.
+(int8) and in the environment's ``action_masks()`` method, where sb3-contrib's
+``MaskablePPO`` looks for them (it reaches the method through Gymnasium's wrappers with
+``get_wrapper_attr``; on what ``gymnasium.make`` returns, call ``env.unwrapped.action_masks()``).
+The reward of a step is everything the learner's seat earned from its action up to its next
+decision (the opponents' moves in between included).
 
-**Decision:** when a deal ends before the learner is ever asked to decide (possible in games where
-a seat can be out early), the environment deals again from its own generator: an episode always
-starts with a decision of the learner.
+**Actions.** An action is a Python ``int`` or a numpy integer (a scalar or a 0-d array, as
+Stable-Baselines3 passes them). Anything else (``3.9``, ``"5"``, ``True``, ``None``, numpy floats)
+and an action outside ``0..num_actions-1`` raise ``ValueError`` naming the action. A legal-range
+action the mask forbids ends the episode with −1 for the learner (PettingZoo's classic convention;
+``illegal_action="raise"`` raises ``ValueError`` instead), so random exploration and
+``gymnasium.utils.env_checker.check_env`` are safe. **Decision (step after the end):**
+``step()`` after the episode has ended raises ``RuntimeError`` saying to call ``reset()``
+(Gymnasium leaves it undefined; playing on would score moves of a finished game), and so do
+``step()``, ``action_masks()`` and ``render()`` (with a render mode) before the first ``reset()``.
+
+**Reset options.** ``reset(options=...)`` takes the game's own options (they fix the cards; see
+the game's docs). One rule, the same as the PettingZoo forms': an unknown key is reported with a
+``UserWarning`` naming it and ignored (wrappers and test harnesses pass options of their own); a
+bad value of a known key raises ``ValueError``; options that are not a dict raise ``ValueError``.
+A seed is None or an integer >= 0 (``True`` is refused). A reset that raises changes nothing:
+the episode in progress (if any) goes on, and the environment's generator is left as it was, so
+the next unseeded reset deals what it would have.
+
+**Decision (max_cycles counts decisions):** ``max_cycles`` counts the agent steps of all seats,
+as the turn-based games' PettingZoo forms do, in Foxy too (whose PettingZoo forms count cards):
+the view is one seat's sequence of decisions, and the default, the game's
+``default_max_cycles``, lets every game end first.
+
+**Rendering.** ``render_mode="ansi"``: ``render()`` returns the table as text, from the learner's
+seat (what that seat could not see is hidden). ``"human"``: the table is printed after every
+``reset()`` and ``step()``, and ``render()`` prints it and returns None. Without a render mode,
+``render()`` warns and returns None, as Gymnasium's environments do.
+
+**Decision (unoffered render mode):** a render mode the environment does not offer (``"rgb_array"``,
+which Stable-Baselines3's ``make_vec_env`` asks for by default) is reported with a ``UserWarning``
+and rendering is off (``render_mode`` is None), as Gymnasium's own environments only warn about such
+modes; a ``render_mode`` that is not a string at all raises ``ValueError``.
+
+**Decision (deal again):** when a deal ends before the learner is ever asked to decide (a seat can
+be out early in some games, or the opponents may use up a small ``max_cycles``), the environment
+deals again from its own generator: an episode always starts with a decision of the learner. After
+:data:`MAX_DEALS` (1000) such deals in a row, ``reset()`` raises ``ValueError`` naming
+``max_cycles`` and ``learner_seat`` instead of dealing for ever: a ``max_cycles`` smaller than the
+agent steps the other seats always take before the learner's can never give the learner a decision
+(Foxy, Minus Two, Nobody Wants It and Believe It or Not start with ``player_0``, so seat ``s`` needs
+``max_cycles > s``; Henhouse starts with whoever holds the fox). Which seat acts first depends on
+the game and, in Henhouse, on the deal, so the view does not refuse such a ``max_cycles`` at
+construction; the error comes from the first ``reset()``, in well under a second. A deal fixed by
+reset options is never dealt again: if it does not reach the learner, ``reset()`` raises
+``ValueError`` at once.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from cardzoo.agents import Agent, make_agent, take_turn
+from cardzoo.agents import Agent, agent_classes, make_agent, take_turn
 from cardzoo.envs import GAMES, game_spec
-from cardzoo.envs.core import Game, check_choice, check_int, spawn_game_rng
+from cardzoo.envs.core import (
+    Game,
+    check_choice,
+    check_int,
+    check_seed,
+    known_options,
+    spawn_game_rng,
+)
 
 AgentSpec = str | Callable[[Game, int], Agent]
+
+#: deals in a row that may end before the learner decides before ``reset()`` gives up
+MAX_DEALS = 1000
 
 
 class SingleAgentEnv(gymnasium.Env):
     """``game`` with the learner in ``learner_seat`` (None: a random seat every episode) and
-    ``opponents`` in the other seats: one agent name or factory for all, or one per other seat."""
+    ``opponents`` in the other seats: one agent name or factory for all, or one per other seat.
+    ``max_cycles`` counts the decisions of all seats (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    # render_fps: Gymnasium's checker asks for it; text frames, as in Gymnasium's toy-text games
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -50,7 +105,7 @@ class SingleAgentEnv(gymnasium.Env):
     ):
         spec = game_spec(game)
         check_choice("illegal_action", illegal_action, ["terminate", "raise"])
-        check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
+        self.render_mode = _offered_render_mode(render_mode, self.metadata["render_modes"])
         self.game_name = game
         self.game = spec.module().raw_env(**params).game
         n = self.game.num_players
@@ -61,12 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
             "max_cycles", self.game.default_max_cycles if max_cycles is None else max_cycles, 1
         )
         self.illegal_action = illegal_action
-        self.render_mode = render_mode
-        if isinstance(opponents, (str,)) or callable(opponents):
-            opponents = [opponents] * (n - 1)
-        if len(opponents) != n - 1:
-            raise ValueError(f"opponents: need {n - 1} agents for {n} seats, got {len(opponents)}")
-        self._opponent_specs = list(opponents)
+        self._opponent_specs = self._checked_opponents(opponents)
         low, high = self.game.observation_bounds()
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
         self.action_space = gymnasium.spaces.Discrete(self.game.num_actions)
@@ -74,67 +124,145 @@ class SingleAgentEnv(gymnasium.Env):
         self.state = None
         self.seat = 0
         self._opponents: dict[int, Agent] = {}
+        self._saved_policies: dict[int, Agent] = {}  # loaded "KIND:PATH" opponents
         self._steps = 0
+        self._mask: np.ndarray | None = None  # the learner's legal actions now
+        self._done = True  # no episode to step: before the first reset, or after the end
+
+    def _checked_opponents(self, opponents: Any) -> list[AgentSpec]:
+        n = self.game.num_players
+        if isinstance(opponents, str) or callable(opponents):
+            opponents = [opponents] * (n - 1)
+        if not isinstance(opponents, Sequence):
+            raise ValueError(
+                f"opponents must be an agent name, a factory (game, seed) -> Agent, or a list "
+                f"of them; got {opponents!r}"
+            )
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents: need {n - 1} agents for {n} seats, got {len(opponents)}")
+        known = agent_classes(self.game_name)
+        for spec in opponents:
+            if callable(spec) or (isinstance(spec, str) and (spec in known or ":" in spec)):
+                continue  # "KIND:PATH" policies are checked by make_agent when loaded
+            raise ValueError(
+                f"opponents: unknown agent {spec!r} for {self.game_name}; choose one of "
+                f"{list(known)}, a saved policy KIND:PATH, or a factory (game, seed) -> Agent"
+            )
+        return list(opponents)
 
     # --- gymnasium API --------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed)
+        options = known_options(self.game, options)  # warns about and drops unknown keys
+        rng = self._env_rng
+        if seed is not None or rng is None:
+            rng = np.random.default_rng(seed)
+        rng_state, episode = rng.bit_generator.state, self._episode()
+        try:
+            self._deal(rng, options)
+        except BaseException:
+            # A failed reset changes nothing: the episode in progress goes on, and the
+            # generator deals next what it would have dealt.
+            rng.bit_generator.state = rng_state
+            self._restore_episode(episode)
+            raise
+        self._env_rng = rng
         super().reset(seed=seed)
-        if seed is not None or self._env_rng is None:
-            self._env_rng = np.random.default_rng(seed)
-        while True:
-            game_rng = spawn_game_rng(self._env_rng)
-            self.state = self.game.new_state(game_rng, options)
-            n = self.game.num_players
-            self.seat = (
-                int(self._env_rng.integers(n)) if self.learner_seat is None else self.learner_seat
-            )
-            self._seat_opponents(int(self._env_rng.integers(2**31)))
-            self._steps = 0
-            self._play_opponents()
-            if not self._episode_over():
-                return self._observation(), self._info()
-            if options:  # a fixed deal that never reaches the learner cannot be dealt again
-                raise ValueError("this deal ends before the learner's seat ever decides")
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
 
     def step(self, action):
-        if self.state is None:
-            raise RuntimeError("step() called before reset()")
-        if self._episode_over():
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        mask = self.game.legal_mask(self.state, self.seat)
-        if not (0 <= int(action) < self.game.num_actions and mask[int(action)]):
+        if self._done:
+            self._refuse("step()")
+        if type(action) is not int:  # the common case costs this one check
+            action = self._integer_action(action)
+        mask = self._mask
+        if not 0 <= action < mask.shape[0]:
+            raise self.game.action_error(self.state, action, mask)
+        if not mask[action]:
             if self.illegal_action == "raise":
-                self.game.step(self.state, int(action))  # raises the engine's ValueError
+                raise self.game.action_error(self.state, action, mask)
+            self._done = True
             info = {**self._info(), "illegal_action": True}
             return self._observation(), -1.0, True, False, info
-        reward = self._reward_of(self.game.apply(self.state, int(action)))
+        reward = self._reward_of(self.game.apply(self.state, action))
         self._steps += 1
         reward += self._play_opponents()
         terminated = bool(self.state.terminal)
         truncated = not terminated and self._steps >= self.max_cycles
+        self._done = terminated or truncated
+        self._update_mask()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
         return self._observation(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as booleans (sb3-contrib's ``MaskablePPO`` reads this)."""
-        return self.game.legal_mask(self.state, self.seat).astype(bool)
+        if self.state is None:
+            self._refuse("action_masks()")
+        return self._mask.astype(bool)
 
     def render(self) -> str | None:
         if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'human'"
+            )
             return None
+        if self.state is None:
+            self._refuse("render()")
         text = self.game.render(self.state, self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
         return text
 
     # --- inside ---------------------------------------------------------------------------
+
+    def _deal(self, rng: np.random.Generator, options: dict) -> None:
+        """Deal until the learner has a decision (at most :data:`MAX_DEALS` deals)."""
+        n = self.game.num_players
+        for _ in range(MAX_DEALS):
+            self.state = self.game.new_state(spawn_game_rng(rng), options)
+            self.seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
+            self._seat_opponents(int(rng.integers(2**31)))
+            self._steps = 0
+            self._play_opponents()
+            if not self._episode_over():
+                self._done = False
+                self._update_mask()
+                return
+            if options:  # a fixed deal that never reaches the learner cannot be dealt again
+                raise ValueError(
+                    f"{self.game_name}: this deal (fixed by the reset options) ends before the "
+                    f"learner's seat {self.seat} ever decides (max_cycles={self.max_cycles})"
+                )
+        seat = "a random seat" if self.learner_seat is None else f"seat {self.learner_seat}"
+        raise ValueError(
+            f"{self.game_name}: in {MAX_DEALS} deals in a row the game ended or reached "
+            f"max_cycles={self.max_cycles} before the learner ({seat}, learner_seat="
+            f"{self.learner_seat}) had a decision; raise max_cycles"
+        )
+
+    def _episode(self) -> tuple:
+        """Everything ``reset()`` replaces (kept to put back if it fails)."""
+        return self.state, self.seat, self._opponents, self._steps, self._mask, self._done
+
+    def _restore_episode(self, episode: tuple) -> None:
+        self.state, self.seat, self._opponents, self._steps, self._mask, self._done = episode
 
     def _seat_opponents(self, seed: int) -> None:
         others = [p for p in range(self.game.num_players) if p != self.seat]
         self._opponents = {}
         for index, (player, spec) in enumerate(zip(others, self._opponent_specs)):
             agent_seed = seed + index
-            if isinstance(spec, str):
+            if isinstance(spec, str) and ":" in spec:
+                # A saved policy ("ppo:PATH") is loaded once per opponent, not every episode.
+                if index not in self._saved_policies:
+                    self._saved_policies[index] = make_agent(self.game_name, spec, self.game)
+                agent = self._saved_policies[index]
+            elif isinstance(spec, str):
                 agent = make_agent(self.game_name, spec, self.game, seed=agent_seed)
             else:
                 agent = spec(self.game, agent_seed)
@@ -164,11 +292,48 @@ class SingleAgentEnv(gymnasium.Env):
     def _episode_over(self) -> bool:
         return bool(self.state.terminal) or self._steps >= self.max_cycles
 
+    def _update_mask(self) -> None:
+        self._mask = self.game.legal_mask(self.state, self.seat)
+
+    def _integer_action(self, action: Any) -> int:
+        """``action`` as a Python int if it is a numpy integer (scalar or 0-d array); anything
+        else is refused: converting with ``int()`` would play 3 for 3.9 and 1 for True."""
+        if isinstance(action, np.integer) or (
+            isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+        ):
+            return int(action)
+        raise ValueError(
+            f"{self.game_name}: action must be an integer in 0..{self.game.num_actions - 1}, "
+            f"got {action!r} ({type(action).__name__})"
+        )
+
+    def _refuse(self, call: str) -> None:
+        if self.state is None:
+            raise RuntimeError(f"{call} called before reset(); call reset() first")
+        raise RuntimeError(f"{call} called after the episode ended; call reset()")
+
     def _observation(self) -> np.ndarray:
         return self.game.observe(self.state, self.seat)
 
     def _info(self) -> dict:
-        return {"action_mask": self.game.legal_mask(self.state, self.seat), "seat": self.seat}
+        # A copy: step() checks actions against self._mask, and users keep what they are given.
+        return {"action_mask": self._mask.copy(), "seat": self.seat}
+
+
+def _offered_render_mode(render_mode: Any, offered: list[str]) -> str | None:
+    """``render_mode`` if offered; None (with a warning) for another string (see the module's
+    Decision); ``ValueError`` for anything else."""
+    if render_mode is None or render_mode in offered:
+        return render_mode
+    if not isinstance(render_mode, str):
+        raise ValueError(f"render_mode must be None or one of {offered}, got {render_mode!r}")
+    warnings.warn(
+        f"render_mode={render_mode!r} is not offered by cardzoo (it offers {offered}); "
+        "rendering is off",
+        UserWarning,
+        stacklevel=3,
+    )
+    return None
 
 
 def gym_id(game_name: str) -> str:
