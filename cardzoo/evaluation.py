@@ -13,15 +13,16 @@ reported here can be replayed in the environment.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
 from cardzoo.agents import Agent, make_agent, take_turn
 from cardzoo.envs import game_spec
-from cardzoo.envs.core import Game, game_rng_from_seed
+from cardzoo.envs.core import Game, check_int, game_rng_from_seed
 
 Z_95 = 1.959963984540054
 
@@ -70,7 +71,8 @@ def play_game(
     game: Game, agents: Sequence[Agent], seed: int, max_cycles: int | None = None
 ) -> GameRecord:
     """Play one game with ``agents[i]`` in seat i on the deal ``env.reset(seed=seed)`` makes."""
-    max_cycles = game.default_max_cycles if max_cycles is None else max_cycles
+    seed = check_int("seed", seed, 0)
+    max_cycles = _check_max_cycles(game, max_cycles)
     state = game.new_state(game_rng_from_seed(seed))
     for agent in agents:
         agent.reset()
@@ -200,6 +202,38 @@ def _fmt(mean: float, interval: list[float]) -> str:
 AgentFactory = Callable[[Game, int], Agent]
 
 
+def _check_max_cycles(game: Game, max_cycles: int | None) -> int:
+    """The game's own limit for None, else an int >= 1 (as the environment requires)."""
+    return game.default_max_cycles if max_cycles is None else check_int("max_cycles", max_cycles, 1)
+
+
+def _check_lineup(lineup: Sequence[str | AgentFactory]) -> list[str | AgentFactory]:
+    """A lineup is a sequence of agents: registry names or factories. Decision: a single string
+    is refused rather than read as one agent, since ``"random"`` for ``["random"]`` and
+    ``"random,random"`` for two agents are both plausible readings."""
+    if isinstance(lineup, (str, bytes)) or not isinstance(lineup, Sequence):
+        raise ValueError(
+            f"lineup must be a list of agents (names or factories), one per seat, got "
+            f"{lineup!r}; e.g. ['random', 'random']"
+        )
+    if not lineup:
+        raise ValueError("lineup is empty; give one agent per seat")
+    for entry in lineup:
+        if not (isinstance(entry, str) or callable(entry)):
+            raise ValueError(
+                f"lineup entry {entry!r} is neither an agent name nor a factory f(game, seed)"
+            )
+    return list(lineup)
+
+
+def _check_params(params: dict | None) -> dict:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+    return dict(params)
+
+
 def play_match(
     game_name: str,
     lineup: Sequence[str | AgentFactory],
@@ -217,39 +251,54 @@ def play_match(
     ``g`` seats lineup entry ``(seat + g) % n`` in each seat. With ``mirrored`` deal ``g // n`` is
     replayed under every rotation; otherwise every game has a deal of its own. Deals use seeds
     ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does.
+
+    Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an int
+    >= 0, ``max_cycles`` None (the game's limit) or an int >= 1; anything else is a
+    ``ValueError`` naming the argument. Decision: the result's ``params`` are the game's full
+    parameters (defaults included), so a saved summary says exactly what was played.
     """
-    params = dict(params or {})
+    lineup = _check_lineup(lineup)
+    num_games = check_int("num_games", num_games, 1)
+    seed = check_int("seed", seed, 0)
+    params = _check_params(params)
     params.setdefault("num_players", len(lineup))
-    spec = game_spec(game_name)
-    game = spec.module().raw_env(**params).game
+    game = game_spec(game_name).module().raw_env(**params).game
+    max_cycles = _check_max_cycles(game, max_cycles)
     n = game.num_players
     if len(lineup) != n:
         raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
-    if num_games < 1:
-        raise ValueError(f"num_games must be at least 1, got {num_games}")
     labels = _labels(lineup)
     agents = [_build(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
-    indices = range(num_games)
-    if progress:
-        from tqdm import tqdm
+    with _progress_bar(num_games, f"{game_name} match", progress) as advance:
+        for g in range(num_games):
+            deal = seed + (g // n if mirrored else g)
+            seat_entries = [(seat + g) % n for seat in range(n)]  # rotated one seat per game
+            record = play_game(game, [agents[e] for e in seat_entries], deal, max_cycles)
+            games.append(record)
+            for label, stats in records.items():
+                seats = [seat for seat, entry in enumerate(seat_entries) if labels[entry] == label]
+                stats.add_game(
+                    [bool(record.winners[seat]) for seat in seats],
+                    [float(record.rewards[seat]) for seat in seats],
+                    [float(record.scores[seat]) for seat in seats],
+                )
+            advance()
+    return MatchResult(game_name, game.params(), labels, games, records, mirrored)
 
-        indices = tqdm(indices, desc=f"{game_name} match", unit="game")
-    for g in indices:
-        rotation = g % n
-        deal = seed + (g // n if mirrored else g)
-        seat_entries = [(seat + rotation) % n for seat in range(n)]
-        record = play_game(game, [agents[e] for e in seat_entries], deal, max_cycles)
-        games.append(record)
-        for label, stats in records.items():
-            seats = [seat for seat, entry in enumerate(seat_entries) if labels[entry] == label]
-            stats.add_game(
-                [bool(record.winners[seat]) for seat in seats],
-                [float(record.rewards[seat]) for seat in seats],
-                [float(record.scores[seat]) for seat in seats],
-            )
-    return MatchResult(game_name, params, labels, games, records, mirrored)
+
+@contextlib.contextmanager
+def _progress_bar(total: int, description: str, enabled: bool) -> Iterator[Callable[[], None]]:
+    """Yields the function that counts one game: a tqdm bar's, or one that does nothing. The bar
+    is closed even on Ctrl-C, so it is not drawn again after the command's last message."""
+    if not enabled:
+        yield lambda: None
+        return
+    from tqdm import tqdm
+
+    with tqdm(total=total, desc=description, unit="game") as bar:
+        yield bar.update
 
 
 def _labels(lineup: Sequence[str | AgentFactory]) -> list[str]:
@@ -318,24 +367,38 @@ def simulate(
     max_cycles: int | None = None,
     progress: bool = False,
 ) -> SimulationResult:
-    """Play ``num_games`` games with uniformly random agents in every seat (seeds ``seed`` ...)."""
-    params = dict(params or {})
+    """Play ``num_games`` games with uniformly random agents in every seat (seeds ``seed`` ...).
+
+    Arguments are checked up front as in :func:`play_match`. Decision: ``num_games=0`` is a
+    ``ValueError`` (a study of no games has no lengths or win rates to report)."""
+    num_games = check_int("num_games", num_games, 1)
+    seed = check_int("seed", seed, 0)
+    params = _check_params(params)
     game = game_spec(game_name).module().raw_env(**params).game
+    max_cycles = _check_max_cycles(game, max_cycles)
     agents = [
         make_agent(game_name, "random", game, seed=seed * 7919 + i) for i in range(game.num_players)
     ]
-    seeds = np.arange(seed, seed + num_games)
-    indices = range(num_games)
-    if progress:
-        from tqdm import tqdm
-
-        indices = tqdm(indices, desc=f"{game_name} simulation", unit="game")
-    records = [play_game(game, agents, int(seeds[g]), max_cycles) for g in indices]
+    records = []
+    with _progress_bar(num_games, f"{game_name} simulation", progress) as advance:
+        for g in range(num_games):
+            records.append(play_game(game, agents, seed + g, max_cycles))
+            advance()
     return SimulationResult(
         game_name,
-        params,
+        game.params(),
         np.array([r.length for r in records]),
         np.array([r.truncated for r in records]),
         np.array([r.winners for r in records]),
-        seeds,
+        np.array([r.seed for r in records]),
     )
+
+
+def __getattr__(name: str):
+    # tournament() lives in cardzoo.tournament, which uses this module; loaded on first use so
+    # neither module imports the other at import time.
+    if name in ("tournament", "TournamentResult"):
+        from cardzoo import tournament as module
+
+        return getattr(module, name)
+    raise AttributeError(f"module 'cardzoo.evaluation' has no attribute {name!r}")

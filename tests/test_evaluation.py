@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import numpy as np
 import pytest
 
-from cardzoo import cli
 from cardzoo.agents import RandomAgent, agent_classes, make_agent
 from cardzoo.envs import henhouse_v0
 from cardzoo.envs.core import game_rng_from_seed
@@ -127,47 +128,6 @@ def test_random_agent_only_takes_legal_actions():
         agent.act({"observation": np.zeros(1), "action_mask": np.zeros(5, np.int8)})
 
 
-def test_cli_list(capsys):
-    assert cli.main(["list"]) == 0
-    out = capsys.readouterr().out
-    for name in ("henhouse_v0", "nobody_wants_it_v0", "foxy_v0"):
-        assert name in out
-
-
-def test_cli_simulate(capsys):
-    assert cli.main(["simulate", "henhouse", "--players", "3", "--games", "20", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert "20 games of random play" in out and "player_2:" in out
-
-
-def test_cli_match_writes_json(tmp_path, capsys):
-    out_file = tmp_path / "result.json"
-    code = cli.main(
-        [
-            "match",
-            "henhouse",
-            "--agents",
-            "random,random",
-            "--games",
-            "4",
-            "--quiet",
-            "--out",
-            str(out_file),
-        ]
-    )
-    assert code == 0
-    data = json.loads(out_file.read_text())
-    assert data["num_games"] == 4 and data["agents"][0]["agent"] == "random"
-
-
-def test_cli_bad_parameters_exit_2_with_a_message(capsys):
-    assert cli.main(["simulate", "henhouse", "--players", "9", "--games", "1", "--quiet"]) == 2
-    assert "num_players" in capsys.readouterr().err
-    assert cli.main(["simulate", "henhouse", "--games", "0"]) == 2
-    with pytest.raises(SystemExit):
-        cli.main(["simulate", "no_such_game"])
-
-
 def test_write_json_atomic_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "sub" / "data.json"
     write_json_atomic(target, {"a": 1})
@@ -200,3 +160,119 @@ def test_agent_in_one_seat_gets_the_wilson_interval():
     assert candidate.summary()["win_rate_ci"] == list(
         wilson_interval(candidate.wins, candidate.seat_games)
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad arguments to the match runner: refused up front with a ValueError naming them
+# ----------------------------------------------------------------------------------------------
+
+
+def test_play_match_refuses_a_string_lineup():
+    with pytest.raises(ValueError, match="lineup must be a list of agents"):
+        play_match("henhouse", "random", 10)
+    with pytest.raises(ValueError, match="lineup is empty"):
+        play_match("henhouse", [], 10)
+    with pytest.raises(ValueError, match="lineup entry 3"):
+        play_match("henhouse", ["random", 3], 10)
+
+
+@pytest.mark.parametrize("max_cycles", [0, -3, 2.5, True, "5"])
+def test_play_match_refuses_bad_max_cycles(max_cycles):
+    with pytest.raises(ValueError, match="max_cycles"):
+        play_match("henhouse", ["random", "random"], 2, max_cycles=max_cycles)
+    with pytest.raises(ValueError, match="max_cycles"):
+        simulate("henhouse", 2, max_cycles=max_cycles)
+
+
+def test_play_match_max_cycles_1_truncates_every_game():
+    result = play_match("henhouse", ["random", "random"], 4, max_cycles=1)
+    assert result.truncated == 4 and [g.length for g in result.games] == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("seed", [1.5, -1, True, "0", None])
+def test_play_match_and_simulate_refuse_a_seed_that_is_not_an_int(seed):
+    with pytest.raises(ValueError, match="seed"):
+        play_match("henhouse", ["random", "random"], 2, seed=seed)
+    with pytest.raises(ValueError, match="seed"):
+        simulate("henhouse", 2, seed=seed)
+
+
+def test_numpy_integers_are_accepted_as_seed_and_num_games():
+    result = play_match("henhouse", ["random", "random"], np.int64(2), seed=np.int64(5))
+    assert [g.seed for g in result.games] == [5, 5]
+
+
+@pytest.mark.parametrize("num_games", [0, -1, 2.0])
+def test_simulate_zero_games_is_a_value_error_up_front(num_games):
+    with pytest.raises(ValueError, match="num_games"):
+        simulate("henhouse", num_games)
+    with pytest.raises(ValueError, match="num_games"):
+        play_match("henhouse", ["random", "random"], num_games)
+
+
+def test_play_match_refuses_params_that_are_not_a_dict():
+    with pytest.raises(ValueError, match="params must be a dict"):
+        play_match("henhouse", ["random", "random"], 2, params=[("num_players", 2)])
+
+
+def test_results_report_the_game_s_full_parameters():
+    result = play_match("nobody_wants_it", ["random", "random"], 2)
+    assert result.params == {"num_players": 2, "num_rounds": 3, "reward": "win"}
+    assert simulate("henhouse", 2).params == {"num_players": 4}
+
+
+def test_numpy_values_in_params_serialize(tmp_path):
+    result = play_match("henhouse", ["random"] * 4, 4, params={"num_players": np.int64(4)})
+    write_json_atomic(tmp_path / "r.json", result.summary())
+    assert json.loads((tmp_path / "r.json").read_text())["params"] == {"num_players": 4}
+
+
+# ----------------------------------------------------------------------------------------------
+# Atomic writes
+# ----------------------------------------------------------------------------------------------
+
+
+def test_write_json_atomic_converts_numpy_scalars_and_arrays(tmp_path):
+    data = {
+        "n": np.int64(4),
+        "x": np.float32(0.5),
+        "ok": np.bool_(True),
+        "a": np.arange(3),
+        np.int64(2): [np.int8(1), (np.float64(2.5),)],
+    }
+    write_json_atomic(tmp_path / "d.json", data)
+    assert json.loads((tmp_path / "d.json").read_text()) == {
+        "n": 4,
+        "x": 0.5,
+        "ok": True,
+        "a": [0, 1, 2],
+        "2": [1, [2.5]],
+    }
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_write_json_atomic_new_file_mode_follows_the_umask(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        write_json_atomic(tmp_path / "new.json", {"a": 1})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == mode
+
+
+def test_write_json_atomic_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    target = tmp_path / "old.json"
+    target.write_text("{}")
+    target.chmod(0o640)
+    write_json_atomic(target, {"a": 2})
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert json.loads(target.read_text()) == {"a": 2}
+
+
+def test_evaluation_re_exports_tournament():
+    import cardzoo.evaluation
+    import cardzoo.tournament
+
+    assert cardzoo.evaluation.tournament is cardzoo.tournament.tournament
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        cardzoo.evaluation.nope  # noqa: B018

@@ -1,0 +1,346 @@
+"""The ``cardzoo`` command: its subcommands, its one error path and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+
+import pytest
+
+import cardzoo
+from cardzoo import cli
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# ----------------------------------------------------------------------------------------------
+# Subcommands that work
+# ----------------------------------------------------------------------------------------------
+
+
+def test_cli_list(capsys):
+    code, out, _ = run(capsys, "list", "--agents", "--params")
+    assert code == 0
+    for name in ("henhouse_v0", "nobody_wants_it_v0", "foxy_v0"):
+        assert name in out
+    assert "agents: random, hand_shedder, nwi_dodger" in out
+    assert "parameters: num_players=4, num_rounds=3, reward='win'" in out
+
+
+def test_cli_simulate(capsys):
+    code, out, _ = run(capsys, "simulate", "henhouse", "--players", "3", "--games", "20", "--quiet")
+    assert code == 0
+    assert "henhouse {'num_players': 3}: 20 games of random play" in out and "player_2:" in out
+
+
+def test_cli_game_names_as_listed_are_accepted(capsys):
+    """Decision: a game is accepted as ``cardzoo list`` prints it (henhouse_v0) or without the
+    suffix; both play the same games."""
+    _, with_suffix, _ = run(capsys, "simulate", "henhouse_v0", "--games", "5", "--quiet")
+    _, without, _ = run(capsys, "simulate", "henhouse", "--games", "5", "--quiet")
+    assert with_suffix == without and "henhouse {'num_players': 4}: 5 games" in without
+
+
+def test_cli_match_writes_json(tmp_path, capsys):
+    out_file = tmp_path / "result.json"
+    argv = ["match", "henhouse", "--agents", "random,random", "--games", "4", "--quiet"]
+    code, out, _ = run(capsys, *argv, "--out", str(out_file))
+    assert code == 0 and f"results written to {out_file}" in out
+    data = json.loads(out_file.read_text())
+    assert data["num_games"] == 4 and data["agents"][0]["agent"] == "random"
+    assert data["params"] == {"num_players": 2}
+
+
+def test_cli_agents_list_ignores_spaces(capsys):
+    code, out, _ = run(
+        capsys, "match", "nobody_wants_it", "--agents", " nwi_dodger , random", "--games", "2",
+        "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    assert "\nnwi_dodger " in out and "\nrandom " in out
+
+
+def test_cli_param_sets_a_game_parameter(capsys):
+    code, out, _ = run(
+        capsys, "simulate", "nobody_wants_it", "--param", "reward=points", "--param",
+        "num_rounds=1", "--players", "3", "--games", "3", "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    assert "{'num_players': 3, 'num_rounds': 1, 'reward': 'points'}" in out
+
+
+def test_cli_max_cycles_truncates(capsys):
+    code, out, _ = run(capsys, "simulate", "henhouse", "--games", "3", "--max-cycles", "1")
+    assert code == 0 and "truncated (max_cycles reached): 3 of 3" in out
+
+
+def test_cli_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out == f"cardzoo {cardzoo.__version__}\n"
+
+
+def test_cli_help_exits_0(capsys):
+    code, out, _ = run(capsys, "match", "--help")
+    assert code == 0 and "--agents NAMES" in out
+
+
+def test_python_dash_m_cardzoo_runs_the_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "cardzoo", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout == f"cardzoo {cardzoo.__version__}\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad arguments: one line naming the option, exit code 2, no traceback
+# ----------------------------------------------------------------------------------------------
+
+BAD_ARGUMENTS = [
+    (["simulate", "henhouse", "--param", "foo=1"], "--param: henhouse has no parameter 'foo'"),
+    (["simulate", "nobody_wants_it", "--param", "reward=bogus"], "--param: reward='bogus'"),
+    (["simulate", "henhouse", "--param", "noequals"], "--param: wants KEY=VALUE"),
+    (["simulate", "henhouse", "--max-cycles", "0"], "--max-cycles: must be an integer of at"),
+    (["simulate", "henhouse", "--max-cycles", "-3"], "--max-cycles: must be an integer of at"),
+    (["simulate", "henhouse", "--max-cycles", "2.5"], "--max-cycles: must be an integer of at"),
+    (["simulate", "henhouse", "--seed", "-1"], "--seed: must be a non-negative integer"),
+    (["simulate", "henhouse", "--seed", "x"], "--seed: must be a non-negative integer"),
+    (["simulate", "henhouse", "--games", "0"], "--games: must be an integer of at least 1"),
+    (["simulate", "henhouse", "--players", "9"], "--players: num_players=9 is out of range"),
+    (["simulate", "henhouse", "--players", "0"], "--players: must be an integer of at least 1"),
+    (
+        ["simulate", "henhouse", "--param", "num_players=3", "--players", "4"],
+        "--param: set num_players with --players",
+    ),
+    (
+        ["simulate", "henhouse", "--param", "max_cycles=3"],
+        "--param: set max_cycles with --max-cycles",
+    ),
+    (
+        ["simulate", "minus_two", "--param", "target_score=60", "--param", "target_score=70"],
+        "--param: target_score given twice",
+    ),
+    (["simulate", "chess"], "GAME: unknown game 'chess'"),
+    (["simulate"], "the following arguments are required: GAME"),
+    ([], "the following arguments are required: COMMAND"),
+    (["juggle"], "COMMAND: invalid choice: 'juggle'"),
+    (["simulate", "henhouse", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+    (["match", "henhouse"], "the following arguments are required: --agents"),
+    (["match", "henhouse", "--agents", "random,,random"], "--agents: an empty agent name"),
+    (["match", "henhouse", "--agents", " , "], "--agents: give at least one agent name"),
+    (["match", "nobody_wants_it", "--agents", "nope,random"], "--agents: unknown agent 'nope'"),
+    (["match", "henhouse", "--agents", "xyz:model,random"], "--agents: unknown policy kind 'xyz'"),
+    (["match", "henhouse", "--agents", "random"], "--agents: num_players=1 is out of range"),
+    (["match", "henhouse", "--agents", "random,random", "--players", "3"], "unrecognized"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_ARGUMENTS)
+def test_every_usage_error_is_one_line_naming_the_option_with_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv, "--quiet") if argv[:1] == ["match"] else run(capsys, *argv)
+    assert code == 2
+    assert err.startswith(f"cardzoo: error: {message}"), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert out == ""
+
+
+def test_a_value_error_from_the_library_is_a_usage_error_too(capsys, monkeypatch):
+    import cardzoo.evaluation
+
+    def refuse(*args, **kwargs):
+        raise ValueError("deck: 'Zebra' is not a card of this game")
+
+    monkeypatch.setattr(cardzoo.evaluation, "simulate", refuse)
+    code, _, err = run(capsys, "simulate", "henhouse")
+    assert (code, err) == (2, "cardzoo: error: deck: 'Zebra' is not a card of this game\n")
+
+
+def test_unwritable_out_fails_before_the_match_runs(tmp_path, capsys, monkeypatch):
+    import cardzoo.evaluation
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the match ran before --out was checked")
+
+    monkeypatch.setattr(cardzoo.evaluation, "play_match", must_not_run)
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("")
+    for out, message in [
+        (a_file / "result.json", f"cannot write '{a_file / 'result.json'}': '{a_file}' is a file"),
+        (tmp_path, f"'{tmp_path}' is a folder; give a file name"),
+    ]:
+        argv = ["match", "henhouse", "--agents", "random,random", "--out", str(out)]
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err.startswith(f"cardzoo: error: --out: {message}"), err
+        assert err.count("\n") == 1
+
+
+def test_out_in_a_folder_without_write_permission_is_refused(tmp_path, capsys, monkeypatch):
+    # os.access is what the check asks; faked here because the tests may run as root
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: path != tmp_path)
+    argv = ["match", "henhouse", "--agents", "random,random", "--out", str(tmp_path / "r.json")]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.startswith(f"cardzoo: error: --out: cannot write '{tmp_path / 'r.json'}': no ")
+    assert f"no permission to write in '{tmp_path}'" in err
+
+
+def test_out_into_missing_folders_is_created_and_mode_follows_umask(tmp_path, capsys):
+    target = tmp_path / "new" / "deeper" / "r.json"
+    old = os.umask(0o022)
+    try:
+        code = cli.main(["match", "henhouse", "--agents", "random,random", "--games", "2",
+                         "--quiet", "--out", str(target)])  # fmt: skip
+    finally:
+        os.umask(old)
+    assert code == 0 and stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert [p.name for p in target.parent.iterdir()] == ["r.json"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Ctrl-C
+# ----------------------------------------------------------------------------------------------
+
+
+def test_keyboard_interrupt_exits_130_with_one_line(capsys, monkeypatch):
+    import cardzoo.evaluation
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cardzoo.evaluation, "play_match", interrupted)
+    code, _, err = run(capsys, "match", "henhouse", "--agents", "random,random")
+    assert code == 130 and err.strip() == "cardzoo: interrupted"
+
+
+def test_ctrl_c_during_a_simulation_prints_interrupted_and_exits_130():
+    """The real thing: SIGINT to ``python -m cardzoo`` while a long simulation runs."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cardzoo", "simulate", "henhouse", "--games", "1000000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # wait for the progress bar: the games are being played
+        assert process.stderr.read(1)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert "Traceback" not in err and err.rstrip().endswith("cardzoo: interrupted")
+    assert out == ""
+
+
+# ----------------------------------------------------------------------------------------------
+# The shared helpers other subcommands build on
+# ----------------------------------------------------------------------------------------------
+
+
+def test_shared_helpers_build_a_new_subcommand(capsys, tmp_path, monkeypatch):
+    """A subcommand registered the documented way gets checked arguments and the error path."""
+    seen = {}
+
+    def add_echo_parser(subparsers):
+        parser = subparsers.add_parser("echo")
+        cli.add_game_argument(parser)
+        cli.add_players_argument(parser)
+        cli.add_param_argument(parser)
+        cli.add_seed_argument(parser)
+        cli.add_max_cycles_argument(parser)
+        cli.add_agents_argument(parser, required=False)
+        cli.add_out_argument(parser, folder=True)
+        parser.set_defaults(func=run_echo)
+
+    def run_echo(args):
+        seen["params"] = cli.game_params(args)
+        seen["args"] = args
+        if args.agents:
+            cli.check_agent_names(args.game, args.agents)
+        return 0
+
+    monkeypatch.setattr(cli, "SUBCOMMANDS", [*cli.SUBCOMMANDS, add_echo_parser])
+    argv = ["echo", "minus_two_v0", "--players", "3", "--param", "target_score=60", "--seed", "7"]
+    assert cli.main([*argv, "--out", str(tmp_path / "run")]) == 0
+    args = seen["args"]
+    assert (args.game, args.seed, args.max_cycles, args.out) == (
+        "minus_two",
+        7,
+        None,
+        tmp_path / "run",
+    )
+    assert seen["params"] == {"target_score": 60, "num_players": 3}
+    assert cli.main(["echo", "minus_two", "--agents", "attacker, bogus"]) == 2
+    assert capsys.readouterr().err.startswith("cardzoo: error: --agents: unknown agent 'bogus'")
+    (tmp_path / "f").write_text("")
+    assert cli.main(["echo", "foxy", "--out", str(tmp_path / "f")]) == 2
+    assert "--out: " in capsys.readouterr().err
+
+
+def test_agent_factory_turns_a_load_error_into_a_usage_error():
+    from cardzoo.envs import henhouse_v0
+
+    factory = cli.agent_factory("henhouse", "xyz:nowhere")
+    assert factory.name == "xyz:nowhere"
+    with pytest.raises(cli.UsageError, match="--agents: unknown policy kind"):
+        factory(henhouse_v0.raw_env().game, 0)
+
+
+def test_a_closed_output_pipe_stops_quietly_with_141():
+    """`cardzoo list | head -1`: the reader is gone; no traceback, the shell's SIGPIPE code."""
+    script = (
+        "import os, sys\n"
+        "read_end, write_end = os.pipe()\n"
+        "os.close(read_end)\n"
+        "os.dup2(write_end, 1)\n"
+        "from cardzoo.cli import main\n"
+        "sys.exit(main(['list', '--agents']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-u", "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_param_cannot_set_what_has_an_option_of_its_own(capsys):
+    """Decision: one spelling for each setting, so `--param num_players=3 --players 4` cannot
+    silently play either count: num_players only through --players (or the number of --agents),
+    max_cycles only through --max-cycles."""
+    for argv in (
+        ["simulate", "henhouse", "--param", "num_players=3"],
+        ["simulate", "henhouse", "--param", "num_players=4", "--players", "4"],
+        ["match", "henhouse", "--agents", "random,random", "--param", "num_players=2"],
+    ):
+        code, _, err = run(capsys, *argv)
+        assert (code, err) == (2, "cardzoo: error: --param: set num_players with --players, "
+                                  "not --param\n")  # fmt: skip
+
+
+def test_the_same_param_given_twice_must_agree(capsys):
+    """Decision: a repeated --param with another value is an error, not last-one-wins."""
+    argv = ["simulate", "minus_two", "--param", "target_score=60", "--games", "2", "--quiet"]
+    assert run(capsys, *argv, "--param", "target_score=60")[0] == 0
+    code, _, err = run(capsys, *argv, "--param", "target_score=61")
+    assert (code, err) == (2, "cardzoo: error: --param: target_score given twice (60 and 61)\n")
+
+
+def test_simulate_without_players_plays_the_game_s_default_count(capsys):
+    """Decision: --players left out means the game's own default (Foxy 2, the others 4)."""
+    _, out, _ = run(capsys, "simulate", "foxy", "--games", "2", "--quiet")
+    assert out.startswith("foxy {'num_players': 2,") and "player_1:" in out
+    assert "player_2:" not in out
+
+
+def test_argparse_errors_point_to_the_subcommand_help(capsys):
+    code, _, err = run(capsys, "match", "henhouse", "--agents", "random,random", "--bogus")
+    assert (code, err) == (
+        2,
+        "cardzoo: error: unrecognized arguments: --bogus (see 'cardzoo match --help')\n",
+    )
