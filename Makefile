@@ -1,4 +1,5 @@
-# make demo | make test | make bench — each sets up .venv on a fresh machine first.
+# make demo | make test | make bench | make bench-learning — each sets up .venv on a fresh
+# machine first.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -6,7 +7,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.t
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-training-speed bench-learning clean
 
 # torch first and pinned: the CPU build lies on this machine's disk; an unpinned torch would pull CUDA.
 $(INSTALLED): pyproject.toml constraints.txt
@@ -19,18 +20,62 @@ $(BENCH_INSTALLED): $(INSTALLED)
 	$(PIP) -e ".[train,dev,bench]"
 	touch $@
 
+# The main job: train Nobody Wants It for about 4 minutes on 2 cores, then evaluate the policy
+# against random and the best heuristic (mirrored deals, seats rotated) and print the table and
+# the learning curve's path. The run folder runs/demo is replaced each time.
 demo: $(INSTALLED)
-	$(VENV)/bin/cardzoo simulate henhouse --players 4 --games 10000 --seed 0
+	$(VENV)/bin/cardzoo train nobody_wants_it --timesteps 400000 --eval-every 100000 \
+		--out runs/demo --force
 
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# tests/test_notebooks.py runs the notebooks top to bottom too (nbmake), with small budgets.
 test: lint
 	$(PY) -m pytest -q -n 2
 
 bench: $(BENCH_INSTALLED)
 	$(PY) benchmarks/throughput.py
 
+# Samples/s of training against a new user's MaskablePPO default (a few minutes).
+bench-training-speed: $(INSTALLED)
+	$(PY) benchmarks/training_speed.py
+
+# The learning runs of benchmarks/learning.md (up to an hour each; resumable: run it again after
+# an interruption). Rebuilds the table from benchmarks/learning_results.json.
+bench-learning: $(INSTALLED)
+	$(PY) benchmarks/learning.py --out runs/bench
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# ----------------------------------------------------------------------------------------------
+# Ray RLlib: an optional extra in its own virtual environment, because ray[rllib] 2.60 pins
+# gymnasium 1.2.2 while the main tested set has 1.4.0. Tested versions: constraints-rllib.txt.
+# ----------------------------------------------------------------------------------------------
+VENV_RLLIB := .venv-rllib
+PY_RLLIB := $(VENV_RLLIB)/bin/python
+PIP_RLLIB := $(PY_RLLIB) -m pip install --quiet --disable-pip-version-check -c constraints-rllib.txt
+RLLIB_INSTALLED := $(VENV_RLLIB)/.installed
+
+.PHONY: rllib-demo test-rllib clean-rllib
+
+# torch first and pinned, as for .venv: an unpinned torch would pull CUDA.
+$(RLLIB_INSTALLED): pyproject.toml constraints-rllib.txt
+	test -x $(PY_RLLIB) || $(PYTHON) -m venv $(VENV_RLLIB)
+	$(PIP_RLLIB) torch==2.13.0
+	$(PIP_RLLIB) -e ".[rllib,dev]"
+	touch $@
+
+# About two minutes of self-play on 2 cores, then the evaluation table against random and the
+# best heuristic.
+rllib-demo: $(RLLIB_INSTALLED)
+	$(VENV_RLLIB)/bin/cardzoo train-rllib nobody_wants_it --iterations 40 --env-runners 2 \
+		--rollout-length 512 --eval-games 500 --out runs/rllib-demo --force
+
+test-rllib: $(RLLIB_INSTALLED)
+	$(PY_RLLIB) -m pytest -q tests/test_rllib.py
+
+clean-rllib:
+	rm -rf $(VENV_RLLIB)

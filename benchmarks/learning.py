@@ -1,0 +1,136 @@
+"""Learning benchmark: train each decision game with stated settings and compare the learner
+with the game's best heuristic, as benchmarks/learning.md reports.
+
+    python benchmarks/learning.py [--runs nwi,bion_quick] [--out runs/bench] [--table-only]
+
+Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
+a finished run is not trained again. Every finished run adds its row to
+``benchmarks/learning_results.json``, from which ``benchmarks/learning.md``'s table is rebuilt.
+Per run: the learner in one seat against the best heuristic in all other seats, next to that
+heuristic's own results in the same seat against copies of itself (its fair share), and against
+random — 1,000+ games each, mirrored deals, seats rotated, 95% CIs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cardzoo.io import write_json_atomic
+from cardzoo.training.ppo import TrainConfig, train
+
+HERE = Path(__file__).parent
+RESULTS = HERE / "learning_results.json"
+REPORT = HERE / "learning.md"
+TABLE_START, TABLE_END = "<!-- table start -->", "<!-- table end -->"
+
+RUNS: dict[str, TrainConfig] = {
+    "nwi": TrainConfig("nobody_wants_it", timesteps=3_000_000, eval_every=150_000, n_envs=16),
+    "bion_quick": TrainConfig(
+        "believe_it_or_not", timesteps=3_000_000, eval_every=150_000, n_envs=16
+    ),
+    "bion_standard": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "standard"},
+        timesteps=3_000_000,
+        eval_every=150_000,
+        n_envs=16,
+    ),
+    "minus_two": TrainConfig("minus_two", timesteps=3_000_000, eval_every=150_000, n_envs=16),
+    "foxy_perfect": TrainConfig("foxy", timesteps=2_000_000, eval_every=100_000, n_envs=16),
+    "foxy_none_stack8": TrainConfig(
+        "foxy",
+        params={"num_players": 2, "memory": "none"},
+        opponents="random:0.2,forgetful:0.4,perfect_memory:0.2,self:0.2",
+        frame_stack=8,
+        timesteps=2_000_000,
+        eval_every=100_000,
+        n_envs=16,
+    ),
+}
+
+
+def row(name: str, metrics: dict) -> dict:
+    final = metrics["final_evaluation"]
+    baseline = final["baseline_same_seat"]
+    return {
+        "run": name,
+        "game": metrics["game"],
+        "params": metrics["settings"]["params"],
+        "timesteps": metrics["timesteps"],
+        "selected_timesteps": metrics["selected_timesteps"],
+        "train_minutes": round(metrics["train_seconds"] / 60, 1),
+        "samples_per_second": metrics["samples_per_second"],
+        "games": final["games"],
+        "baseline": baseline["agent"],
+        "learner_vs_baseline": final["against"][baseline["agent"]],
+        "baseline_same_seat": baseline,
+        "learner_vs_random": final["against"]["random"],
+        "git_commit": metrics["git_commit"],
+    }
+
+
+def _cell(result: dict, points: bool) -> str:
+    low, high = result["mean_score_ci"] if points else result["win_rate_ci"]
+    value = result["mean_score"] if points else result["win_rate"]
+    return (
+        f"{value:.3f} [{low:.3f}, {high:.3f}]"
+        if not points
+        else f"{value:.1f} [{low:.1f}, {high:.1f}]"
+    )
+
+
+def table(results: dict[str, dict]) -> str:
+    lines = [
+        "| run | game, params | steps (selected) | minutes | samples/s | measure "
+        "| learner vs best heuristic | best heuristic, same seat, vs itself | learner vs random |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in results.items():
+        points = r["game"] == "foxy"
+        measure = "mean points" if points else "win rate"
+        lines.append(
+            f"| {name} | {r['game']} {r['params']} | {r['timesteps']:,} "
+            f"({r['selected_timesteps']:,}) | {r['train_minutes']} "
+            f"| {r['samples_per_second']:,.0f} "
+            f"| {measure}, {r['games']} games | {_cell(r['learner_vs_baseline'], points)} "
+            f"| {r['baseline']}: {_cell(r['baseline_same_seat'], points)} "
+            f"| {_cell(r['learner_vs_random'], points)} |"
+        )
+    return "\n".join(lines)
+
+
+def update_report(results: dict[str, dict]) -> None:
+    """Rewrite the table between the markers of learning.md (the prose around it is kept)."""
+    text = REPORT.read_text()
+    start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
+    REPORT.write_text(text[:start] + "\n" + table(results) + "\n" + text[end:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default=",".join(RUNS), help=f"some of {list(RUNS)}")
+    parser.add_argument("--out", default="runs/bench", help="folder of the run folders")
+    parser.add_argument("--table-only", action="store_true", help="rebuild the table and stop")
+    args = parser.parse_args()
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    if not args.table_only:
+        for name in [n.strip() for n in args.runs.split(",")]:
+            if name not in RUNS:
+                parser.error(f"--runs: unknown run {name!r}; choose from {list(RUNS)}")
+            folder = Path(args.out) / name
+            metrics_file = folder / "metrics.json"
+            if not metrics_file.exists():
+                resume = (folder / "config.json").exists()
+                train(RUNS[name], folder, resume=resume, progress=False)
+            results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+            results[name] = row(name, json.loads(metrics_file.read_text()))
+            write_json_atomic(RESULTS, results)
+            print(table({name: results[name]}), flush=True)
+    update_report(results)
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

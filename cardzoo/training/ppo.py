@@ -1,0 +1,627 @@
+"""Train a policy for one seat of a game with sb3-contrib's ``MaskablePPO``, top to bottom.
+
+    from cardzoo.training import TrainConfig, train
+    result = train(TrainConfig("nobody_wants_it", timesteps=200_000), out="runs/nwi")
+
+One run reads as a loop (CleanRL's shape):
+
+1. build ``n_envs`` training environments (one learning seat; opponents drawn from a mix of
+   agents and, with ``self``, a pool of frozen snapshots of the learner) as one SB3 ``VecEnv``;
+2. build the learner (or load the last checkpoint of an interrupted run);
+3. repeat until ``timesteps``: learn ``eval_every`` steps; put a snapshot into the pool; evaluate
+   against random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
+   TensorBoard); keep the best model so far; write a checkpoint (atomically);
+4. evaluate the best model on ``final_eval_games`` mirrored deals with seats rotated, and write
+   ``metrics.json`` and the learning curve.
+
+The run folder (``out``) holds everything needed to reload, resume, evaluate and plot the run:
+
+- ``model.zip`` — the selected policy (best periodic evaluation against the best heuristic);
+  ``make_agent(game, "ppo:RUN")`` plays it;
+- ``checkpoint.zip`` + ``progress.json`` — the latest learner and the loop's state, for ``resume``;
+- ``metrics.json`` — settings, versions, git commit, seed, evaluations with CIs, wall-clock,
+  samples/s; ``learning_curve.png``; ``tb/`` — TensorBoard logs.
+
+**Decision:** the periodic evaluations use deals (seeds from 10⁶ on) disjoint from the final
+evaluation's (from 2·10⁶ on), so choosing the best checkpoint does not flatter the final figure.
+**Decision:** a resumed run continues from its last checkpoint with fresh environments: the
+games in progress at the interruption are lost, so a resumed run is not bit-identical to an
+uninterrupted one (the learner, its optimiser and the pool are restored exactly).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from cardzoo.envs import game_spec
+from cardzoo.envs.core import Game, check_choice, check_int
+from cardzoo.evaluation import play_match
+from cardzoo.io import write_json_atomic
+from cardzoo.training.envs import SELF, OpponentMix, TrainingEnv, make_vec_env, parse_mix
+from cardzoo.training.policy import MODEL_INFO_KEY, NumpyPolicy, PolicyAgent
+
+REWARD_MODES = ("win", "win+points", "points", "win+cards")
+#: games whose score is the cards a player still holds (``win+cards`` shapes with it)
+CARDS_SCORED = ("believe_it_or_not",)
+FORMAT_VERSION = 1
+PERIODIC_EVAL_SEED = 1_000_000
+FINAL_EVAL_SEED = 2_000_000
+
+
+@dataclasses.dataclass(frozen=True)
+class GameDefaults:
+    """A game's training defaults, chosen by experiment (see benchmarks/learning.md)."""
+
+    baseline: str  # the strongest heuristic: the opponent to beat
+    opponents: str  # the default mix of the other seats
+    reward: str = "win"
+    points_scale: float = 0.0
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    frame_stack: int = 1
+    timesteps: int = 300_000
+
+
+GAME_DEFAULTS: dict[str, GameDefaults] = {
+    "nobody_wants_it": GameDefaults(
+        baseline="nwi_dodger",
+        opponents="random:0.2,hand_shedder:0.2,nwi_dodger:0.3,self:0.3",
+        reward="win+points",
+        points_scale=0.05,
+    ),
+    "believe_it_or_not": GameDefaults(
+        baseline="bluffer",
+        opponents="random:0.2,honest:0.2,bluffer:0.3,self:0.3",
+        params={"variant": "quick"},
+    ),
+    "minus_two": GameDefaults(
+        baseline="attacker",
+        opponents="random:0.2,high_cards:0.2,attacker:0.3,self:0.3",
+        reward="win+points",
+        points_scale=0.005,
+    ),
+    "foxy": GameDefaults(
+        baseline="perfect_memory",
+        opponents="random:0.2,forgetful:0.3,perfect_memory:0.3,self:0.2",
+        reward="win+points",
+        points_scale=0.01,
+        params={"num_players": 2, "memory": "perfect"},
+    ),
+}
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """Everything that defines a run. ``None`` fields take the game's :data:`GAME_DEFAULTS`."""
+
+    game: str
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    opponents: str | None = None
+    timesteps: int | None = None
+    seed: int = 0
+    n_envs: int = 16
+    processes: int = 1
+    reward: str | None = None
+    points_scale: float | None = None
+    frame_stack: int | None = None
+    eval_every: int = 100_000
+    eval_games: int = 200
+    final_eval_games: int = 1000
+    pool_size: int = 10
+    # MaskablePPO
+    learning_rate: float = 3e-4
+    n_steps: int = 256  # per environment and rollout
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    net_arch: tuple[int, ...] = (128, 128)
+
+    def resolved(self) -> TrainConfig:
+        """A copy with the game's defaults filled in, every value checked."""
+        game_spec(self.game)
+        if self.game not in GAME_DEFAULTS:
+            raise ValueError(
+                f"{self.game} has no decisions to learn; choose one of {list(GAME_DEFAULTS)}"
+            )
+        defaults = GAME_DEFAULTS[self.game]
+        config = dataclasses.replace(
+            self,
+            params={**defaults.params, **self.params},
+            opponents=defaults.opponents if self.opponents is None else self.opponents,
+            timesteps=defaults.timesteps if self.timesteps is None else self.timesteps,
+            reward=defaults.reward if self.reward is None else self.reward,
+            points_scale=defaults.points_scale if self.points_scale is None else self.points_scale,
+            frame_stack=defaults.frame_stack if self.frame_stack is None else self.frame_stack,
+            net_arch=tuple(self.net_arch),
+        )
+        config.check()
+        return config
+
+    def check(self) -> None:
+        check_choice("reward", self.reward, REWARD_MODES)
+        for name in (
+            "timesteps",
+            "n_envs",
+            "processes",
+            "eval_every",
+            "eval_games",
+            "final_eval_games",
+            "pool_size",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "frame_stack",
+        ):
+            check_int(name, getattr(self, name), 1)
+        check_int("seed", self.seed, 0)
+        if self.processes > self.n_envs:
+            raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
+        parse_mix(self.game, self.opponents)
+        if self.reward == "win+cards" and self.game not in CARDS_SCORED:
+            raise ValueError(f"reward: win+cards is for games scored in cards held {CARDS_SCORED}")
+        if self.reward in ("win+points", "points") and self.game in CARDS_SCORED:
+            raise ValueError(f"reward: {self.game} has no points reward; use win or win+cards")
+        if "reward" in self.params:
+            raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
+
+    def to_json(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "net_arch": list(self.net_arch)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
+        return cls(**{**data, "net_arch": tuple(data["net_arch"])})
+
+
+@dataclasses.dataclass
+class TrainResult:
+    run_dir: Path
+    metrics: dict[str, Any]
+
+
+# ----------------------------------------------------------------------------------------------
+# The training loop
+# ----------------------------------------------------------------------------------------------
+
+
+def train(
+    config: TrainConfig,
+    out: str | os.PathLike,
+    resume: bool = False,
+    force: bool = False,
+    progress: bool = True,
+) -> TrainResult:
+    """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``."""
+    import torch
+
+    torch.set_num_threads(1)  # 5-10x faster than the default on small MLPs and few cores
+    config = config.resolved()
+    run = RunFolder(Path(out))
+    run.prepare(config, resume=resume, force=force)
+
+    loop = run.load_progress() if run.checkpoint.exists() else LoopState()
+    model, vec_env = build_learner(
+        config,
+        checkpoint=run.checkpoint if run.checkpoint.exists() else None,
+        tensorboard_log=run.path / "tb",
+    )
+    uses_pool = SELF in parse_mix(config.game, config.opponents)
+    if uses_pool:
+        if not loop.pool:  # the untrained learner is the first opponent from the pool
+            loop.pool.append(NumpyPolicy.from_sb3(model.policy).state())
+        vec_env.env_method("set_pool", loop.pool)
+
+    bar = ProgressBar(config.timesteps, model.num_timesteps) if progress else None
+    try:
+        while model.num_timesteps < config.timesteps:
+            chunk = min(config.eval_every, config.timesteps - model.num_timesteps)
+            started = time.perf_counter()
+            model.learn(
+                chunk,
+                reset_num_timesteps=False,
+                tb_log_name="ppo",
+                callback=bar,
+            )
+            loop.train_seconds += time.perf_counter() - started
+            policy = NumpyPolicy.from_sb3(model.policy)
+            if uses_pool:
+                loop.pool = (loop.pool + [policy.state()])[-config.pool_size :]
+                vec_env.env_method("set_pool", loop.pool)
+            evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
+            evaluation["timesteps"] = int(model.num_timesteps)
+            loop.history.append(evaluation)
+            _log_evaluation(model, evaluation)
+            score = _selection_score(config, evaluation)
+            if score >= loop.best_score:
+                loop.best_score, loop.best_timesteps = score, int(model.num_timesteps)
+                _save_model_atomic(model, run.model)
+            _save_model_atomic(model, run.checkpoint)
+            run.save_progress(loop)
+    finally:
+        if bar:
+            bar.bar.close()
+        vec_env.close()
+
+    best = load_run_policy(run.model)
+    final = final_evaluation(config, best)
+    metrics = run.write_metrics(config, loop, final, model.num_timesteps)
+    run.write_curve(config, loop)
+    return TrainResult(run.path, metrics)
+
+
+def build_learner(
+    config: TrainConfig,
+    checkpoint: Path | None = None,
+    tensorboard_log: Path | None = None,
+):
+    """The vectorised training environments and the ``MaskablePPO`` learner of a resolved
+    ``config`` (loaded from ``checkpoint`` if given)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.monitor import Monitor
+
+    game = game_spec(config.game).module().raw_env(**_game_params(config)).game
+    mix = OpponentMix(config.game, parse_mix(config.game, config.opponents), config.frame_stack)
+
+    def make_env(index: int):
+        return Monitor(
+            TrainingEnv(
+                config.game,
+                mix,
+                _game_params(config),
+                config.reward,
+                config.points_scale,
+                config.frame_stack,
+            )
+        )
+
+    vec_env = make_vec_env(make_env, config.n_envs, config.seed, config.processes)
+    if checkpoint is not None:
+        model = MaskablePPO.load(checkpoint, env=vec_env, device="cpu")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            learning_rate=config.learning_rate,
+            n_steps=config.n_steps,
+            batch_size=config.batch_size,
+            n_epochs=config.n_epochs,
+            gamma=config.gamma,
+            gae_lambda=config.gae_lambda,
+            ent_coef=config.ent_coef,
+            policy_kwargs={"net_arch": list(config.net_arch)},
+            tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
+            seed=config.seed,
+            device="cpu",
+        )
+    setattr(model, MODEL_INFO_KEY, _model_info(config, game))
+    return model, vec_env
+
+
+def _game_params(config: TrainConfig) -> dict[str, Any]:
+    """The game's parameters: the run's, with the engine's points reward where the run's reward
+    mode uses points."""
+    params = dict(config.params)
+    if config.reward in ("win+points", "points"):
+        params["reward"] = "points"
+    return params
+
+
+def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
+    return {
+        "game": config.game,
+        "params": game.params(),
+        "observation_size": int(game.observation_size),
+        "num_actions": int(game.num_actions),
+        "frame_stack": config.frame_stack,
+        "format": FORMAT_VERSION,
+    }
+
+
+def _selection_score(config: TrainConfig, evaluation: dict[str, Any]) -> float:
+    """What "best" means when choosing the checkpoint: the win rate against the best heuristic
+    (Foxy: the mean points, its goal)."""
+    against = evaluation["against"][GAME_DEFAULTS[config.game].baseline]
+    return against["mean_score"] if config.game == "foxy" else against["win_rate"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluation
+# ----------------------------------------------------------------------------------------------
+
+
+def learner_factory(policy: NumpyPolicy, frame_stack: int, label: str = "learner"):
+    """A ``play_match`` line-up entry: the policy, deterministic, as an agent."""
+
+    def build(game: Game, seed: int) -> PolicyAgent:
+        return PolicyAgent(game, policy, seed=seed, label=label, frame_stack=frame_stack)
+
+    build.name = label
+    return build
+
+
+def evaluate(config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int) -> dict[str, Any]:
+    """The learner in one seat, every other seat random, then the best heuristic; seats
+    rotated, mirrored deals (``num_games`` rounded up to a multiple of the player count)."""
+    params = _game_params(config)
+    n = game_spec(config.game).module().raw_env(**params).game.num_players
+    num_games = math.ceil(num_games / n) * n
+    learner = learner_factory(policy, config.frame_stack)
+    against = {}
+    for opponent in dict.fromkeys(["random", GAME_DEFAULTS[config.game].baseline]):
+        result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)
+        against[opponent] = _summary(result.agents["learner"].summary())
+    return {"games": num_games, "against": against}
+
+
+def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]:
+    """:func:`evaluate` on the final deals, plus the best heuristic's own results in the same
+    seat against copies of itself: the fair share the learner has to beat."""
+    evaluation = evaluate(config, policy, config.final_eval_games, FINAL_EVAL_SEED)
+    baseline = GAME_DEFAULTS[config.game].baseline
+    params = _game_params(config)
+    n = game_spec(config.game).module().raw_env(**params).game.num_players
+    from cardzoo.agents import make_agent
+
+    def seat_under_test(game: Game, seed: int):
+        return make_agent(config.game, baseline, game, seed=seed)
+
+    seat_under_test.name = f"{baseline} (same seat)"
+    result = play_match(
+        config.game,
+        [seat_under_test] + [baseline] * (n - 1),
+        evaluation["games"],
+        FINAL_EVAL_SEED,
+        params,
+    )
+    evaluation["baseline_same_seat"] = {
+        "agent": baseline,
+        **_summary(result.agents[seat_under_test.name].summary()),
+    }
+    return evaluation
+
+
+def _summary(agent: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "win_rate": agent["win_rate"],
+        "win_rate_ci": agent["win_rate_ci"],
+        "mean_score": agent["mean_score"],
+        "mean_score_ci": agent["mean_score_ci"],
+        "mean_reward": agent["mean_reward"],
+    }
+
+
+def _log_evaluation(model, evaluation: dict[str, Any]) -> None:
+    for opponent, result in evaluation["against"].items():
+        model.logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
+        model.logger.record(f"eval/win_rate_ci_low_vs_{opponent}", result["win_rate_ci"][0])
+        model.logger.record(f"eval/win_rate_ci_high_vs_{opponent}", result["win_rate_ci"][1])
+        model.logger.record(f"eval/mean_score_vs_{opponent}", result["mean_score"])
+    model.logger.dump(model.num_timesteps)
+
+
+# ----------------------------------------------------------------------------------------------
+# The run folder
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class LoopState:
+    """What the loop carries from one evaluation to the next (saved in ``progress.json``)."""
+
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    pool: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    best_score: float = -math.inf
+    best_timesteps: int = 0
+    train_seconds: float = 0.0
+
+
+class RunFolder:
+    def __init__(self, path: Path):
+        self.path = path
+        self.model = path / "model.zip"
+        self.checkpoint = path / "checkpoint.zip"
+        self.progress = path / "progress.json"
+        self.metrics = path / "metrics.json"
+        self.config = path / "config.json"
+        self.curve = path / "learning_curve.png"
+
+    def prepare(self, config: TrainConfig, resume: bool, force: bool) -> None:
+        """A fresh folder, or the interrupted run to resume. A finished run is never
+        overwritten without ``force``; a run is resumed only with the settings it began with."""
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"out: {self.path} exists and is not a folder")
+        started = self.config.exists()
+        if started and force:
+            shutil.rmtree(self.path)
+            started = False
+        elif started and not resume:
+            state = "finished" if self.metrics.exists() else "interrupted"
+            raise ValueError(
+                f"out: {self.path} holds a {state} run; use --resume to continue it or --force "
+                "to start again"
+            )
+        elif started and self.metrics.exists() and resume:
+            raise ValueError(f"out: the run in {self.path} is finished; nothing to resume")
+        elif self.path.exists() and any(self.path.iterdir()) and not started:
+            raise ValueError(f"out: {self.path} is not empty and holds no run")
+        if started:
+            saved = TrainConfig.from_json(json.loads(self.config.read_text()))
+            if saved.resolved() != config:
+                raise ValueError(
+                    f"resume: {self.path} was started with other settings; use the same ones"
+                )
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(self.config, config.to_json())
+        self.started_at = time.time()
+
+    def save_progress(self, loop: LoopState) -> None:
+        data = dataclasses.asdict(loop)
+        data["pool"] = [_encode_policy(state) for state in loop.pool]
+        write_json_atomic(self.progress, data)
+
+    def load_progress(self) -> LoopState:
+        try:
+            data = json.loads(self.progress.read_text())
+            data["pool"] = [_decode_policy(state) for state in data["pool"]]
+            return LoopState(**data)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"resume: {self.progress} is damaged ({error})") from error
+
+    def write_metrics(
+        self, config: TrainConfig, loop: LoopState, final: dict[str, Any], timesteps: int
+    ) -> dict[str, Any]:
+        metrics = {
+            "format": FORMAT_VERSION,
+            "game": config.game,
+            "settings": config.to_json(),
+            "seed": config.seed,
+            "timesteps": int(timesteps),
+            "selected_timesteps": loop.best_timesteps,
+            "final_evaluation": final,
+            "history": loop.history,
+            "train_seconds": round(loop.train_seconds, 1),
+            "samples_per_second": round(timesteps / loop.train_seconds, 1)
+            if loop.train_seconds
+            else None,
+            "versions": _versions(),
+            "git_commit": _git_commit(),
+            "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        }
+        write_json_atomic(self.metrics, metrics)
+        return metrics
+
+    def write_curve(self, config: TrainConfig, loop: LoopState) -> None:
+        from cardzoo.training.plots import learning_curve
+
+        learning_curve(loop.history, self.curve, title=f"{config.game} {config.params}")
+
+
+def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]]
+    }
+
+
+def _decode_policy(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "layers": [
+            (np.asarray(w, np.float32), np.asarray(b, np.float32), activation)
+            for w, b, activation in data["layers"]
+        ]
+    }
+
+
+def _save_model_atomic(model, path: Path) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".zip")
+    os.close(handle)
+    try:
+        model.save(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def load_run_policy(path: Path) -> NumpyPolicy:
+    from sb3_contrib import MaskablePPO
+
+    return NumpyPolicy.from_sb3(MaskablePPO.load(path, device="cpu").policy)
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for package in (
+        "cardzoo",
+        "numpy",
+        "torch",
+        "stable-baselines3",
+        "sb3-contrib",
+        "gymnasium",
+        "pettingzoo",
+    ):
+        with contextlib.suppress(PackageNotFoundError):
+            found[package] = version(package)
+    return found
+
+
+def _git_commit() -> str | None:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+class ProgressBar(BaseCallback):
+    """A tqdm bar over the run's timesteps (SB3 calls ``_on_step`` after every vector step)."""
+
+    def __init__(self, total: int, done: int):
+        super().__init__()
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, initial=done, unit="step", desc="training", smoothing=0.1)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        return True
+
+
+def report(result: TrainResult) -> str:
+    """The run's final evaluation as a plain-text table, with where its files are."""
+    metrics = result.metrics
+    final = metrics["final_evaluation"]
+    settings = metrics["settings"]
+    n = (
+        len(final["against"])
+        and game_spec(metrics["game"])
+        .module()
+        .raw_env(**_game_params(TrainConfig.from_json(settings)))
+        .game.num_players
+    )
+    minutes = metrics["train_seconds"] / 60
+    lines = [
+        f"{metrics['game']} {settings['params']}: {metrics['timesteps']:,} steps in "
+        f"{minutes:.1f} min of training ({metrics['samples_per_second']:,.0f} samples/s); "
+        f"model selected at {metrics['selected_timesteps']:,} steps",
+        f"final evaluation: {final['games']} games per line-up, mirrored deals, seats rotated, "
+        "95% CIs",
+        f"{'line-up':<44}{'win rate':<24}mean score",
+    ]
+
+    def line(label: str, result: dict[str, Any]) -> str:
+        low, high = result["win_rate_ci"]
+        score_low, score_high = result["mean_score_ci"]
+        return (
+            f"{label:<44}{result['win_rate']:.3f} [{low:.3f}, {high:.3f}]   "
+            f"{result['mean_score']:.2f} [{score_low:.2f}, {score_high:.2f}]"
+        )
+
+    for opponent, against in final["against"].items():
+        lines.append(line(f"learner + {n - 1} x {opponent}", against))
+    baseline = final["baseline_same_seat"]
+    lines.append(line(f"{baseline['agent']} (same seat) + {n - 1} x itself", baseline))
+    lines.append(f"run folder: {result.run_dir} (model.zip, metrics.json, tb/)")
+    lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
+    return "\n".join(lines)

@@ -1,0 +1,408 @@
+"""Training: the run folder, loading a policy as an agent, resuming, the vectorised environments.
+
+The learning runs themselves are benchmarks (benchmarks/learning.py); these tests train a few
+thousand steps and check that everything a user relies on works.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+import torch  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
+
+from cardzoo.agents import make_agent  # noqa: E402
+from cardzoo.cli import main  # noqa: E402
+from cardzoo.envs import minus_two_v0, nobody_wants_it_v0  # noqa: E402
+from cardzoo.evaluation import play_match  # noqa: E402
+from cardzoo.training import ppo  # noqa: E402
+from cardzoo.training.envs import OpponentMix, TrainingEnv, make_vec_env, parse_mix  # noqa: E402
+from cardzoo.training.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
+from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
+from cardzoo.training.vec_env import MultiGameVecEnv  # noqa: E402
+
+torch.set_num_threads(1)
+
+TINY = dict(
+    timesteps=1024,
+    n_envs=4,
+    n_steps=128,
+    batch_size=128,
+    n_epochs=1,
+    eval_every=512,
+    eval_games=8,
+    final_eval_games=8,
+    net_arch=(16,),
+)
+
+
+def tiny(game: str = "nobody_wants_it", **changes) -> TrainConfig:
+    return TrainConfig(game, **{**TINY, **changes})
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "nwi"
+    return train(tiny(), out, progress=False)
+
+
+# --- the run folder ---------------------------------------------------------------------------
+
+
+def test_a_run_folder_holds_model_metrics_curve_checkpoint_and_logs(finished_run):
+    folder = finished_run.run_dir
+    for name in ("model.zip", "checkpoint.zip", "progress.json", "metrics.json", "config.json"):
+        assert (folder / name).is_file(), name
+    assert (folder / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert any((folder / "tb").rglob("events.out.tfevents.*"))
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["game"] == "nobody_wants_it"
+    assert metrics["timesteps"] == 1024
+    assert metrics["seed"] == 0
+    assert metrics["versions"]["sb3-contrib"]
+    assert metrics["samples_per_second"] > 0
+    assert len(metrics["history"]) == 2  # an evaluation every 512 steps
+
+
+def test_final_evaluation_has_random_best_heuristic_and_its_fair_share(finished_run):
+    final = finished_run.metrics["final_evaluation"]
+    assert set(final["against"]) == {"random", "nwi_dodger"}
+    assert final["games"] == 8  # a multiple of the 4 seats: every rotation of each deal
+    for result in [*final["against"].values(), final["baseline_same_seat"]]:
+        low, high = result["win_rate_ci"]
+        assert 0 <= low <= result["win_rate"] <= high <= 1
+    assert final["baseline_same_seat"]["agent"] == "nwi_dodger"
+
+
+def test_the_report_names_every_line_up_and_the_curve(finished_run):
+    text = ppo.report(finished_run)
+    assert "learner + 3 x random" in text
+    assert "nwi_dodger (same seat) + 3 x itself" in text
+    assert "learning_curve.png" in text
+
+
+def test_a_finished_run_is_not_overwritten_without_force(finished_run):
+    before = (finished_run.run_dir / "model.zip").read_bytes()
+    with pytest.raises(ValueError, match="finished run.*--force"):
+        train(tiny(), finished_run.run_dir, progress=False)
+    with pytest.raises(ValueError, match="finished; nothing to resume"):
+        train(tiny(), finished_run.run_dir, resume=True, progress=False)
+    assert (finished_run.run_dir / "model.zip").read_bytes() == before
+
+
+def test_force_starts_the_run_again(tmp_path):
+    out = tmp_path / "run"
+    train(tiny(timesteps=512), out, progress=False)
+    result = train(tiny(timesteps=512, seed=1), out, force=True, progress=False)
+    assert result.metrics["seed"] == 1
+
+
+def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    real_evaluate = ppo.evaluate
+    calls = []
+
+    def interrupt_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(ppo, "evaluate", interrupt_second)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny(), out, progress=False)
+    assert not (out / "metrics.json").exists()
+    progress = json.loads((out / "progress.json").read_text())
+    assert [entry["timesteps"] for entry in progress["history"]] == [512]
+    with pytest.raises(ValueError, match="interrupted run.*--resume"):
+        train(tiny(), out, progress=False)
+    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
+    result = train(tiny(), out, resume=True, progress=False)
+    assert result.metrics["timesteps"] == 1024
+    assert [entry["timesteps"] for entry in result.metrics["history"]] == [512, 1024]
+
+
+def test_resume_refuses_other_settings(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    monkeypatch.setattr(ppo, "final_evaluation", _raise_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny(timesteps=512), out, progress=False)
+    with pytest.raises(ValueError, match="other settings"):
+        train(tiny(timesteps=512, seed=5), out, resume=True, progress=False)
+
+
+def _raise_interrupt(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not empty"):
+        train(tiny(), tmp_path, progress=False)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"reward": "best"}, "reward"),
+        ({"n_envs": 0}, "n_envs"),
+        ({"processes": 8}, "processes"),
+        ({"opponents": "nobody:1"}, "unknown agent"),
+        ({"opponents": "random:-1"}, "positive"),
+        ({"params": {"reward": "points"}}, "reward mode"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_settings_are_refused_before_anything_runs(tmp_path, changes, message):
+    with pytest.raises(ValueError, match=message):
+        train(tiny(**changes), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_game_without_decisions_cannot_be_trained(tmp_path):
+    with pytest.raises(ValueError, match="no decisions"):
+        train(TrainConfig("henhouse"), tmp_path / "run", progress=False)
+
+
+# --- a trained policy is an agent -------------------------------------------------------------
+
+
+def test_a_run_folder_and_its_model_file_load_as_agents(finished_run):
+    game = nobody_wants_it_v0.raw_env().game
+    for path in (finished_run.run_dir, finished_run.run_dir / "model.zip"):
+        agent = make_agent("nobody_wants_it", f"ppo:{path}", game, seed=0)
+        assert isinstance(agent, PolicyAgent)
+    result = play_match(
+        "nobody_wants_it", [f"ppo:{finished_run.run_dir}", "nwi_dodger", "random", "random"], 8
+    )
+    assert result.agents[f"ppo:{finished_run.run_dir}"].seat_games == 8
+
+
+def test_the_cli_match_plays_a_trained_policy(finished_run, capsys):
+    code = main(
+        [
+            "match",
+            "nobody_wants_it",
+            "--agents",
+            f"ppo:{finished_run.run_dir},random,random,random",
+            "--games",
+            "4",
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    assert f"ppo:{finished_run.run_dir}" in capsys.readouterr().out
+
+
+def test_a_model_of_another_game_is_a_clear_error(finished_run):
+    game = minus_two_v0.raw_env().game
+    with pytest.raises(ValueError, match="trained on nobody_wants_it, not minus_two"):
+        make_agent("minus_two", f"ppo:{finished_run.run_dir}", game)
+
+
+def test_a_model_for_other_seats_count_is_a_clear_error(finished_run):
+    game = nobody_wants_it_v0.raw_env(num_players=3).game
+    with pytest.raises(ValueError, match="observations or actions differ"):
+        make_agent("nobody_wants_it", f"ppo:{finished_run.run_dir}", game)
+
+
+def test_a_missing_or_corrupt_model_is_a_clear_error(tmp_path):
+    game = nobody_wants_it_v0.raw_env().game
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent("nobody_wants_it", f"ppo:{tmp_path / 'nope.zip'}", game)
+    with pytest.raises(ValueError, match="no trained model"):
+        make_agent("nobody_wants_it", f"ppo:{tmp_path}", game)
+    (tmp_path / "model.zip").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a cardzoo model file"):
+        make_agent("nobody_wants_it", f"ppo:{tmp_path}", game)
+
+
+def test_the_numpy_policy_acts_as_the_torch_policy(finished_run):
+    model = MaskablePPO.load(finished_run.run_dir / "model.zip", device="cpu")
+    policy = NumpyPolicy.from_sb3(model.policy)
+    rng = np.random.default_rng(0)
+    size = model.observation_space.shape[0]
+    for _ in range(50):
+        observation = rng.random(size, dtype=np.float32)
+        mask = rng.random(model.action_space.n) < 0.5
+        mask[rng.integers(mask.size)] = True
+        expected, _ = model.predict(observation, action_masks=mask, deterministic=True)
+        assert policy.act(observation, mask) == int(expected)
+
+
+# --- the training environments ----------------------------------------------------------------
+
+
+def test_observations_are_scaled_to_a_fixed_range():
+    game = minus_two_v0.raw_env().game
+    scaler = ObservationScaler(game)
+    raw = np.zeros(game.observation_size, np.float32)
+    totals = game.observation_layout["totals"]
+    raw[totals] = [593, -40, 0, 12]
+    scaled = scaler(raw.copy())
+    assert np.all(np.abs(scaled[totals]) < 7)  # sign(x) log1p|x| for unbounded fields
+    assert scaled[totals][0] == pytest.approx(np.log1p(593))
+    assert scaled[totals][1] == pytest.approx(-np.log1p(40))
+
+
+def test_win_plus_points_reward_is_scaled_points_and_the_result():
+    mix = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "random"))
+    env = TrainingEnv("nobody_wants_it", mix, {"reward": "points"}, "win+points", 0.1)
+    env.reset(seed=3)
+    total, done, rng = 0.0, False, np.random.default_rng(0)
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, reward, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+        total += reward
+        done = terminated or truncated
+    inner = env.unwrapped
+    points = -float(inner.game.scores(inner.state)[inner.seat])
+    result = 1.0 if inner.game.winners(inner.state)[inner.seat] else -1.0
+    assert total == pytest.approx(0.1 * points + result)
+
+
+def test_frame_stack_keeps_the_last_observations_oldest_first():
+    mix = OpponentMix("foxy", parse_mix("foxy", "random"))
+    env = TrainingEnv("foxy", mix, {"num_players": 2, "memory": "none"}, frame_stack=3)
+    first, _ = env.reset(seed=0)
+    size = first.shape[0] // 3
+    assert not first[: 2 * size].any()  # nothing seen before the first card
+    second, *_ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    np.testing.assert_array_equal(second[size : 2 * size], first[2 * size :])
+
+
+def test_the_self_entry_is_skipped_until_the_pool_has_a_policy():
+    game = nobody_wants_it_v0.raw_env().game
+    mix = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "self:0.9,random:0.1"))
+    assert {mix(game, seed).name for seed in range(20)} == {"random"}
+    layers = [
+        (
+            np.zeros((game.observation_size, game.num_actions), np.float32),
+            np.zeros(game.num_actions, np.float32),
+            "Identity",
+        )
+    ]
+    mix.pool = [NumpyPolicy(layers)]
+    names = {type(mix(game, seed)).__name__ for seed in range(40)}
+    assert names == {"PolicyAgent", "RandomAgent"}
+
+
+def test_mix_weights_are_normalised_and_spaces_allowed():
+    assert parse_mix("nobody_wants_it", "random:1, nwi_dodger:3") == {
+        "random": 0.25,
+        "nwi_dodger": 0.75,
+    }
+
+
+def _training_env(index: int):
+    mix = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "random,nwi_dodger"))
+    return TrainingEnv("nobody_wants_it", mix, {})
+
+
+def test_games_in_worker_processes_play_exactly_as_in_this_process():
+    inside = make_vec_env(_training_env, 4, seed=7, processes=1)
+    workers = make_vec_env(_training_env, 4, seed=7, processes=2)
+    assert isinstance(inside.venv, DummyVecEnv) and isinstance(workers.venv, MultiGameVecEnv)
+    try:
+        np.testing.assert_array_equal(inside.reset(), workers.reset())
+        rng = np.random.default_rng(1)
+        for _ in range(300):
+            masks = np.stack(inside.env_method("action_masks"))
+            np.testing.assert_array_equal(masks, np.stack(workers.env_method("action_masks")))
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            a, b = inside.step(actions), workers.step(actions)
+            for left, right in zip(a[:3], b[:3]):
+                np.testing.assert_array_equal(left, right)
+        # the cached masks are the environments' own
+        assert np.array_equal(
+            np.stack(workers.env_method("action_masks")),
+            np.stack(workers.venv.env_method("action_masks")),
+        )
+        assert workers.get_attr("reward_mode") == ["win"] * 4
+    finally:
+        inside.close()
+        workers.close()
+
+
+def test_a_run_with_worker_processes_trains(tmp_path):
+    result = train(
+        tiny(timesteps=512, processes=2, final_eval_games=4), tmp_path / "r", progress=False
+    )
+    assert result.metrics["timesteps"] == 512
+
+
+def test_self_play_pool_grows_with_each_evaluation(tmp_path):
+    result = train(
+        tiny(opponents="self:0.5,random:0.5", pool_size=2), tmp_path / "r", progress=False
+    )
+    progress = json.loads((result.run_dir / "progress.json").read_text())
+    assert len(progress["pool"]) == 2  # the untrained learner, then one per evaluation, capped
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def test_cardzoo_train_prints_the_table_and_the_curve(tmp_path, capsys):
+    code = main(
+        [
+            "train",
+            "minus_two",
+            "--timesteps",
+            "256",
+            "--n-envs",
+            "2",
+            "--eval-every",
+            "256",
+            "--eval-games",
+            "4",
+            "--final-eval-games",
+            "4",
+            "--param",
+            "target_score=20",
+            "--out",
+            str(tmp_path / "m2"),
+            "--quiet",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "learner + 3 x attacker" in out
+    assert str(tmp_path / "m2" / "learning_curve.png") in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["train", "foxy", "--opponents", "bogus"], "opponents"),
+        (["train", "foxy", "--timesteps", "0"], "--timesteps"),
+        (["train", "foxy", "--resume", "--force"], "--resume"),
+        (["train", "henhouse"], "no decisions"),
+    ],
+)
+def test_cardzoo_train_bad_arguments_are_one_line(argv, option, capsys, tmp_path):
+    assert main([*argv, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cardzoo: error:") and option in err[0]
+
+
+def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run, monkeypatch):
+    import gymnasium
+
+    from cardzoo.training import policy
+
+    loads = []
+    real = policy.load_numpy_policy
+    monkeypatch.setattr(
+        policy, "load_numpy_policy", lambda *a, **k: loads.append(1) or real(*a, **k)
+    )
+    env = gymnasium.make(
+        "cardzoo/NobodyWantsIt-v0", opponents=f"ppo:{finished_run.run_dir}", num_players=4
+    )
+    for seed in range(3):
+        env.reset(seed=seed)
+    assert len(loads) == 3  # one per opponent seat, for all three episodes
