@@ -1,0 +1,360 @@
+"""A person plays one seat in the terminal against agents: ``cardzoo play GAME --opponents ...``.
+
+>>> from cardzoo.play import play
+>>> play("nobody_wants_it", ["nwi_dodger", "random"])   # reads stdin, writes stdout
+
+Before each of the person's moves the table is shown from their seat (``game.render(state,
+seat)``: their own cards, nothing they could not see at a real table), then the legal moves, each
+with its number (the action id the environment uses) and name. The person types a number or a
+name; anything else is explained and asked again; ``q`` quits. At the end the table, everybody's
+score and the winners are shown. Foxy works the same way: every player writes on every card, the
+person when their turn in the engine's order comes, and nobody's number is shown before the end.
+
+Decisions:
+
+- The opponents' moves are not announced by name: several are secret at a real table (Foxy's
+  numbers, Nobody Wants It's horse gifts, the cards of a Believe It or Not placement), and the
+  table shown before the person's next move shows what everybody could see of them.
+- Moves are numbered by their action ids, not 1, 2, 3 for the moves listed, so a number means
+  the same move in every position (and in logs, errors and the environment). Runs of numbered
+  moves are listed as a range (Foxy: ``0..40  write 0 .. write 40``).
+- Enter alone takes the move when only one is legal (Henhouse has nothing else); end of input
+  (Ctrl-D) quits like ``q``.
+- The person sits in seat 0 (``player_0``) unless ``seat`` says otherwise; the opponents fill the
+  other seats in order.
+- Without a seed the deal is drawn at random and its seed printed, so a game can be replayed.
+- A game stopped by ``max_cycles`` ends with nobody winning, as in the environment.
+- Foxy's earlier cards stay in the terminal's scrollback: playing it as a memory test means not
+  scrolling back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+import numpy as np
+
+from cardzoo.agents import Agent, make_agent, take_turn
+from cardzoo.envs import game_spec
+from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
+
+QUIT_WORDS = ("q", "quit", "exit")
+#: runs of at least this many consecutive numbered moves are listed as one range
+RANGE_AT_LEAST = 4
+
+
+@dataclasses.dataclass
+class PlayResult:
+    """How a played game ended (``quit``: the person stopped it; scores and winners as they
+    stood then, winners all False)."""
+
+    seed: int
+    seat: int
+    players: list[str]  # who sat in each seat: "you" or the agent's name
+    scores: list[float]
+    winners: list[bool]
+    quit: bool = False
+    truncated: bool = False
+
+    @property
+    def won(self) -> bool:
+        return self.winners[self.seat]
+
+
+def play(
+    game_name: str,
+    opponents: Sequence[str],
+    seat: int = 0,
+    seed: int | None = None,
+    params: dict | None = None,
+    max_cycles: int | None = None,
+    input_stream: TextIO | None = None,
+    output_stream: TextIO | None = None,
+) -> PlayResult:
+    """Play ``game_name`` in seat ``seat`` against ``opponents`` (agent names, one per other
+    seat, in seat order), reading moves from ``input_stream`` and writing the table to
+    ``output_stream`` (stdin and stdout by default). The player count is ``len(opponents) + 1``.
+    Every argument is checked before the game starts (a ``ValueError`` naming it)."""
+    read = input_stream or sys.stdin
+    out = output_stream or sys.stdout
+    game, seat, names = _set_up(game_name, opponents, seat, params)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    seed = check_int("seed", seed, 0)
+    max_cycles = game.default_max_cycles if max_cycles is None else max_cycles
+    max_cycles = check_int("max_cycles", max_cycles, 1)
+    agents = _opponents(game_name, game, names, seat, seed)
+    state = game.new_state(game_rng_from_seed(seed))
+    players = ["you" if s == seat else names[s] for s in range(game.num_players)]
+    _write(out, _introduction(game_name, game, seat, players, seed))
+    steps = 0
+    while not state.terminal and steps < max_cycles:
+        player = state.current_player
+        if player == seat:
+            action = _ask_move(game, state, seat, read, out)
+            if action is None:
+                _write(out, "You quit the game; no result.")
+                return _result(game, state, seed, seat, players, quit=True)
+            game.step(state, action)
+        else:
+            take_turn(game, state, agents[player])
+        steps += 1
+    result = _result(game, state, seed, seat, players, truncated=not state.terminal)
+    _write(out, "\n" + game.render(state, seat) + "\n\n" + _ending(result, max_cycles))
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Setting up
+# ----------------------------------------------------------------------------------------------
+
+
+def _set_up(
+    game_name: str, opponents: Sequence[str], seat: int, params: dict | None
+) -> tuple[Game, int, dict[int, str]]:
+    """The game (checked parameters), the person's seat, and the opponents by seat."""
+    spec = game_spec(game_name)
+    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        raise ValueError(f"opponents must be a list of agent names, got {opponents!r}")
+    players = len(opponents) + 1
+    if not spec.min_players <= players <= spec.max_players:
+        raise ValueError(
+            f"opponents: {len(opponents)} opponents make {players} "
+            f"player{'s' if players != 1 else ''}; {game_name} seats "
+            f"{spec.min_players}..{spec.max_players}, so give "
+            f"{spec.min_players - 1}..{spec.max_players - 1} opponents"
+        )
+    if params is not None and not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+    params = dict(params or {})
+    if params.setdefault("num_players", players) != players:
+        raise ValueError(
+            f"params['num_players']={params['num_players']} but {len(opponents)} opponents "
+            f"make {players} players"
+        )
+    seat = check_int("seat", seat, 0, players - 1)
+    other_seats = [s for s in range(players) if s != seat]
+    game = spec.module().raw_env(**params).game
+    return game, seat, dict(zip(other_seats, opponents))
+
+
+def _opponents(
+    game_name: str, game: Game, names: dict[int, str], seat: int, seed: int
+) -> dict[int, Agent]:
+    agents = {}
+    for player, name in names.items():
+        try:
+            agents[player] = make_agent(game_name, name, game, seed=seed * 7919 + player)
+        except (ValueError, OSError) as error:
+            detail = str(error) if name in str(error) else f"{name}: {error}"
+            raise ValueError(f"opponents: {detail}") from error
+    return agents
+
+
+# ----------------------------------------------------------------------------------------------
+# The person's move
+# ----------------------------------------------------------------------------------------------
+
+
+def _ask_move(game: Game, state: State, seat: int, read: TextIO, out: TextIO) -> int | None:
+    """Show the table and the legal moves, read until a legal move (or None: quit)."""
+    mask = game.legal_mask(state, seat)
+    _write(out, "\n" + game.render(state, seat) + "\nYour legal moves:\n" + moves_text(game, mask))
+    while True:
+        out.write("Your move (number or name, q quits): ")
+        out.flush()
+        line = read.readline()
+        if not line:  # end of input
+            _write(out, "")
+            return None
+        try:
+            return parse_move(line, game, mask)
+        except ValueError as reason:
+            _write(out, str(reason))
+
+
+def moves_text(game: Game, mask: np.ndarray) -> str:
+    """The legal moves, one line each: ``  12  play pig``; a run of at least
+    :data:`RANGE_AT_LEAST` consecutive action ids whose names differ only in their numbers is
+    one line ``  0..40  write 0 .. write 40``."""
+    entries = []  # (number or range, name or names)
+    for run in _runs(game, np.flatnonzero(mask).tolist()):
+        first, last = run[0], run[-1]
+        if len(run) >= RANGE_AT_LEAST:
+            entries.append(
+                (f"{first}..{last}", f"{game.action_name(first)} .. {game.action_name(last)}")
+            )
+        else:
+            entries.extend((str(action), game.action_name(action)) for action in run)
+    width = max(len(number) for number, _ in entries)
+    return "\n".join(f"  {number:>{width}}  {name}" for number, name in entries)
+
+
+def _runs(game: Game, actions: list[int]) -> list[list[int]]:
+    """``actions`` cut into runs of consecutive ids with the same name apart from numbers."""
+    runs: list[list[int]] = []
+    for action in actions:
+        previous = runs[-1][-1] if runs else None
+        if action - 1 == previous and _shape(game, action) == _shape(game, previous):
+            runs[-1].append(action)
+        else:
+            runs.append([action])
+    return runs
+
+
+def _shape(game: Game, action: int) -> str:
+    """An action's name with its numbers blanked: ``write 7`` -> ``write #``."""
+    return re.sub(r"\d+", "#", game.action_name(action))
+
+
+def parse_move(text: str, game: Game, mask: np.ndarray) -> int | None:
+    """The legal move the person typed (a number or a name, any case and spacing), or None if
+    they quit. Anything else raises ``ValueError`` saying why it is not a legal move."""
+    typed = " ".join(text.split()).lower()
+    legal = np.flatnonzero(mask).tolist()
+    if typed in QUIT_WORDS:
+        return None
+    if not typed:
+        if len(legal) == 1:
+            return legal[0]
+        raise ValueError("Type the number or the name of one of the moves listed (q quits).")
+    if re.fullmatch(r"[+-]?\d+", typed):
+        action = int(typed)
+        if not 0 <= action < game.num_actions:
+            raise ValueError(
+                f"There is no move {action}: moves are numbered 0..{game.num_actions - 1}; "
+                "type one of the numbers listed."
+            )
+    else:
+        by_name = {_normal_name(game, a): a for a in range(game.num_actions)}
+        if typed not in by_name:
+            raise ValueError(
+                f"{text.strip()!r} is not a move; type a number or a name from the list."
+            )
+        action = by_name[typed]
+    if action not in legal:
+        raise ValueError(f"Move {action} ({game.action_name(action)}) is not allowed now.")
+    return action
+
+
+def _normal_name(game: Game, action: int) -> str:
+    return " ".join(game.action_name(action).split()).lower()
+
+
+# ----------------------------------------------------------------------------------------------
+# Texts
+# ----------------------------------------------------------------------------------------------
+
+
+def _introduction(game_name: str, game: Game, seat: int, players: list[str], seed: int) -> str:
+    seats = ", ".join(f"player_{s} {name}" for s, name in enumerate(players))
+    return (
+        f"{game_name} {game.params()}\n"
+        f"You are player_{seat}. At the table: {seats}.\n"
+        f"Deal seed {seed} (the same deal again: --seed {seed}).\n"
+        "Type a move's number or its name; q quits."
+    )
+
+
+def _result(
+    game: Game,
+    state: State,
+    seed: int,
+    seat: int,
+    players: list[str],
+    quit: bool = False,
+    truncated: bool = False,
+) -> PlayResult:
+    winners = game.winners(state) if state.terminal else np.zeros(game.num_players, bool)
+    return PlayResult(
+        seed,
+        seat,
+        players,
+        [float(score) for score in game.scores(state)],
+        [bool(won) for won in winners],
+        quit=quit,
+        truncated=truncated,
+    )
+
+
+def _ending(result: PlayResult, max_cycles: int) -> str:
+    scores = ", ".join(
+        f"player_{s} ({name}) {score:g}"
+        for s, (name, score) in enumerate(zip(result.players, result.scores))
+    )
+    lines = [f"Scores: {scores}"]
+    if result.truncated:
+        lines.append(f"The game was stopped after {max_cycles} moves (max_cycles): nobody wins.")
+        return "\n".join(lines)
+    winners = [f"player_{s} ({result.players[s]})" for s, won in enumerate(result.winners) if won]
+    lines.append(("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
+    if not result.won:
+        lines.append("You lost.")
+    else:
+        lines.append("You won!" if len(winners) == 1 else "You share the win.")
+    return "\n".join(lines)
+
+
+def _write(out: TextIO, text: str) -> None:
+    out.write(text + "\n")
+    out.flush()
+
+
+# ----------------------------------------------------------------------------------------------
+# The command: cardzoo play GAME --opponents A,B
+# ----------------------------------------------------------------------------------------------
+
+
+def add_play_parser(subparsers) -> None:
+    """``cardzoo play``, registered in :data:`cardzoo.cli.SUBCOMMANDS`."""
+    from cardzoo import cli  # imported here: cardzoo.cli imports this module
+
+    parser = subparsers.add_parser(
+        "play", help="play one seat yourself, in the terminal, against agents"
+    )
+    cli.add_game_argument(parser)
+    parser.add_argument(
+        "--opponents",
+        type=cli.agent_names,
+        default=[],
+        metavar="NAMES",
+        help="comma-separated agent names, one per other seat (e.g. 'nwi_dodger, random'); "
+        "a saved policy is ppo:PATH or rllib:PATH; leave it out for solo Foxy",
+    )
+    parser.add_argument(
+        "--seat",
+        type=cli.nonnegative_int,
+        default=0,
+        metavar="N",
+        help="your seat: 0 for player_0 (default), 1 for player_1, ...",
+    )
+    parser.add_argument(
+        "--seed",
+        type=cli.nonnegative_int,
+        default=None,
+        help="seed of the deal, an integer >= 0 (default: a random deal; its seed is printed)",
+    )
+    cli.add_param_argument(parser)
+    cli.add_max_cycles_argument(parser)
+    parser.set_defaults(func=run_play)
+
+
+def run_play(args) -> int:
+    from cardzoo import cli
+
+    cli.check_agent_names(args.game, args.opponents, option="--opponents")
+    params = cli.game_params(args)  # --param, checked; the player count comes from --opponents
+    params.pop("num_players", None)
+    play(
+        args.game,
+        args.opponents,
+        seat=args.seat,
+        seed=args.seed,
+        params=params,
+        max_cycles=args.max_cycles,
+    )
+    return 0

@@ -1,0 +1,595 @@
+"""Tournaments: every agent against every other, with ratings and how sure we are of them.
+
+>>> from cardzoo.evaluation import tournament
+>>> result = tournament("nobody_wants_it", ["random", "hand_shedder", "nwi_dodger"], games=200)
+>>> print(result.table())           # ratings, then the pairwise score matrix with 95% CIs
+>>> result.save("tournaments/nwi")  # tournament.json, ratings.png, pairwise.png
+
+Who meets whom. Every pair of agents (A, B) plays its own games, at tables that seat only A and
+B. With 2 players that is one line-up, A against B. With n > 2 players it is every way of seating
+copies of A and B around the table, each at least once, counted up to rotation (3 players: AAB,
+ABB; 4 players: AAAB, AABB, ABAB, ABBB). Each line-up is one :func:`~cardzoo.evaluation.play_match`:
+seats rotated every game and mirrored deals (one deal replayed under every rotation), so every
+line-up meets every deal in every seat.
+
+Decision: with more than 2 players a pair meets at tables of copies of the two of them, not at
+tables of several different agents. That gives every pair a head-to-head on equal terms (the set
+of line-ups is symmetric: A and B get the same seats and the same neighbours, so two equal agents
+score 1/2), it never needs more agents than seats, and the number of line-ups grows with the
+pairs only. Who sits next to whom matters in these games (cards pass to the left), which is why
+every circular arrangement is played and not only "2 + 2".
+
+One game's result between A and B: the agent with the larger share of its seats among the game's
+winners wins it; equal shares are a draw (a tie, or a truncated game, which has no winners).
+Decision: shares rather than "an A seat won and no B seat did", because in some games nearly
+everybody wins (Believe It or Not has one loser): at a table AABB there, the pair whose seat lost
+has lost the game, which the shares say (A 2/2, B 1/2) and the other rule would call a draw. With
+2 players both rules are the same: the winner wins, a shared win is a draw.
+
+The pairwise matrix holds the score of the row agent against the column agent, (wins + draws/2) /
+games, with a 95% Wilson interval taken on that score. Decision: a draw counts as half a win, the
+usual tournament score; the Wilson interval of a score with draws is conservative (draws only
+lower the variance of a game's result).
+
+Ratings: openskill's Plackett–Luce model (Weng & Lin's Bayesian approximation). Why: each game is
+one ranking of two sides, possibly tied; on two sides Plackett–Luce is the Bradley–Terry (logistic)
+model of pairwise wins, it handles a tie as equal ranks, and it is openskill's recommended and
+fastest model (it also takes tables of more than two sides, should line-ups grow). Decision: the
+dynamics parameter tau is 0, because the agents do not change during a tournament (tau > 0 models
+skill drifting between games and keeps sigma from shrinking); and the ratings are updated in an
+order that interleaves the line-ups (game 1 of every line-up, then game 2, ...), so that no pair
+is rated after all the others. Each agent gets mu (its skill), sigma (the uncertainty of mu) and
+openskill's conservative ordinal mu - 3 sigma (its skill is above that with 99.7% probability);
+the table is sorted by the ordinal.
+
+Budget. ``games`` is the number of games per pair, spread over the pair's line-ups. Decision: it
+is rounded up so that every line-up plays a whole number of deals in every rotation (a multiple
+of the player count each); the result says how many were played.
+
+Reproducible: every line-up plays the deals ``seed, seed + 1, ...`` (the pairs are compared on
+the same cards) and its agents are seeded by :func:`~cardzoo.evaluation.play_match` from the
+seed, so the same call gives the same table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from openskill.models import PlackettLuce
+
+from cardzoo.agents import Agent, make_agent
+from cardzoo.envs import game_spec
+from cardzoo.envs.core import Game, check_int
+from cardzoo.evaluation import AgentFactory, MatchResult, play_match, wilson_interval
+from cardzoo.io import write_json_atomic
+
+RATING_MODEL = "openskill PlackettLuce (Weng-Lin), tau=0"
+#: how many sigmas the conservative ordinal subtracts from mu (openskill's default)
+ORDINAL_SIGMAS = 3.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Line-ups
+# ----------------------------------------------------------------------------------------------
+
+
+def seating_patterns(num_players: int) -> list[str]:
+    """Every way of seating two agents "A" and "B" around a table of ``num_players`` seats, each
+    at least once, one representative per rotation (the lexicographically smallest)."""
+    patterns = set()
+    for seats in itertools.product("AB", repeat=num_players):
+        if "A" in seats and "B" in seats:
+            rotations = ["".join(seats[i:] + seats[:i]) for i in range(num_players)]
+            patterns.add(min(rotations))
+    return sorted(patterns)
+
+
+@dataclasses.dataclass(frozen=True)
+class LineUp:
+    """One table of a pair: ``pattern`` says which seat holds ``first`` (A) or ``second`` (B)."""
+
+    first: str
+    second: str
+    pattern: str
+
+    @property
+    def agents(self) -> list[str]:
+        return [self.first if mark == "A" else self.second for mark in self.pattern]
+
+
+# ----------------------------------------------------------------------------------------------
+# Results
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class PairRecord:
+    """The games between two agents, from ``first``'s side."""
+
+    first: str
+    second: str
+    wins: int = 0  # games ``first`` won
+    losses: int = 0  # games ``second`` won
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    def score(self, agent: str) -> float:
+        """``agent``'s score in these games: (wins + draws / 2) / games."""
+        wins = self.wins if agent == self.first else self.losses
+        return (wins + self.draws / 2) / self.games
+
+    def score_interval(self, agent: str) -> tuple[float, float]:
+        return wilson_interval(self.score(agent) * self.games, self.games)
+
+
+@dataclasses.dataclass
+class Rating:
+    agent: str
+    mu: float
+    sigma: float
+    games: int
+    score: float  # against all opponents together
+    score_ci: tuple[float, float]
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - ORDINAL_SIGMAS * self.sigma
+
+
+@dataclasses.dataclass
+class TournamentResult:
+    """Everything a tournament measured. ``agents`` is sorted best first (by the ordinal)."""
+
+    game: str
+    params: dict
+    seed: int
+    agents: list[str]
+    ratings: dict[str, Rating]
+    pairs: list[PairRecord]
+    lineups: list[LineUp]
+    matches: list[MatchResult]  # one per line-up
+    games_per_lineup: int
+
+    @property
+    def num_players(self) -> int:
+        return int(self.params["num_players"])
+
+    @property
+    def games_per_pair(self) -> int:
+        return self.pairs[0].games
+
+    @property
+    def truncated(self) -> int:
+        return sum(match.truncated for match in self.matches)
+
+    def pair(self, agent: str, opponent: str) -> PairRecord:
+        for record in self.pairs:
+            if {record.first, record.second} == {agent, opponent}:
+                return record
+        raise ValueError(f"no games between {agent!r} and {opponent!r} in this tournament")
+
+    def score_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        """``scores[i, j]``: the score of ``agents[i]`` against ``agents[j]`` (NaN on the
+        diagonal), and ``intervals[i, j]``: its 95% interval (low, high)."""
+        k = len(self.agents)
+        scores = np.full((k, k), np.nan)
+        intervals = np.full((k, k, 2), np.nan)
+        for i, j in itertools.permutations(range(k), 2):
+            record = self.pair(self.agents[i], self.agents[j])
+            scores[i, j] = record.score(self.agents[i])
+            intervals[i, j] = record.score_interval(self.agents[i])
+        return scores, intervals
+
+    # --- reporting ------------------------------------------------------------------------
+
+    def header(self) -> str:
+        patterns = sorted({lineup.pattern for lineup in self.lineups})
+        return (
+            f"{self.game} {self.params}: {len(self.agents)} agents, {len(self.pairs)} pairs, "
+            f"{self.games_per_pair} games per pair (line-ups {', '.join(patterns)}; "
+            f"{self.games_per_lineup} games each on mirrored deals, seats rotated), seed "
+            f"{self.seed}; truncated: {self.truncated}"
+        )
+
+    def table(self) -> str:
+        """Ratings and the pairwise matrix as plain text (95% intervals in brackets)."""
+        name = max(22, *(len(agent) + 2 for agent in self.agents))  # the agent column's width
+        rows = [self.header(), "", f"ratings ({RATING_MODEL}; ordinal = mu - 3 sigma):"]
+        rows.append(
+            f"  {'rank':>4}  {'agent':<{name}}{'mu':>7}{'sigma':>7}{'ordinal':>9}{'games':>7}  "
+            "score [95% CI]"
+        )
+        for rank, agent in enumerate(self.agents, start=1):
+            rating = self.ratings[agent]
+            low, high = rating.score_ci
+            rows.append(
+                f"  {rank:>4}  {agent:<{name}}{rating.mu:>7.2f}{rating.sigma:>7.2f}"
+                f"{rating.ordinal:>9.2f}{rating.games:>7}  "
+                f"{rating.score:.3f} [{low:.3f}, {high:.3f}]"
+            )
+        rows += ["", "score of the row agent against the column agent (a draw counts 1/2):"]
+        scores, intervals = self.score_matrix()
+        cell = max(20, name)
+        rows.append(f"  {'':<{name}}" + "".join(f"{agent:<{cell}}" for agent in self.agents))
+        for i, agent in enumerate(self.agents):
+            cells = [
+                "-" if i == j else f"{scores[i, j]:.3f} [{low:.2f}, {high:.2f}]"
+                for j, (low, high) in enumerate(intervals[i])
+            ]
+            rows.append(f"  {agent:<{name}}" + "".join(f"{text:<{cell}}" for text in cells))
+        return "\n".join(row.rstrip() for row in rows)
+
+    def summary(self) -> dict:
+        """The whole result as JSON-ready data."""
+        return {
+            "game": self.game,
+            "params": self.params,
+            "seed": self.seed,
+            "agents": self.agents,
+            "rating_model": RATING_MODEL,
+            "games_per_pair": self.games_per_pair,
+            "games_per_lineup": self.games_per_lineup,
+            "truncated": self.truncated,
+            "ratings": [
+                {
+                    "rank": rank,
+                    "agent": agent,
+                    "mu": rating.mu,
+                    "sigma": rating.sigma,
+                    "ordinal": rating.ordinal,
+                    "games": rating.games,
+                    "score": rating.score,
+                    "score_ci": list(rating.score_ci),
+                }
+                for rank, (agent, rating) in enumerate(self.ratings.items(), start=1)
+            ],
+            "pairwise": [
+                {
+                    "agent": agent,
+                    "opponent": opponent,
+                    "games": record.games,
+                    "wins": record.wins if agent == record.first else record.losses,
+                    "draws": record.draws,
+                    "losses": record.losses if agent == record.first else record.wins,
+                    "score": record.score(agent),
+                    "score_ci": list(record.score_interval(agent)),
+                }
+                for agent, opponent in itertools.permutations(self.agents, 2)
+                for record in [self.pair(agent, opponent)]
+            ],
+            "lineups": [
+                {"pattern": lineup.pattern, "A": lineup.first, "B": lineup.second} | match.summary()
+                for lineup, match in zip(self.lineups, self.matches)
+            ],
+        }
+
+    def plot_ratings(self, ax=None):
+        """The ratings with error bars (a matplotlib ``Figure``)."""
+        from cardzoo.tournament_plots import plot_ratings
+
+        return plot_ratings(self, ax)
+
+    def plot_pairwise(self, ax=None):
+        """The pairwise score matrix as a heat map (a matplotlib ``Figure``)."""
+        from cardzoo.tournament_plots import plot_pairwise
+
+        return plot_pairwise(self, ax)
+
+    def save(self, folder: str | os.PathLike) -> dict[str, Path]:
+        """Write ``tournament.json``, ``ratings.png`` and ``pairwise.png`` into ``folder``
+        (created if missing), each atomically. Returns the paths by kind."""
+        from cardzoo.tournament_plots import save_figure
+
+        folder = Path(folder)
+        paths = {
+            "json": folder / "tournament.json",
+            "ratings": folder / "ratings.png",
+            "pairwise": folder / "pairwise.png",
+        }
+        write_json_atomic(paths["json"], self.summary())
+        save_figure(self.plot_ratings(), paths["ratings"])
+        save_figure(self.plot_pairwise(), paths["pairwise"])
+        return paths
+
+
+# ----------------------------------------------------------------------------------------------
+# Running a tournament
+# ----------------------------------------------------------------------------------------------
+
+
+def tournament(
+    game_name: str,
+    agents: Sequence[str | AgentFactory],
+    games: int = 200,
+    seed: int = 0,
+    players: int = 2,
+    params: dict | None = None,
+    max_cycles: int | None = None,
+    progress: bool = False,
+) -> TournamentResult:
+    """Every agent of ``agents`` against every other at ``players`` seats (see the module
+    docstring for the line-ups, the scores and the ratings).
+
+    ``agents`` are names :func:`cardzoo.agents.make_agent` understands (registry names of the
+    game's agents, ``KIND:PATH`` for a saved policy) or, as in
+    :func:`~cardzoo.evaluation.play_match`, factories ``f(game, seed) -> Agent`` whose ``name``
+    attribute is their label in the tables; at least two, all different. ``games`` is
+    the number of games per pair (rounded up to whole deals in every rotation of every line-up);
+    ``params`` are the game's other parameters; ``progress`` shows a bar over all games.
+    Every argument is checked, and every agent built once, before the first game: a bad one is
+    a ``ValueError`` naming the argument.
+    """
+    game, params = _check_game(game_name, players, params)
+    entries = _check_agents(game_name, agents, game)  # label -> name or factory
+    agents = list(entries)
+    games = check_int("games", games, 1)
+    seed = check_int("seed", seed, 0)
+    lineups = [
+        LineUp(first, second, pattern)
+        for first, second in itertools.combinations(agents, 2)
+        for pattern in seating_patterns(players)
+    ]
+    rounds_per_lineup = math.ceil(games / (len(seating_patterns(players)) * players))
+    games_per_lineup = rounds_per_lineup * players
+    bar = _progress_bar(len(lineups) * games_per_lineup, game_name, progress)
+    try:
+        matches = [
+            play_match(
+                game_name,
+                _factories(game_name, entries, lineup, bar),
+                games_per_lineup,
+                seed=seed,
+                params=params,
+                mirrored=True,
+                max_cycles=max_cycles,
+            )
+            for lineup in lineups
+        ]
+    finally:
+        if bar is not None:
+            bar.close()  # also on Ctrl-C, so the bar is not drawn again after the error
+    pairs = _pair_records(agents, lineups, matches)
+    ratings = _rate(agents, lineups, matches, pairs)
+    order = sorted(agents, key=lambda agent: (-ratings[agent].ordinal, agents.index(agent)))
+    return TournamentResult(
+        game=game_name,
+        params=matches[0].params,
+        seed=seed,
+        agents=order,
+        ratings={agent: ratings[agent] for agent in order},
+        pairs=pairs,
+        lineups=lineups,
+        matches=matches,
+        games_per_lineup=games_per_lineup,
+    )
+
+
+def _check_game(game_name: str, players: int, params: dict | None) -> tuple[Game, dict]:
+    spec = game_spec(game_name)
+    players = check_int("players", players, max(2, spec.min_players), spec.max_players)
+    if params is not None and not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+    params = dict(params or {})
+    if "num_players" in params:
+        raise ValueError("give the player count as players=, not params['num_players']")
+    params["num_players"] = players
+    return spec.module().raw_env(**params).game, params
+
+
+def _check_agents(
+    game_name: str, agents: Sequence[str | AgentFactory], game: Game
+) -> dict[str, str | AgentFactory]:
+    """The agents by label, checked: at least two different ones, each one an agent of this
+    game that can be built (a saved policy is loaded once here, so a missing or wrong model file
+    stops the tournament before its first game)."""
+    if isinstance(agents, str) or not isinstance(agents, Sequence):
+        raise ValueError(f"agents must be a list of agent names or factories, got {agents!r}")
+    entries: dict[str, str | AgentFactory] = {}
+    for entry in agents:
+        label = _label(entry)
+        if label in entries:
+            raise ValueError(f"agents: {label!r} is listed twice; list each agent once")
+        entries[label] = entry
+    if len(entries) < 2:
+        raise ValueError(
+            f"agents: a tournament needs at least 2 different agents, got {list(entries)}"
+        )
+    for label, entry in entries.items():
+        try:
+            _build(game_name, entry, game, seed=0)
+        except (ValueError, OSError) as error:
+            detail = str(error) if label in str(error) else f"{label}: {error}"
+            raise ValueError(f"agents: {detail}") from error
+    return entries
+
+
+def _label(entry: str | AgentFactory) -> str:
+    if isinstance(entry, str) and entry:
+        return entry
+    if callable(entry) and isinstance(getattr(entry, "name", None), str) and entry.name:
+        return entry.name
+    raise ValueError(
+        f"agents must be agent names or factories f(game, seed) with a name attribute (their "
+        f"label in the tables), got {entry!r}"
+    )
+
+
+def _build(game_name: str, entry: str | AgentFactory, game: Game, seed: int) -> Agent:
+    if isinstance(entry, str):
+        return make_agent(game_name, entry, game, seed=seed)
+    return entry(game, seed)
+
+
+def _factories(
+    game_name: str, entries: dict[str, str | AgentFactory], lineup: LineUp, bar
+) -> list[AgentFactory]:
+    """Agent factories for play_match, one per seat of ``lineup``. With a progress bar, the
+    first seat's agent ticks it at the start of every game (play_match resets every agent once
+    per game)."""
+
+    def factory(label: str, ticks: bool) -> AgentFactory:
+        def build(game: Game, seed: int) -> Agent:
+            agent = _build(game_name, entries[label], game, seed)
+            return _Ticking(agent, bar) if ticks else agent
+
+        build.name = label  # play_match's label for this seat
+        return build
+
+    return [
+        factory(label, ticks=bar is not None and seat == 0)
+        for seat, label in enumerate(lineup.agents)
+    ]
+
+
+class _Ticking(Agent):
+    """An agent that advances a progress bar whenever a new game starts, and otherwise acts as
+    the agent it wraps."""
+
+    def __init__(self, agent: Agent, bar):
+        super().__init__(agent.game)
+        self.agent = agent
+        self.bar = bar
+        self.name = agent.name
+
+    def reset(self) -> None:
+        self.agent.reset()
+        self.bar.update(1)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return self.agent.act(observation)
+
+
+def _progress_bar(total: int, game_name: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"{game_name} tournament", unit="game")
+
+
+def _lineup_outcomes(lineup: LineUp, match: MatchResult) -> list[int]:
+    """Per game of a line-up's match: +1 if A won, -1 if B won, 0 for a draw (by the shares of
+    their seats among the winners). Game ``g`` seats line-up entry ``(seat + g) % n`` in each
+    seat (play_match's rotation)."""
+    n = len(lineup.pattern)
+    outcomes = []
+    for g, record in enumerate(match.games):
+        marks = np.array([lineup.pattern[(seat + g) % n] for seat in range(n)])
+        a_share = record.winners[marks == "A"].mean()
+        b_share = record.winners[marks == "B"].mean()
+        outcomes.append(int(np.sign(a_share - b_share)))
+    return outcomes
+
+
+def _pair_records(
+    agents: list[str], lineups: list[LineUp], matches: list[MatchResult]
+) -> list[PairRecord]:
+    records = {
+        (first, second): PairRecord(first, second)
+        for first, second in itertools.combinations(agents, 2)
+    }
+    for lineup, match in zip(lineups, matches):
+        record = records[(lineup.first, lineup.second)]
+        for outcome in _lineup_outcomes(lineup, match):
+            record.wins += int(outcome == 1)
+            record.losses += int(outcome == -1)
+            record.draws += int(outcome == 0)
+    return list(records.values())
+
+
+def _rate(
+    agents: list[str], lineups: list[LineUp], matches: list[MatchResult], pairs: list[PairRecord]
+) -> dict[str, Rating]:
+    """openskill ratings from every game, the line-ups interleaved (see the module docstring)."""
+    model = PlackettLuce(tau=0.0)
+    current = {agent: model.rating(name=agent) for agent in agents}
+    outcomes = [_lineup_outcomes(lineup, match) for lineup, match in zip(lineups, matches)]
+    for g in range(max(len(o) for o in outcomes)):
+        for lineup, lineup_outcomes in zip(lineups, outcomes):
+            outcome = lineup_outcomes[g]
+            ranks = {1: [0, 1], -1: [1, 0], 0: [0, 0]}[outcome]
+            teams = [[current[lineup.first]], [current[lineup.second]]]
+            [first], [second] = model.rate(teams, ranks=ranks)
+            current[lineup.first], current[lineup.second] = first, second
+    ratings = {}
+    for agent in agents:
+        played = [record for record in pairs if agent in (record.first, record.second)]
+        games = sum(record.games for record in played)
+        points = sum(record.score(agent) * record.games for record in played)
+        ratings[agent] = Rating(
+            agent,
+            float(current[agent].mu),
+            float(current[agent].sigma),
+            games,
+            points / games,
+            wilson_interval(points, games),
+        )
+    return ratings
+
+
+# ----------------------------------------------------------------------------------------------
+# The command: cardzoo tournament GAME --agents A,B,C
+# ----------------------------------------------------------------------------------------------
+
+
+def add_tournament_parser(subparsers) -> None:
+    """``cardzoo tournament``, registered in :data:`cardzoo.cli.SUBCOMMANDS`."""
+    from cardzoo import cli  # imported here: cardzoo.cli imports this module
+
+    parser = subparsers.add_parser(
+        "tournament", help="every agent against every other: ratings, pairwise scores, plots"
+    )
+    cli.add_game_argument(parser)
+    cli.add_agents_argument(
+        parser,
+        help="comma-separated agent names, at least 2 (e.g. 'random, nwi_dodger'); "
+        "a saved policy is ppo:PATH or rllib:PATH",
+    )
+    cli.add_players_argument(parser, default=2)
+    cli.add_param_argument(parser)
+    parser.add_argument(
+        "--games",
+        type=cli.positive_int,
+        default=200,
+        metavar="N",
+        help="games per pair of agents, rounded up to whole deals in every seat (default 200)",
+    )
+    cli.add_seed_argument(parser)
+    cli.add_max_cycles_argument(parser)
+    cli.add_out_argument(
+        parser, folder=True, help="write tournament.json, ratings.png and pairwise.png here"
+    )
+    cli.add_quiet_argument(parser)
+    parser.set_defaults(func=run_tournament)
+
+
+def run_tournament(args) -> int:
+    from cardzoo import cli
+
+    cli.check_agent_names(args.game, args.agents)
+    params = cli.game_params(args)  # --players and --param, checked by building the game
+    params.pop("num_players")
+    result = tournament(
+        args.game,
+        args.agents,
+        games=args.games,
+        seed=args.seed,
+        players=args.players,
+        params=params,
+        max_cycles=args.max_cycles,
+        progress=not args.quiet,
+    )
+    print(result.table())
+    if args.out:
+        paths = result.save(args.out)
+        print(f"written: {', '.join(str(path) for path in paths.values())}")
+    return 0

@@ -1,0 +1,286 @@
+"""Tournaments: line-ups, game results between two agents, scores, ratings, files, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from openskill.models import PlackettLuce
+
+from cardzoo.agents.foxy import ForgetfulAgent
+from cardzoo.cli import main
+from cardzoo.evaluation import GameRecord, MatchResult, tournament, wilson_interval
+from cardzoo.tournament import (
+    ORDINAL_SIGMAS,
+    LineUp,
+    PairRecord,
+    _lineup_outcomes,
+    seating_patterns,
+)
+
+NWI_AGENTS = ["random", "hand_shedder", "nwi_dodger"]
+
+
+@pytest.fixture(scope="module")
+def nwi_result():
+    return tournament("nobody_wants_it", NWI_AGENTS, games=40, seed=3)
+
+
+# --- line-ups ---------------------------------------------------------------------------------
+
+
+def test_seating_patterns_are_every_arrangement_of_two_agents_up_to_rotation():
+    assert seating_patterns(2) == ["AB"]
+    assert seating_patterns(3) == ["AAB", "ABB"]
+    assert seating_patterns(4) == ["AAAB", "AABB", "ABAB", "ABBB"]
+    # binary necklaces of n beads minus the two of one colour only
+    assert [len(seating_patterns(n)) for n in range(2, 9)] == [1, 2, 4, 6, 12, 18, 34]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_seating_patterns_treat_both_agents_alike(players):
+    patterns = seating_patterns(players)
+    swapped = {min(p[i:] + p[:i] for i in range(players)) for p in _swap_marks(patterns)}
+    assert swapped == set(patterns)
+    assert sum(p.count("A") for p in patterns) == sum(p.count("B") for p in patterns)
+
+
+def _swap_marks(patterns):
+    return [p.translate(str.maketrans("AB", "BA")) for p in patterns]
+
+
+def test_every_pair_meets_in_every_seating_pattern():
+    result = tournament("nobody_wants_it", NWI_AGENTS, games=10, players=4, seed=0)
+    met = {(lineup.first, lineup.second, lineup.pattern) for lineup in result.lineups}
+    pairs = [("random", "hand_shedder"), ("random", "nwi_dodger"), ("hand_shedder", "nwi_dodger")]
+    assert met == {(a, b, p) for a, b in pairs for p in ["AAAB", "AABB", "ABAB", "ABBB"]}
+    lineup = next(lu for lu in result.lineups if lu.pattern == "ABAB")
+    assert lineup.agents == [lineup.first, lineup.second, lineup.first, lineup.second]
+
+
+def test_games_per_pair_are_rounded_up_to_whole_deals_in_every_rotation():
+    # 4 players: 4 line-ups per pair, each a multiple of 4 games -> 16 games per pair at least
+    small = tournament("nobody_wants_it", ["random", "nwi_dodger"], games=10, players=4)
+    assert (small.games_per_lineup, small.games_per_pair) == (4, 16)
+    larger = tournament("nobody_wants_it", ["random", "nwi_dodger"], games=50, players=4)
+    assert (larger.games_per_lineup, larger.games_per_pair) == (16, 64)
+    assert [len(match.games) for match in larger.matches] == [16] * 4
+
+
+def test_every_lineup_plays_the_same_mirrored_deals(nwi_result):
+    for match in nwi_result.matches:
+        assert [record.seed for record in match.games] == [3 + g // 2 for g in range(40)]
+
+
+# --- one game's result between two agents ----------------------------------------------------
+
+
+def _match(pattern: str, winners: list[list[bool]]) -> MatchResult:
+    n = len(pattern)
+    games = [
+        GameRecord(0, np.zeros(n), np.zeros(n), np.array(won), 10, not any(won)) for won in winners
+    ]
+    return MatchResult("nobody_wants_it", {}, [], games, {}, True)
+
+
+def test_a_game_is_won_by_the_agent_with_the_larger_share_of_winning_seats():
+    lineup = LineUp("a", "b", "AABB")
+    # game g seats line-up entry (seat + g) % 4 in each seat: game 1 has marks A, B, B, A
+    match = _match(
+        "AABB",
+        [
+            [True, False, False, False],  # game 0 (A A B B): an A seat won
+            [False, True, False, False],  # game 1 (A B B A): a B seat won
+            [True, False, False, True],  # game 2 (B B A A): one of each won: 1/2 against 1/2
+            [False, False, False, False],  # game 3: truncated, nobody won
+            [True, True, True, False],  # game 4 (A A B B): one loser, a B seat: 2/2 against 1/2
+            [False, True, True, True],  # game 5 (A B B A): one loser, an A seat: 1/2 against 2/2
+        ],
+    )
+    assert _lineup_outcomes(lineup, match) == [1, -1, 0, 0, 1, -1]
+
+
+def test_pairwise_score_counts_a_draw_as_half_a_win():
+    record = PairRecord("a", "b", wins=3, losses=1, draws=2)
+    assert record.games == 6
+    assert record.score("a") == pytest.approx(4 / 6)
+    assert record.score("b") == pytest.approx(2 / 6)
+    assert record.score_interval("a") == pytest.approx(wilson_interval(4, 6))
+
+
+def test_score_matrix_is_each_pair_from_both_sides(nwi_result):
+    scores, intervals = nwi_result.score_matrix()
+    assert np.isnan(np.diag(scores)).all()
+    off_diagonal = ~np.eye(3, dtype=bool)
+    assert np.allclose((scores + scores.T)[off_diagonal], 1.0)
+    assert (intervals[..., 0][off_diagonal] <= scores[off_diagonal]).all()
+    assert (scores[off_diagonal] <= intervals[..., 1][off_diagonal]).all()
+    assert all(record.games == 40 for record in nwi_result.pairs)
+
+
+# --- ratings ----------------------------------------------------------------------------------
+
+
+def test_ratings_rank_the_heuristics_above_random(nwi_result):
+    assert nwi_result.agents[-1] == "random"
+    ratings = nwi_result.ratings
+    assert ratings["nwi_dodger"].mu > ratings["random"].mu + 10
+    for rating in ratings.values():
+        assert rating.sigma < 25 / 3  # every game made it surer than the prior
+        assert rating.ordinal == pytest.approx(rating.mu - ORDINAL_SIGMAS * rating.sigma)
+        assert rating.games == 80
+
+
+def test_ratings_are_plackett_luce_with_tau_zero_over_interleaved_lineups(nwi_result):
+    model = PlackettLuce(tau=0.0)
+    ratings = {agent: model.rating(name=agent) for agent in NWI_AGENTS}
+    outcomes = [_lineup_outcomes(lu, m) for lu, m in zip(nwi_result.lineups, nwi_result.matches)]
+    for g in range(40):
+        for lineup, results in zip(nwi_result.lineups, outcomes):
+            ranks = {1: [0, 1], -1: [1, 0], 0: [0, 0]}[results[g]]
+            teams = [[ratings[lineup.first]], [ratings[lineup.second]]]
+            [[ratings[lineup.first]], [ratings[lineup.second]]] = model.rate(teams, ranks=ranks)
+    for agent in NWI_AGENTS:
+        assert nwi_result.ratings[agent].mu == pytest.approx(ratings[agent].mu)
+        assert nwi_result.ratings[agent].sigma == pytest.approx(ratings[agent].sigma)
+
+
+def test_the_same_seed_gives_the_same_table_and_another_seed_another(nwi_result):
+    again = tournament("nobody_wants_it", NWI_AGENTS, games=40, seed=3)
+    assert again.table() == nwi_result.table()
+    other = tournament("nobody_wants_it", NWI_AGENTS, games=40, seed=4)
+    assert other.table() != nwi_result.table()
+
+
+def test_foxy_perfect_memory_outrates_forgetful_at_two_players():
+    result = tournament("foxy", ["forgetful", "perfect_memory", "random"], games=16, seed=0)
+    assert result.agents == ["perfect_memory", "forgetful", "random"]
+
+
+def test_three_player_tables_seat_both_agents_equally_often():
+    result = tournament("believe_it_or_not", ["random", "bluffer"], games=12, players=3)
+    seat_games = {"random": 0, "bluffer": 0}
+    for match in result.matches:
+        for name, record in match.agents.items():
+            seat_games[name] += record.seat_games
+    assert seat_games == {"random": 18, "bluffer": 18}
+
+
+def test_agents_may_be_factories_named_by_their_label():
+    def remembers_one(game, seed):
+        return ForgetfulAgent(game, seed, memory_cards=1)
+
+    remembers_one.name = "remembers 1"
+    result = tournament("foxy", [remembers_one, "perfect_memory"], games=4, seed=0)
+    assert sorted(result.agents) == ["perfect_memory", "remembers 1"]
+    assert result.matches[0].lineup == ["remembers 1", "perfect_memory"]
+
+
+def test_a_factory_without_a_name_is_refused():
+    with pytest.raises(ValueError, match="factories f\\(game, seed\\) with a name attribute"):
+        tournament("foxy", [lambda game, seed: ForgetfulAgent(game, seed), "random"])
+
+
+# --- output -----------------------------------------------------------------------------------
+
+
+def test_table_shows_ratings_and_the_pairwise_matrix(nwi_result):
+    lines = nwi_result.table().splitlines()
+    assert lines[0].startswith("nobody_wants_it {'num_players': 2")
+    assert "40 games per pair" in lines[0]
+    rating_rows = [line.split() for line in lines[4:7]]
+    assert [row[1] for row in rating_rows] == nwi_result.agents
+    assert [row[0] for row in rating_rows] == ["1", "2", "3"]
+    assert "score of the row agent against the column agent" in nwi_result.table()
+
+
+def test_save_writes_the_json_and_both_plots(nwi_result, tmp_path):
+    paths = nwi_result.save(tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "pairwise.png",
+        "ratings.png",
+        "tournament.json",
+    ]
+    data = json.loads(paths["json"].read_text())
+    assert data["agents"] == nwi_result.agents
+    assert [row["agent"] for row in data["ratings"]] == nwi_result.agents
+    assert len(data["pairwise"]) == 6 and len(data["lineups"]) == 3
+    assert data["rating_model"].startswith("openskill PlackettLuce")
+    for kind in ("ratings", "pairwise"):
+        assert paths[kind].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plots_show_the_agents_best_first(nwi_result):
+    ratings_axes = nwi_result.plot_ratings().axes[0]
+    labels = [label.get_text() for label in ratings_axes.get_yticklabels()]
+    heights = dict(zip(labels, ratings_axes.get_yticks()))
+    assert sorted(heights, key=heights.get, reverse=True) == nwi_result.agents  # best on top
+    heat_map = nwi_result.plot_pairwise().axes[0].images[0].get_array()
+    scores, _ = nwi_result.score_matrix()
+    assert np.allclose(heat_map.filled(np.nan), scores, equal_nan=True)
+
+
+def test_progress_bar_counts_every_game(capsys):
+    tournament("nobody_wants_it", ["random", "nwi_dodger"], games=12, players=3, progress=True)
+    assert "12/12" in capsys.readouterr().err  # 2 line-ups of 6 games
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"agents": ["random"]}, "at least 2 different agents"),
+        ({"agents": ["random", "random"]}, "'random' is listed twice"),
+        ({"agents": "random,nwi_dodger"}, "agents must be a list"),
+        ({"agents": ["random", "dodger"]}, "unknown agent 'dodger' for nobody_wants_it"),
+        ({"agents": ["random", "perfect_memory"]}, "unknown agent 'perfect_memory'"),
+        ({"agents": ["random", "ppo:/no/such/run"]}, "ppo:/no/such/run"),
+        ({"players": 8}, "players=8 is out of range; allowed 2..7"),
+        ({"players": 1}, "players=1 is out of range"),
+        ({"params": {"num_players": 3}}, "players="),
+        ({"params": {"reward": "money"}}, "reward='money'"),
+        ({"games": 0}, "games=0"),
+        ({"seed": -1}, "seed=-1"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(kwargs, message):
+    arguments = {"agents": ["random", "nwi_dodger"], "games": 2} | kwargs
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        tournament("nobody_wants_it", **arguments)
+
+
+def test_a_one_player_foxy_tournament_is_refused():
+    with pytest.raises(ValueError, match="players=1 is out of range; allowed 2..5"):
+        tournament("foxy", ["random", "forgetful"], players=1)
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def test_command_prints_the_table_and_writes_the_files(tmp_path, capsys):
+    out = tmp_path / "nwi"
+    arguments = ["--agents", "random, nwi_dodger", "--games", "4", "--seed", "3", "--quiet"]
+    assert main(["tournament", "nobody_wants_it_v0", *arguments, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    expected = tournament("nobody_wants_it", ["random", "nwi_dodger"], games=4, seed=3)
+    assert printed.startswith(expected.table() + "\n")
+    assert f"written: {out / 'tournament.json'}" in printed
+    assert json.loads((out / "tournament.json").read_text())["games_per_pair"] == 4
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--agents", "random"], "agents: a tournament needs at least 2 different agents"),
+        (["--agents", "random,perfect_memory"], "--agents: unknown agent 'perfect_memory'"),
+        (["--agents", "random,nwi_dodger", "--players", "8"], "--players: num_players=8"),
+        (["--agents", "random,nwi_dodger", "--games", "0"], "--games: must be an integer"),
+    ],
+)
+def test_command_reports_a_bad_argument_in_one_line(arguments, message, capsys):
+    assert main(["tournament", "nobody_wants_it", *arguments, "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"cardzoo: error: {message}") and error.count("\n") == 1
