@@ -25,28 +25,34 @@ RESULTS = HERE / "learning_results.json"
 REPORT = HERE / "learning.md"
 TABLE_START, TABLE_END = "<!-- table start -->", "<!-- table end -->"
 
+# Lengths were set to fit a 3-hour session on 2 shared cores: the first two runs were planned at
+# 3M steps and cut short (``--resume`` may change only the length) once their evaluations had
+# levelled off.
 RUNS: dict[str, TrainConfig] = {
-    "nwi": TrainConfig("nobody_wants_it", timesteps=3_000_000, eval_every=150_000, n_envs=16),
-    "bion_quick": TrainConfig(
-        "believe_it_or_not", timesteps=3_000_000, eval_every=150_000, n_envs=16
-    ),
-    "bion_standard": TrainConfig(
-        "believe_it_or_not",
-        params={"variant": "standard"},
-        timesteps=3_000_000,
-        eval_every=150_000,
-        n_envs=16,
-    ),
-    "minus_two": TrainConfig("minus_two", timesteps=3_000_000, eval_every=150_000, n_envs=16),
-    "foxy_perfect": TrainConfig("foxy", timesteps=2_000_000, eval_every=100_000, n_envs=16),
+    "nwi": TrainConfig("nobody_wants_it", timesteps=1_000_000, eval_every=150_000),
+    "bion_quick": TrainConfig("believe_it_or_not", timesteps=1_200_000, eval_every=150_000),
+    "minus_two": TrainConfig("minus_two", timesteps=1_500_000, eval_every=150_000),
+    "foxy_perfect": TrainConfig("foxy", timesteps=1_000_000, eval_every=100_000),
     "foxy_none_stack8": TrainConfig(
         "foxy",
         params={"num_players": 2, "memory": "none"},
         opponents="random:0.2,forgetful:0.4,perfect_memory:0.2,self:0.2",
         frame_stack=8,
-        timesteps=2_000_000,
+        timesteps=1_000_000,
         eval_every=100_000,
-        n_envs=16,
+    ),
+    "bion_quick_cards": TrainConfig(
+        "believe_it_or_not",
+        reward="win+cards",
+        points_scale=0.05,
+        timesteps=1_000_000,
+        eval_every=150_000,
+    ),
+    "bion_standard": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "standard"},
+        timesteps=1_000_000,
+        eval_every=150_000,
     ),
 }
 

@@ -136,6 +136,18 @@ def test_resume_refuses_other_settings(tmp_path, monkeypatch):
         train(tiny(timesteps=512, seed=5), out, resume=True, progress=False)
 
 
+def test_resume_may_change_only_the_length(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    real_final = ppo.final_evaluation
+    monkeypatch.setattr(ppo, "final_evaluation", _raise_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny(timesteps=1024), out, progress=False)
+    monkeypatch.setattr(ppo, "final_evaluation", real_final)
+    result = train(tiny(timesteps=512), out, resume=True, progress=False)  # cut short
+    assert result.metrics["timesteps"] == 1024  # already past 512: straight to the evaluation
+    assert json.loads((out / "config.json").read_text())["timesteps"] == 512
+
+
 def _raise_interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 

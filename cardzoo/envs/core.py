@@ -283,7 +283,7 @@ class Game(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     default_max_cycles: ClassVar[int]
-    #: the keys ``new_state`` understands in ``options`` (see the rules file)
+    #: the keys ``new_state`` understands in ``options`` (each game's docs list them)
     reset_options: ClassVar[tuple[str, ...]] = ()
 
     num_players: int
@@ -314,7 +314,7 @@ class Game(ABC):
 
     @abstractmethod
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> State:
-        """A new game. ``options`` fixes the cards (see the rules file); implementations pass
+        """A new game. ``options`` fixes the cards (see the game's docs); implementations pass
         them through :func:`known_options` first; bad values raise ``ValueError``."""
 
     @abstractmethod
@@ -643,7 +643,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         if self.state_.terminal:
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.num_steps >= self.max_cycles:
-            # Truncation: nobody wins, no reward (the rules files' convention).
+            # Truncation: nobody wins, no reward (every game's convention).
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.truncations = dict.fromkeys(self.agents, True)
         if self._rewards_given:

@@ -26,7 +26,9 @@ The run folder (``out``) holds everything needed to reload, resume, evaluate and
 evaluation's (from 2·10⁶ on), so choosing the best checkpoint does not flatter the final figure.
 **Decision:** a resumed run continues from its last checkpoint with fresh environments: the
 games in progress at the interruption are lost, so a resumed run is not bit-identical to an
-uninterrupted one (the learner, its optimiser and the pool are restored exactly).
+uninterrupted one (the learner, its optimiser and the pool are restored exactly). A resumed run
+must keep its settings, except ``timesteps``: it may be extended, or cut short (a run already
+past the new length goes straight to its final evaluation).
 """
 
 from __future__ import annotations
@@ -459,11 +461,15 @@ class RunFolder:
         elif self.path.exists() and any(self.path.iterdir()) and not started:
             raise ValueError(f"out: {self.path} is not empty and holds no run")
         if started:
-            saved = TrainConfig.from_json(json.loads(self.config.read_text()))
-            if saved.resolved() != config:
+            saved = TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
+            # Only the length may change: a resumed run can be extended, or stopped earlier
+            # (at its next evaluation, or at once if it is already past the new length).
+            if dataclasses.replace(saved, timesteps=config.timesteps) != config:
                 raise ValueError(
-                    f"resume: {self.path} was started with other settings; use the same ones"
+                    f"resume: {self.path} was started with other settings; use the same ones "
+                    "(only --timesteps may change)"
                 )
+            write_json_atomic(self.config, config.to_json())
         else:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.config, config.to_json())
