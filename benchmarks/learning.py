@@ -41,9 +41,9 @@ RUNS: dict[str, TrainConfig] = {
         timesteps=1_000_000,
         eval_every=100_000,
     ),
-    "bion_quick_cards": TrainConfig(
+    "bion_quick_score": TrainConfig(
         "believe_it_or_not",
-        reward="win+cards",
+        reward="win+score",
         points_scale=0.05,
         timesteps=1_000_000,
         eval_every=150_000,

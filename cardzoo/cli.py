@@ -509,7 +509,7 @@ def add_train_parser(subparsers) -> None:
     add_param_argument(parser)
     parser.add_argument(
         "--reward",
-        choices=["win", "win+points", "points", "win+cards"],
+        choices=["win", "win+points", "points", "win+score"],
         help="reward mode (default per game; see docs/training.md)",
     )
     parser.add_argument(

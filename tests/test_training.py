@@ -167,6 +167,7 @@ def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
         ({"opponents": "nobody:1"}, "unknown agent"),
         ({"opponents": "random:-1"}, "positive"),
         ({"params": {"reward": "points"}}, "reward mode"),
+        ({"game": "believe_it_or_not", "reward": "win+points"}, "no points reward"),
         ({"seed": -1}, "seed"),
     ],
 )
@@ -276,6 +277,23 @@ def test_win_plus_points_reward_is_scaled_points_and_the_result():
     points = -float(inner.game.scores(inner.state)[inner.seat])
     result = 1.0 if inner.game.winners(inner.state)[inner.seat] else -1.0
     assert total == pytest.approx(0.1 * points + result)
+
+
+def test_win_plus_score_gives_foxy_its_points_card_by_card_and_the_result():
+    mix = OpponentMix("foxy", parse_mix("foxy", "perfect_memory"))
+    env = TrainingEnv("foxy", mix, {"num_players": 2}, "win+score", 0.01, score_sign=1)
+    env.reset(seed=5)
+    rewards, done, rng = [], False, np.random.default_rng(0)
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, reward, terminated, truncated, _ = env.step(int(rng.choice(legal[:10])))
+        rewards.append(reward)
+        done = terminated or truncated
+    inner = env.unwrapped
+    result = 1.0 if inner.game.winners(inner.state)[inner.seat] else -1.0
+    final_points = float(inner.game.scores(inner.state)[inner.seat])
+    assert sum(rewards) == pytest.approx(0.01 * final_points + result)
+    assert sum(r != 0 for r in rewards[:-1]) > 0  # points arrive before the end
 
 
 def test_frame_stack_keeps_the_last_observations_oldest_first():

@@ -98,11 +98,13 @@ class TrainingEnv(gymnasium.Wrapper):
     ``reward="win"``: the game's own reward. ``reward="points"``: the game's points reward times
     ``points_scale``. ``reward="win+points"``: those scaled points, and at the end of the game +1
     to a winner and −1 to a loser — the points give a signal in every round, the win term keeps
-    the goal the goal. ``reward="win+cards"`` (games whose score is the cards a player holds,
-    Believe It or Not): the game's win reward, plus ``points_scale`` times the cards the seat got
-    rid of since its previous decision (minus those it had to take). This is potential-based
-    shaping (the potential is minus the cards held), so it changes how fast the learner finds
-    good play, not which play is best."""
+    the goal the goal. ``reward="win+score"``: the game's win reward, plus ``points_scale`` times
+    how much the seat's score (:meth:`Game.scores`: Foxy's points, Believe It or Not's cards held,
+    penalty points, totals) improved since its previous decision, ``score_sign`` saying which
+    direction is better. This is potential-based shaping (the potential is the signed score), so
+    it changes how fast the learner finds good play, not which play is best; it also gives Foxy,
+    whose rewards come only at the end, a signal on every card (the policy never sees rewards, so
+    this tells it nothing it could not know)."""
 
     def __init__(
         self,
@@ -112,12 +114,14 @@ class TrainingEnv(gymnasium.Wrapper):
         reward: str = "win",
         points_scale: float = 0.0,
         frame_stack: int = 1,
+        score_sign: int = -1,
     ):
         inner = SingleAgentEnv(game_name, opponents=mix, **params)
         super().__init__(inner)
         self.mix = mix
         self.reward_mode = reward
         self.points_scale = points_scale
+        self.score_sign = score_sign
         self.frame_stack = frame_stack
         game = inner.game
         self.scaler = ObservationScaler(game)
@@ -132,12 +136,12 @@ class TrainingEnv(gymnasium.Wrapper):
 
     def step(self, action):
         inner = self.env.unwrapped
-        if self.reward_mode == "win+cards":
-            held_before = inner.game.scores(inner.state)[inner.seat]
+        if self.reward_mode == "win+score":
+            before = inner.game.scores(inner.state)[inner.seat]
         observation, reward, terminated, truncated, info = self.env.step(action)
-        if self.reward_mode == "win+cards":
-            held_after = inner.game.scores(inner.state)[inner.seat]
-            reward += self.points_scale * float(held_before - held_after)
+        if self.reward_mode == "win+score":
+            after = inner.game.scores(inner.state)[inner.seat]
+            reward += self.points_scale * self.score_sign * float(after - before)
         elif self.reward_mode != "win":
             reward = reward * self.points_scale
         if self.reward_mode == "win+points" and terminated and not info.get("illegal_action"):

@@ -56,9 +56,12 @@ from cardzoo.io import write_json_atomic
 from cardzoo.training.envs import SELF, OpponentMix, TrainingEnv, make_vec_env, parse_mix
 from cardzoo.training.policy import MODEL_INFO_KEY, NumpyPolicy, PolicyAgent
 
-REWARD_MODES = ("win", "win+points", "points", "win+cards")
-#: games whose score is the cards a player still holds (``win+cards`` shapes with it)
-CARDS_SCORED = ("believe_it_or_not",)
+REWARD_MODES = ("win", "win+points", "points", "win+score")
+#: +1 where a higher score is better (Foxy's points), -1 where lower is (penalty points, totals,
+#: cards held): the direction of ``win+score``'s shaping
+SCORE_SIGN = {"nobody_wants_it": -1, "believe_it_or_not": -1, "minus_two": -1, "foxy": 1}
+#: games without a points reward in their engine
+NO_POINTS_REWARD = ("believe_it_or_not",)
 FORMAT_VERSION = 1
 PERIODIC_EVAL_SEED = 1_000_000
 FINAL_EVAL_SEED = 2_000_000
@@ -98,7 +101,7 @@ GAME_DEFAULTS: dict[str, GameDefaults] = {
     "foxy": GameDefaults(
         baseline="perfect_memory",
         opponents="random:0.2,forgetful:0.3,perfect_memory:0.3,self:0.2",
-        reward="win+points",
+        reward="win+score",
         points_scale=0.01,
         params={"num_players": 2, "memory": "perfect"},
     ),
@@ -174,10 +177,8 @@ class TrainConfig:
         if self.processes > self.n_envs:
             raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         parse_mix(self.game, self.opponents)
-        if self.reward == "win+cards" and self.game not in CARDS_SCORED:
-            raise ValueError(f"reward: win+cards is for games scored in cards held {CARDS_SCORED}")
-        if self.reward in ("win+points", "points") and self.game in CARDS_SCORED:
-            raise ValueError(f"reward: {self.game} has no points reward; use win or win+cards")
+        if self.reward in ("win+points", "points") and self.game in NO_POINTS_REWARD:
+            raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
             raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
 
@@ -287,6 +288,7 @@ def build_learner(
                 config.reward,
                 config.points_scale,
                 config.frame_stack,
+                SCORE_SIGN[config.game],
             )
         )
 
