@@ -32,7 +32,17 @@ RUNS: dict[str, TrainConfig] = {
     "nwi": TrainConfig("nobody_wants_it", timesteps=1_000_000, eval_every=150_000),
     "bion_quick": TrainConfig("believe_it_or_not", timesteps=1_200_000, eval_every=150_000),
     "minus_two": TrainConfig("minus_two", timesteps=1_500_000, eval_every=150_000),
-    "foxy_perfect": TrainConfig("foxy", timesteps=1_000_000, eval_every=100_000),
+    "foxy_perfect": TrainConfig("foxy", timesteps=600_000, eval_every=100_000),
+    # The first Foxy run stalled near 55 points writing almost the same numbers whatever the
+    # counts: a bigger network, less entropy bonus (82 actions) and more epochs per rollout.
+    "foxy_perfect_big": TrainConfig(
+        "foxy",
+        timesteps=450_000,
+        eval_every=150_000,
+        net_arch=(256, 256),
+        ent_coef=0.001,
+        n_epochs=8,
+    ),
     "foxy_none_stack8": TrainConfig(
         "foxy",
         params={"num_players": 2, "memory": "none"},
@@ -47,6 +57,28 @@ RUNS: dict[str, TrainConfig] = {
         points_scale=0.05,
         timesteps=1_000_000,
         eval_every=150_000,
+    ),
+    # Both stalled near 56 points. Per-card points ten times larger than the +-1 result (which
+    # is the same in almost every game, won against random, lost against perfect_memory), and a
+    # short horizon (gamma 0.9): each card's number is nearly a decision of its own.
+    "foxy_perfect_dense": TrainConfig(
+        "foxy",
+        points_scale=0.1,
+        gamma=0.9,
+        ent_coef=0.001,
+        timesteps=1_000_000,
+        eval_every=100_000,
+    ),
+    # The first NWI run levelled off after 150k steps and its selection (200-game evaluations)
+    # picked a lucky early checkpoint: more of the opponent to beat, more epochs, 400-game
+    # evaluations.
+    "nwi_dodger_heavy": TrainConfig(
+        "nobody_wants_it",
+        opponents="nwi_dodger:0.5,hand_shedder:0.2,self:0.3",
+        timesteps=1_000_000,
+        eval_every=150_000,
+        eval_games=400,
+        n_epochs=8,
     ),
     "bion_standard": TrainConfig(
         "believe_it_or_not",
