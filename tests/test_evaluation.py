@@ -276,3 +276,28 @@ def test_evaluation_re_exports_tournament():
     assert cardzoo.evaluation.tournament is cardzoo.tournament.tournament
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         cardzoo.evaluation.nope  # noqa: B018
+
+
+def test_a_mask_only_agent_is_not_handed_an_observation_and_plays_the_same_games():
+    from cardzoo.agents import RandomAgent, take_turn
+    from cardzoo.envs import nobody_wants_it_v0
+
+    game = nobody_wants_it_v0.raw_env().game
+    seen = []
+
+    class Recorder(RandomAgent):
+        def act(self, observation):
+            seen.append(set(observation))
+            return super().act(observation)
+
+    state = game.new_state(np.random.default_rng(0))
+    take_turn(game, state, Recorder(game, seed=0))
+    assert seen == [{"action_mask"}]
+    # the match results of random play do not depend on whether observations were built
+    first = play_match("nobody_wants_it", ["random"] * 4, 8, seed=3).summary()
+    RandomAgent.uses_observation = True
+    try:
+        second = play_match("nobody_wants_it", ["random"] * 4, 8, seed=3).summary()
+    finally:
+        RandomAgent.uses_observation = False
+    assert first == second

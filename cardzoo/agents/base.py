@@ -19,6 +19,9 @@ class Agent:
 
     #: registry name, e.g. "random" or "nwi_dodger"
     name = "agent"
+    #: False for agents that decide from the action mask alone: :func:`take_turn` then skips
+    #: building the observation vector (a large share of a random opponent's cost in training)
+    uses_observation = True
 
     def __init__(self, game: Game, seed: int | None = None):
         self.game = game
@@ -45,10 +48,9 @@ def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
     """``agent`` decides for ``state.current_player`` from that seat's observation and mask; the
     action is checked and applied. Returns the step's rewards, as :meth:`Game.step` does."""
     player = state.current_player
-    observation = {
-        "observation": game.observe(state, player),
-        "action_mask": game.legal_mask(state, player),
-    }
+    observation = {"action_mask": game.legal_mask(state, player)}
+    if agent.uses_observation:
+        observation["observation"] = game.observe(state, player)
     return game.step(state, agent.act(observation))
 
 
@@ -56,6 +58,7 @@ class RandomAgent(Agent):
     """Uniformly random among the legal actions."""
 
     name = "random"
+    uses_observation = False
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         legal = np.flatnonzero(observation["action_mask"])
