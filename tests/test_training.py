@@ -92,7 +92,18 @@ def test_a_finished_run_is_not_overwritten_without_force(finished_run):
         train(tiny(), finished_run.run_dir, progress=False)
     with pytest.raises(ValueError, match="finished; nothing to resume"):
         train(tiny(), finished_run.run_dir, resume=True, progress=False)
+    with pytest.raises(ValueError, match="other settings"):
+        train(tiny(seed=3, timesteps=2048), finished_run.run_dir, resume=True, progress=False)
     assert (finished_run.run_dir / "model.zip").read_bytes() == before
+
+
+def test_a_finished_run_can_be_extended_and_evaluated_on_more_games(tmp_path):
+    out = tmp_path / "run"
+    train(tiny(timesteps=512), out, progress=False)
+    result = train(tiny(timesteps=1024, final_eval_games=16), out, resume=True, progress=False)
+    assert result.metrics["timesteps"] == 1024
+    assert result.metrics["final_evaluation"]["games"] == 16
+    assert [entry["timesteps"] for entry in result.metrics["history"]] == [512, 1024]
 
 
 def test_force_starts_the_run_again(tmp_path):

@@ -27,8 +27,9 @@ evaluation's (from 2·10⁶ on), so choosing the best checkpoint does not flatte
 **Decision:** a resumed run continues from its last checkpoint with fresh environments: the
 games in progress at the interruption are lost, so a resumed run is not bit-identical to an
 uninterrupted one (the learner, its optimiser and the pool are restored exactly). A resumed run
-must keep its settings, except ``timesteps``: it may be extended, or cut short (a run already
-past the new length goes straight to its final evaluation).
+must keep its settings except ``timesteps`` and ``final_eval_games``: a run may be extended
+(finished or not), cut short (a run already past the new length goes straight to its final
+evaluation), or evaluated again on more games.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ SCORE_SIGN = {"nobody_wants_it": -1, "believe_it_or_not": -1, "minus_two": -1, "
 NO_POINTS_REWARD = ("believe_it_or_not",)
 FORMAT_VERSION = 1
 PERIODIC_EVAL_SEED = 1_000_000
+#: the settings a resumed run may change: neither changes what has been learned so far
+RESUMABLE_CHANGES = ("timesteps", "final_eval_games")
 FINAL_EVAL_SEED = 2_000_000
 
 
@@ -90,6 +93,8 @@ GAME_DEFAULTS: dict[str, GameDefaults] = {
     "believe_it_or_not": GameDefaults(
         baseline="bluffer",
         opponents="random:0.2,honest:0.2,bluffer:0.3,self:0.3",
+        reward="win+score",
+        points_scale=0.05,
         params={"variant": "quick"},
     ),
     "minus_two": GameDefaults(
@@ -444,8 +449,10 @@ class RunFolder:
         self.curve = path / "learning_curve.png"
 
     def prepare(self, config: TrainConfig, resume: bool, force: bool) -> None:
-        """A fresh folder, or the interrupted run to resume. A finished run is never
-        overwritten without ``force``; a run is resumed only with the settings it began with."""
+        """A fresh folder, or the run to resume. A finished run is never overwritten without
+        ``force``; a run is resumed only with the settings it began with, except its length and
+        the size of its final evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut
+        short or extended, a finished one extended or evaluated again on more games."""
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"out: {self.path} exists and is not a folder")
         started = self.config.exists()
@@ -458,18 +465,20 @@ class RunFolder:
                 f"out: {self.path} holds a {state} run; use --resume to continue it or --force "
                 "to start again"
             )
-        elif started and self.metrics.exists() and resume:
-            raise ValueError(f"out: the run in {self.path} is finished; nothing to resume")
         elif self.path.exists() and any(self.path.iterdir()) and not started:
             raise ValueError(f"out: {self.path} is not empty and holds no run")
         if started:
             saved = TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
-            # Only the length may change: a resumed run can be extended, or stopped earlier
-            # (at its next evaluation, or at once if it is already past the new length).
-            if dataclasses.replace(saved, timesteps=config.timesteps) != config:
+            kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
+            if dataclasses.replace(config, **kept) != saved:
                 raise ValueError(
                     f"resume: {self.path} was started with other settings; use the same ones "
-                    "(only --timesteps may change)"
+                    f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
+                )
+            if self.metrics.exists() and config == saved:
+                raise ValueError(
+                    f"out: the run in {self.path} is finished; nothing to resume (raise "
+                    "--timesteps to extend it)"
                 )
             write_json_atomic(self.config, config.to_json())
         else:
