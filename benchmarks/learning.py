@@ -148,6 +148,15 @@ def table(results: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+def finished(folder: Path, config: TrainConfig) -> bool:
+    """The run is done as ``RUNS`` describes it now (a longer run or a larger final evaluation
+    than the folder's resumes it)."""
+    if not (folder / "metrics.json").exists():
+        return False
+    saved = TrainConfig.from_json(json.loads((folder / "config.json").read_text()))
+    return saved.resolved() == config.resolved()
+
+
 def update_report(results: dict[str, dict]) -> None:
     """Rewrite the table between the markers of learning.md (the prose around it is kept)."""
     text = REPORT.read_text()
@@ -168,7 +177,7 @@ def main() -> None:
                 parser.error(f"--runs: unknown run {name!r}; choose from {list(RUNS)}")
             folder = Path(args.out) / name
             metrics_file = folder / "metrics.json"
-            if not metrics_file.exists():
+            if not finished(folder, RUNS[name]):
                 resume = (folder / "config.json").exists()
                 train(RUNS[name], folder, resume=resume, progress=False)
             results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}

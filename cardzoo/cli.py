@@ -66,6 +66,7 @@ from cardzoo import __version__
 from cardzoo.envs import GAMES
 from cardzoo.play import add_play_parser
 from cardzoo.tournament import add_tournament_parser
+from cardzoo.training.rllib_cli import add_train_rllib_parser
 
 # ----------------------------------------------------------------------------------------------
 # The one error path
@@ -559,6 +560,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     add_tournament_parser,
     add_play_parser,
     add_train_parser,
+    add_train_rllib_parser,
 ]
 
 
