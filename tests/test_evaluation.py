@@ -301,3 +301,8 @@ def test_a_mask_only_agent_is_not_handed_an_observation_and_plays_the_same_games
     finally:
         RandomAgent.uses_observation = False
     assert first == second
+
+
+def test_wilson_interval_is_exactly_zero_or_one_at_the_extremes():
+    assert wilson_interval(0, 1000)[0] == 0.0
+    assert wilson_interval(1000, 1000)[1] == 1.0

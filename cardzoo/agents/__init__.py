@@ -26,6 +26,15 @@ _HEURISTIC_MODULES = {
 }
 
 
+#: each game's strongest heuristic (measured in matches against each other): the opponent a
+#: trained policy has to beat, in training defaults, evaluations and benchmarks
+BEST_HEURISTIC = {
+    "nobody_wants_it": "nwi_dodger",
+    "believe_it_or_not": "bluffer",
+    "minus_two": "attacker",
+    "foxy": "perfect_memory",
+}
+
 # "KIND:PATH" agent names -> "module:function" that loads such a policy as an Agent. Loaders are
 # imported only when used, so the baselines never import torch or ray.
 _POLICY_LOADERS = {
@@ -66,4 +75,4 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     return classes[agent_name](game, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "agent_classes", "make_agent", "take_turn"]
+__all__ = ["BEST_HEURISTIC", "Agent", "RandomAgent", "agent_classes", "make_agent", "take_turn"]

@@ -34,14 +34,11 @@ evaluation), or evaluated again on more games.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import math
 import os
-import platform
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -50,12 +47,14 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from cardzoo.agents import BEST_HEURISTIC
 from cardzoo.envs import game_spec
 from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_json_atomic
 from cardzoo.training.envs import SELF, OpponentMix, TrainingEnv, make_vec_env, parse_mix
 from cardzoo.training.policy import MODEL_INFO_KEY, NumpyPolicy, PolicyAgent
+from cardzoo.training.run_info import git_commit, machine, versions
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
 #: +1 where a higher score is better (Foxy's points), -1 where lower is (penalty points, totals,
@@ -85,26 +84,26 @@ class GameDefaults:
 
 GAME_DEFAULTS: dict[str, GameDefaults] = {
     "nobody_wants_it": GameDefaults(
-        baseline="nwi_dodger",
+        baseline=BEST_HEURISTIC["nobody_wants_it"],
         opponents="random:0.2,hand_shedder:0.2,nwi_dodger:0.3,self:0.3",
         reward="win+points",
         points_scale=0.05,
     ),
     "believe_it_or_not": GameDefaults(
-        baseline="bluffer",
+        baseline=BEST_HEURISTIC["believe_it_or_not"],
         opponents="random:0.2,honest:0.2,bluffer:0.3,self:0.3",
         reward="win+score",
         points_scale=0.05,
         params={"variant": "quick"},
     ),
     "minus_two": GameDefaults(
-        baseline="attacker",
+        baseline=BEST_HEURISTIC["minus_two"],
         opponents="random:0.2,high_cards:0.2,attacker:0.3,self:0.3",
         reward="win+points",
         points_scale=0.005,
     ),
     "foxy": GameDefaults(
-        baseline="perfect_memory",
+        baseline=BEST_HEURISTIC["foxy"],
         opponents="random:0.2,forgetful:0.3,perfect_memory:0.3,self:0.2",
         reward="win+score",
         points_scale=0.01,
@@ -515,9 +514,9 @@ class RunFolder:
             "samples_per_second": round(timesteps / loop.train_seconds, 1)
             if loop.train_seconds
             else None,
-            "versions": _versions(),
-            "git_commit": _git_commit(),
-            "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+            "versions": versions(),
+            "git_commit": git_commit(),
+            "machine": machine(),
         }
         write_json_atomic(self.metrics, metrics)
         return metrics
@@ -558,37 +557,6 @@ def load_run_policy(path: Path) -> NumpyPolicy:
     from sb3_contrib import MaskablePPO
 
     return NumpyPolicy.from_sb3(MaskablePPO.load(path, device="cpu").policy)
-
-
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {"python": platform.python_version()}
-    for package in (
-        "cardzoo",
-        "numpy",
-        "torch",
-        "stable-baselines3",
-        "sb3-contrib",
-        "gymnasium",
-        "pettingzoo",
-    ):
-        with contextlib.suppress(PackageNotFoundError):
-            found[package] = version(package)
-    return found
-
-
-def _git_commit() -> str | None:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 class ProgressBar(BaseCallback):

@@ -1,0 +1,49 @@
+"""What a run folder records about where it ran: package versions, the git commit, the machine.
+Shared by the SB3 and RLlib backends; imports neither."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import subprocess
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+PACKAGES = (
+    "cardzoo",
+    "numpy",
+    "gymnasium",
+    "pettingzoo",
+    "torch",
+    "stable-baselines3",
+    "sb3-contrib",
+    "ray",
+)
+
+
+def versions() -> dict[str, str]:
+    """Python's version and those of the installed packages among :data:`PACKAGES`."""
+    found = {"python": platform.python_version()}
+    for package in PACKAGES:
+        with contextlib.suppress(PackageNotFoundError):
+            found[package] = version(package)
+    return found
+
+
+def git_commit() -> str | None:
+    """The commit of the cardzoo source tree, if it is a git checkout (None otherwise)."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def machine() -> dict[str, object]:
+    return {"cpus": os.cpu_count(), "platform": platform.platform()}
