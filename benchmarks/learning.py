@@ -74,7 +74,7 @@ RUNS: dict[str, TrainConfig] = {
         points_scale=0.1,
         gamma=0.9,
         ent_coef=0.001,
-        timesteps=1_000_000,
+        timesteps=2_500_000,
         eval_every=100_000,
     ),
     # The first NWI run levelled off after 150k steps and its selection (200-game evaluations)
