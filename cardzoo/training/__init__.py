@@ -3,7 +3,9 @@
 - :mod:`cardzoo.training.single_agent` — one learning seat as a ``gymnasium.Env`` (no torch);
 - :func:`train` / :class:`TrainConfig` (:mod:`cardzoo.training.ppo`) — a MaskablePPO run into
   a run folder (needs the ``train`` extra: ``pip install cardzoo[train]``);
-- :mod:`cardzoo.training.policy` — a saved policy as an agent (``make_agent(game, "ppo:RUN")``).
+- :mod:`cardzoo.training.policy` — a saved policy as an agent (``make_agent(game, "ppo:RUN")``);
+- :mod:`cardzoo.training.rllib` — every seat learning at once on Ray RLlib, locally or on a
+  cluster (the ``rllib`` extra; ``make_agent(game, "rllib:RUN")``).
 """
 
 from __future__ import annotations
