@@ -24,7 +24,7 @@ $(BENCH_INSTALLED): $(INSTALLED)
 # against random and the best heuristic (mirrored deals, seats rotated) and print the table and
 # the learning curve's path. The run folder runs/demo is replaced each time.
 demo: $(INSTALLED)
-	$(VENV)/bin/cardzoo train nobody_wants_it --timesteps 400000 --eval-every 100000 \
+	$(VENV)/bin/cardzoo train nobody_wants_it --timesteps 400000 --eval-every 100000 --eval-games 200 \
 		--out runs/demo --force
 
 lint: $(INSTALLED)

@@ -28,13 +28,40 @@ TABLE_START, TABLE_END = "<!-- table start -->", "<!-- table end -->"
 # Lengths were set to fit a 3-hour session on 2 shared cores: the first two runs were planned at
 # 3M steps and cut short (``--resume`` may change only the length) once their evaluations had
 # levelled off.
+# Each run states the settings it was made with where the defaults have moved since (a run folder
+# resumes only with its own settings).
 RUNS: dict[str, TrainConfig] = {
-    "nwi": TrainConfig("nobody_wants_it", timesteps=1_000_000, eval_every=150_000),
-    "bion_quick": TrainConfig(
-        "believe_it_or_not", reward="win", timesteps=1_200_000, eval_every=150_000
+    "nwi": TrainConfig(
+        "nobody_wants_it",
+        timesteps=1_000_000,
+        eval_every=150_000,
+        opponents="random:0.2,hand_shedder:0.2,nwi_dodger:0.3,self:0.3",
+        eval_games=200,
+        n_epochs=4,
     ),
-    "minus_two": TrainConfig("minus_two", timesteps=1_500_000, eval_every=150_000),
-    "foxy_perfect": TrainConfig("foxy", timesteps=600_000, eval_every=100_000),
+    "bion_quick": TrainConfig(
+        "believe_it_or_not",
+        reward="win",
+        timesteps=1_200_000,
+        eval_every=150_000,
+        points_scale=0.0,
+        eval_games=200,
+    ),
+    "minus_two": TrainConfig(
+        "minus_two",
+        timesteps=1_500_000,
+        eval_every=150_000,
+        eval_games=200,
+    ),
+    "foxy_perfect": TrainConfig(
+        "foxy",
+        timesteps=600_000,
+        eval_every=100_000,
+        points_scale=0.01,
+        eval_games=200,
+        gamma=0.995,
+        ent_coef=0.01,
+    ),
     # The first Foxy run stalled near 55 points writing almost the same numbers whatever the
     # counts: a bigger network, less entropy bonus (82 actions) and more epochs per rollout.
     "foxy_perfect_big": TrainConfig(
@@ -44,6 +71,9 @@ RUNS: dict[str, TrainConfig] = {
         net_arch=(256, 256),
         ent_coef=0.001,
         n_epochs=8,
+        points_scale=0.01,
+        eval_games=200,
+        gamma=0.995,
     ),
     "foxy_none_stack8": TrainConfig(
         "foxy",
@@ -55,6 +85,7 @@ RUNS: dict[str, TrainConfig] = {
         ent_coef=0.001,
         timesteps=1_000_000,
         eval_every=100_000,
+        eval_games=200,
     ),
     # Believe It or Not's default since this run: cards shed as shaping (win+score). Extended
     # from 1M steps and re-evaluated on 2,000 games when its interval touched the bluffer's.
@@ -65,6 +96,7 @@ RUNS: dict[str, TrainConfig] = {
         timesteps=2_000_000,
         eval_every=150_000,
         final_eval_games=2000,
+        eval_games=200,
     ),
     # Both stalled near 56 points. Per-card points ten times larger than the +-1 result (which
     # is the same in almost every game, won against random, lost against perfect_memory), and a
@@ -76,6 +108,7 @@ RUNS: dict[str, TrainConfig] = {
         ent_coef=0.001,
         timesteps=2_500_000,
         eval_every=100_000,
+        eval_games=200,
     ),
     # The first NWI run levelled off after 150k steps and its selection (200-game evaluations)
     # picked a lucky early checkpoint: more of the opponent to beat, more epochs, 400-game
@@ -91,12 +124,23 @@ RUNS: dict[str, TrainConfig] = {
         n_epochs=8,
         final_eval_games=2000,
     ),
+    # As for NWI: more of the opponent to beat, more epochs, 400-game evaluations.
+    "minus_two_attacker_heavy": TrainConfig(
+        "minus_two",
+        opponents="attacker:0.5,high_cards:0.2,self:0.3",
+        timesteps=1_500_000,
+        eval_every=150_000,
+        eval_games=400,
+        n_epochs=8,
+    ),
     "bion_standard": TrainConfig(
         "believe_it_or_not",
         params={"variant": "standard"},
         reward="win",
         timesteps=1_000_000,
         eval_every=150_000,
+        points_scale=0.0,
+        eval_games=200,
     ),
 }
 

@@ -517,7 +517,7 @@ def add_train_parser(subparsers) -> None:
         "--frame-stack", type=positive_int, help="the learner sees its last K observations"
     )
     parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
-    parser.add_argument("--eval-games", type=positive_int, default=200, metavar="N")
+    parser.add_argument("--eval-games", type=positive_int, default=400, metavar="N")
     parser.add_argument("--final-eval-games", type=positive_int, default=1000, metavar="N")
     add_out_argument(parser, help="the run folder (default: runs/GAME)", folder=True)
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
