@@ -52,6 +52,8 @@ RUNS: dict[str, TrainConfig] = {
         timesteps=1_500_000,
         eval_every=150_000,
         eval_games=200,
+        opponents="random:0.2,high_cards:0.2,attacker:0.3,self:0.3",
+        n_epochs=4,
     ),
     "foxy_perfect": TrainConfig(
         "foxy",
