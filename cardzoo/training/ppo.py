@@ -347,6 +347,11 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
     return params
 
 
+def full_params(config: TrainConfig) -> dict[str, Any]:
+    """Every parameter of the game the run plays, defaults included."""
+    return game_spec(config.game).module().raw_env(**_game_params(config)).game.params()
+
+
 def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
     return {
         "game": config.game,
@@ -543,7 +548,8 @@ class RunFolder:
     def write_curve(self, config: TrainConfig, loop: LoopState) -> None:
         from cardzoo.training.plots import learning_curve
 
-        learning_curve(loop.history, self.curve, title=f"{config.game} {config.params}")
+        title = f"{config.game} {full_params(config)}, training reward {config.reward}"
+        learning_curve(loop.history, self.curve, title=title)
 
 
 def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
@@ -606,7 +612,8 @@ def report(result: TrainResult) -> str:
     )
     minutes = metrics["train_seconds"] / 60
     lines = [
-        f"{metrics['game']} {settings['params']}: {metrics['timesteps']:,} steps in "
+        f"{metrics['game']} {full_params(TrainConfig.from_json(settings))}, training reward "
+        f"{settings['reward']}: {metrics['timesteps']:,} steps in "
         f"{minutes:.1f} min of training ({metrics['samples_per_second']:,.0f} samples/s); "
         f"model selected at {metrics['selected_timesteps']:,} steps",
         f"final evaluation: {final['games']} games per line-up, mirrored deals, seats rotated, "
