@@ -20,7 +20,7 @@ $(BENCH_INSTALLED): $(INSTALLED)
 	$(PIP) -e ".[train,dev,bench]"
 	touch $@
 
-# The main job: train Nobody Wants It for about 4 minutes on 2 cores, then evaluate the policy
+# The main job: train Nobody Wants It for about 3 minutes on 2 cores, then evaluate the policy
 # against random and the best heuristic (mirrored deals, seats rotated) and print the table and
 # the learning curve's path. The run folder runs/demo is replaced each time.
 demo: $(INSTALLED)
