@@ -135,6 +135,25 @@ RUNS: dict[str, TrainConfig] = {
         eval_games=400,
         n_epochs=8,
     ),
+    # minus_two_attacker_heavy's folder, copied at 1.5M steps and resumed to 3M (only the length
+    # and the final evaluation's size differ), evaluated on 2,000 games.
+    "minus_two_attacker_heavy_3m": TrainConfig(
+        "minus_two",
+        opponents="attacker:0.5,high_cards:0.2,self:0.3",
+        timesteps=3_000_000,
+        eval_every=150_000,
+        eval_games=400,
+        n_epochs=8,
+        final_eval_games=2000,
+    ),
+    # Believe It or Not standard with the game's current defaults (win+score), 2,000 games.
+    "bion_standard_score": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "standard"},
+        timesteps=1_500_000,
+        eval_every=150_000,
+        final_eval_games=2000,
+    ),
     "bion_standard": TrainConfig(
         "believe_it_or_not",
         params={"variant": "standard"},
