@@ -299,7 +299,7 @@ def build_learner(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.monitor import Monitor
 
-    game = game_spec(config.game).module().raw_env(**_game_params(config)).game
+    game = run_game(config)
     mix = OpponentMix(config.game, parse_mix(config.game, config.opponents), config.frame_stack)
 
     def make_env(index: int):
@@ -347,9 +347,14 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
     return params
 
 
+def run_game(config: TrainConfig) -> Game:
+    """The game the run plays (its parameters, with the reward its reward mode needs)."""
+    return game_spec(config.game).module().raw_env(**_game_params(config)).game
+
+
 def full_params(config: TrainConfig) -> dict[str, Any]:
     """Every parameter of the game the run plays, defaults included."""
-    return game_spec(config.game).module().raw_env(**_game_params(config)).game.params()
+    return run_game(config).params()
 
 
 def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
@@ -389,7 +394,7 @@ def evaluate(config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int
     """The learner in one seat, every other seat random, then the best heuristic; seats
     rotated, mirrored deals (``num_games`` rounded up to a multiple of the player count)."""
     params = _game_params(config)
-    n = game_spec(config.game).module().raw_env(**params).game.num_players
+    n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
     learner = learner_factory(policy, config.frame_stack)
     against = {}
@@ -405,7 +410,7 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
     evaluation = evaluate(config, policy, config.final_eval_games, FINAL_EVAL_SEED)
     baseline = GAME_DEFAULTS[config.game].baseline
     params = _game_params(config)
-    n = game_spec(config.game).module().raw_env(**params).game.num_players
+    n = run_game(config).num_players
     from cardzoo.agents import make_agent
 
     def seat_under_test(game: Game, seed: int):
@@ -507,7 +512,6 @@ class RunFolder:
         else:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.config, config.to_json())
-        self.started_at = time.time()
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
@@ -603,16 +607,11 @@ def report(result: TrainResult) -> str:
     metrics = result.metrics
     final = metrics["final_evaluation"]
     settings = metrics["settings"]
-    n = (
-        len(final["against"])
-        and game_spec(metrics["game"])
-        .module()
-        .raw_env(**_game_params(TrainConfig.from_json(settings)))
-        .game.num_players
-    )
+    game = run_game(TrainConfig.from_json(settings))
+    n = game.num_players
     minutes = metrics["train_seconds"] / 60
     lines = [
-        f"{metrics['game']} {full_params(TrainConfig.from_json(settings))}, training reward "
+        f"{metrics['game']} {game.params()}, training reward "
         f"{settings['reward']}: {metrics['timesteps']:,} steps in "
         f"{minutes:.1f} min of training ({metrics['samples_per_second']:,.0f} samples/s); "
         f"model selected at {metrics['selected_timesteps']:,} steps",
