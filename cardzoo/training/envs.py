@@ -24,7 +24,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
 from cardzoo.agents import Agent, agent_classes, make_agent
 from cardzoo.envs.core import Game
-from cardzoo.training.policy import NumpyPolicy, ObservationScaler, PolicyAgent
+from cardzoo.training.policy import NumpyPolicy, PolicyAgent, PolicyInput
 from cardzoo.training.single_agent import SingleAgentEnv
 from cardzoo.training.vec_env import MultiGameVecEnv
 
@@ -122,17 +122,15 @@ class TrainingEnv(gymnasium.Wrapper):
         self.reward_mode = reward
         self.points_scale = points_scale
         self.score_sign = score_sign
-        self.frame_stack = frame_stack
-        game = inner.game
-        self.scaler = ObservationScaler(game)
-        size = game.observation_size * frame_stack
-        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
-        self._frames = np.zeros(size, np.float32)
+        self.inputs = PolicyInput(inner.game, frame_stack)
+        self.observation_space = gymnasium.spaces.Box(
+            -np.inf, np.inf, (self.inputs.size,), np.float32
+        )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         observation, info = self.env.reset(seed=seed, options=options)
-        self._frames[:] = 0.0
-        return self._stack(observation), info
+        self.inputs.reset()
+        return self.inputs(observation).copy(), info
 
     def step(self, action):
         inner = self.env.unwrapped
@@ -146,14 +144,7 @@ class TrainingEnv(gymnasium.Wrapper):
             reward = reward * self.points_scale
         if self.reward_mode == "win+points" and terminated and not info.get("illegal_action"):
             reward += 1.0 if inner.game.winners(inner.state)[inner.seat] else -1.0
-        return self._stack(observation), float(reward), terminated, truncated, info
-
-    def _stack(self, observation: np.ndarray) -> np.ndarray:
-        size = observation.shape[0]
-        if self.frame_stack > 1:
-            self._frames[:-size] = self._frames[size:]
-        self._frames[-size:] = self.scaler(observation)
-        return self._frames.copy()
+        return self.inputs(observation).copy(), float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()

@@ -56,6 +56,32 @@ class ObservationScaler:
         return scaled.astype(np.float32, copy=False)
 
 
+class PolicyInput:
+    """What the network sees: the scaled observation, after the seat's ``frame_stack`` - 1
+    previous ones in the same game (oldest first, zeros before the first). The training
+    environment and :class:`PolicyAgent` both use it, so a policy plays on exactly the inputs it
+    was trained on."""
+
+    def __init__(self, game: Game, frame_stack: int = 1):
+        self.scaler = ObservationScaler(game)
+        self.frame_stack = frame_stack
+        self.size = game.observation_size * frame_stack
+        self._frames = np.zeros(self.size, np.float32)
+
+    def reset(self) -> None:
+        """A new game: nothing seen yet."""
+        self._frames[:] = 0.0
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        """Add this observation; the input vector (a view, valid until the next call)."""
+        scaled = self.scaler(np.asarray(observation, dtype=np.float32))
+        size = scaled.shape[0]
+        if self.frame_stack > 1:
+            self._frames[:-size] = self._frames[size:]
+        self._frames[-size:] = scaled
+        return self._frames
+
+
 class NumpyPolicy:
     """The action head of an SB3 actor-critic MLP policy, evaluated in numpy."""
 
@@ -125,25 +151,19 @@ class PolicyAgent(Agent):
     ):
         super().__init__(game, seed)
         self.policy = policy
-        self.scaler = ObservationScaler(game)
+        self.inputs = PolicyInput(game, frame_stack)
         self.deterministic = deterministic
         self.name = label
-        self.frame_stack = frame_stack
-        self._frames = np.zeros(game.observation_size * frame_stack, np.float32)
 
     def reset(self) -> None:
-        self._frames[:] = 0.0
+        self.inputs.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         mask = observation["action_mask"]
         if not mask.any():
             raise ValueError(f"{self!r} was asked to act with no legal action")
-        scaled = self.scaler(np.array(observation["observation"], dtype=np.float32))
-        size = scaled.shape[0]
-        if self.frame_stack > 1:
-            self._frames[:-size] = self._frames[size:]
-        self._frames[-size:] = scaled
-        return self.policy.act(self._frames, mask, None if self.deterministic else self.rng)
+        inputs = self.inputs(observation["observation"])
+        return self.policy.act(inputs, mask, None if self.deterministic else self.rng)
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name}, {self.game.name})"
