@@ -286,6 +286,19 @@ class Game(ABC):
     #: the keys ``new_state`` understands in ``options`` (each game's docs list them)
     reset_options: ClassVar[tuple[str, ...]] = ()
 
+    # --- facts the layers above read instead of naming the game -------------------------
+    #: +1 where a higher score is better (Foxy's points), -1 where a lower one is (penalty
+    #: points, totals, cards held)
+    score_direction: ClassVar[int] = -1
+    #: whether the game has a ``reward="points"`` mode (rewards in points, not only win/loss)
+    has_points_reward: ClassVar[bool] = False
+    #: what a player aims at: "win" (win rate) or "points" (Foxy: the mean score)
+    objective: ClassVar[str] = "win"
+    #: whether everybody decides on each card at once (Foxy); the engine still asks in turn
+    simultaneous: ClassVar[bool] = False
+    #: whether any seat ever has more than one legal action (Henhouse: never)
+    has_decisions: ClassVar[bool] = True
+
     num_players: int
     num_actions: int
     #: field name -> slice of the observation vector; the vector's length is ``observation_size``.

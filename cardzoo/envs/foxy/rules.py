@@ -231,6 +231,10 @@ class Foxy(Game):
     max_players = 5
     default_max_cycles = STACK_SIZE * 5  # every game ends first, even at 5 players
     reset_options = ("stack",)
+    score_direction = 1
+    has_points_reward = True
+    objective = "points"
+    simultaneous = True
 
     def __init__(
         self,

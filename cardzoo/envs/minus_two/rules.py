@@ -274,6 +274,7 @@ class MinusTwo(Game):
     default_max_cycles = 20_000
     num_actions = NUM_ACTIONS
     reset_options = ("deals",)
+    has_points_reward = True
 
     def __init__(
         self,

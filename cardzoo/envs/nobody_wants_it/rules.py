@@ -229,6 +229,7 @@ class NobodyWantsIt(Game):
     default_max_cycles = 10_000
     num_actions = NUM_ACTIONS
     reset_options = ("deck", "decks")
+    has_points_reward = True
 
     def __init__(self, num_players: int = 4, num_rounds: int = 3, reward: str = "win"):
         self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
