@@ -22,8 +22,8 @@ import gymnasium
 import torch
 
 import cardzoo  # noqa: F401  (registers the Gymnasium ids)
+from cardzoo.single_agent import gym_id
 from cardzoo.training.ppo import GAME_DEFAULTS, TrainConfig, build_learner
-from cardzoo.training.single_agent import gym_id
 
 
 def time_learn(model, steps: int) -> float:

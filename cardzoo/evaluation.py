@@ -20,38 +20,11 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from cardzoo.agents import Agent, make_agent, take_turn
-from cardzoo.envs import game_spec
+from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
+from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_int, game_rng_from_seed
-
-Z_95 = 1.959963984540054
-
-
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (sensible at 0% and 100% too)."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    # Exactly 0 (1) when nothing (everything) succeeded, not a rounding error away from it.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == trials else min(1.0, centre + half)
-    return (low, high)
-
-
-def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, float, float]:
-    """Mean and its 95% normal-approximation interval."""
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(values.mean())
-    if values.size == 1:
-        return (mean, mean, mean)
-    half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
-    return (mean, mean - half, mean + half)
-
+from cardzoo.stats import mean_interval, wilson_interval
+from cardzoo.table import Table
 
 # ----------------------------------------------------------------------------------------------
 # One game
@@ -76,19 +49,13 @@ def play_game(
     """Play one game with ``agents[i]`` in seat i on the deal ``env.reset(seed=seed)`` makes."""
     seed = check_int("seed", seed, 0)
     max_cycles = _check_max_cycles(game, max_cycles)
-    state = game.new_state(game_rng_from_seed(seed))
     for agent in agents:
         agent.reset()
-    rewards = np.zeros(game.num_players)
-    length = 0
-    while not state.terminal and length < max_cycles:
-        step_rewards = take_turn(game, state, agents[state.current_player])
-        length += 1
-        if step_rewards is not None and (state.terminal or length < max_cycles):
-            rewards += step_rewards
-    truncated = not state.terminal
+    table = Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
+    table.play()
+    state, truncated = table.state, table.truncated
     winners = np.zeros(game.num_players, bool) if truncated else game.winners(state)
-    return GameRecord(seed, rewards, game.scores(state), winners, length, truncated)
+    return GameRecord(seed, table.rewards, game.scores(state), winners, table.steps, truncated)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -202,6 +169,7 @@ def _fmt(mean: float, interval: list[float]) -> str:
     return f"{mean:+.3f} [{interval[0]:+.3f}, {interval[1]:+.3f}]"
 
 
+#: a factory ``f(game, seed) -> Agent``: a line-up entry that is not a registry name
 AgentFactory = Callable[[Game, int], Agent]
 
 
@@ -210,7 +178,7 @@ def _check_max_cycles(game: Game, max_cycles: int | None) -> int:
     return game.default_max_cycles if max_cycles is None else check_int("max_cycles", max_cycles, 1)
 
 
-def _check_lineup(lineup: Sequence[str | AgentFactory]) -> list[str | AgentFactory]:
+def _check_lineup(lineup: Sequence[AgentSpec]) -> list[AgentSpec]:
     """A lineup is a sequence of agents: registry names or factories. Decision: a single string
     is refused rather than read as one agent, since ``"random"`` for ``["random"]`` and
     ``"random,random"`` for two agents are both plausible readings."""
@@ -239,7 +207,7 @@ def _check_params(params: dict | None) -> dict:
 
 def play_match(
     game_name: str,
-    lineup: Sequence[str | AgentFactory],
+    lineup: Sequence[AgentSpec],
     num_games: int,
     seed: int = 0,
     params: dict | None = None,
@@ -265,13 +233,15 @@ def play_match(
     seed = check_int("seed", seed, 0)
     params = _check_params(params)
     params.setdefault("num_players", len(lineup))
-    game = game_spec(game_name).module().raw_env(**params).game
+    game = load_game(game_name, **params)
     max_cycles = _check_max_cycles(game, max_cycles)
     n = game.num_players
     if len(lineup) != n:
         raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
-    labels = _labels(lineup)
-    agents = [_build(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
+    labels = [agent_label(entry) for entry in lineup]
+    agents = [
+        build_agent(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)
+    ]
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
     with _progress_bar(num_games, f"{game_name} match", progress) as advance:
@@ -302,18 +272,6 @@ def _progress_bar(total: int, description: str, enabled: bool) -> Iterator[Calla
 
     with tqdm(total=total, desc=description, unit="game") as bar:
         yield bar.update
-
-
-def _labels(lineup: Sequence[str | AgentFactory]) -> list[str]:
-    return [
-        entry if isinstance(entry, str) else getattr(entry, "name", repr(entry)) for entry in lineup
-    ]
-
-
-def _build(game_name: str, entry: str | AgentFactory, game: Game, seed: int) -> Agent:
-    if isinstance(entry, str):
-        return make_agent(game_name, entry, game, seed=seed)
-    return entry(game, seed)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -377,10 +335,10 @@ def simulate(
     num_games = check_int("num_games", num_games, 1)
     seed = check_int("seed", seed, 0)
     params = _check_params(params)
-    game = game_spec(game_name).module().raw_env(**params).game
+    game = load_game(game_name, **params)
     max_cycles = _check_max_cycles(game, max_cycles)
     agents = [
-        make_agent(game_name, "random", game, seed=seed * 7919 + i) for i in range(game.num_players)
+        build_agent(game_name, "random", game, seed * 7919 + i) for i in range(game.num_players)
     ]
     records = []
     with _progress_bar(num_games, f"{game_name} simulation", progress) as advance:
@@ -395,13 +353,3 @@ def simulate(
         np.array([r.winners for r in records]),
         np.array([r.seed for r in records]),
     )
-
-
-def __getattr__(name: str):
-    # tournament() lives in cardzoo.tournament, which uses this module; loaded on first use so
-    # neither module imports the other at import time.
-    if name in ("tournament", "TournamentResult"):
-        from cardzoo import tournament as module
-
-        return getattr(module, name)
-    raise AttributeError(f"module 'cardzoo.evaluation' has no attribute {name!r}")

@@ -17,12 +17,12 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from cardzoo.agents import make_agent  # noqa: E402
+from cardzoo.agents.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.envs import minus_two_v0, nobody_wants_it_v0  # noqa: E402
 from cardzoo.evaluation import play_match  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.envs import OpponentMix, TrainingEnv, make_vec_env, parse_mix  # noqa: E402
-from cardzoo.training.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
 from cardzoo.training.vec_env import MultiGameVecEnv  # noqa: E402
 
@@ -431,19 +431,17 @@ def test_cardzoo_train_bad_arguments_are_one_line(argv, option, capsys, tmp_path
     assert len(err) == 1 and err[0].startswith("cardzoo: error:") and option in err[0]
 
 
-def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run, monkeypatch):
+def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run):
     import gymnasium
 
-    from cardzoo.training import policy
+    from cardzoo.agents import policy
 
-    loads = []
-    real = policy.load_numpy_policy
-    monkeypatch.setattr(
-        policy, "load_numpy_policy", lambda *a, **k: loads.append(1) or real(*a, **k)
-    )
+    policy._read_policy.cache_clear()
     env = gymnasium.make(
         "cardzoo/NobodyWantsIt-v0", opponents=f"ppo:{finished_run.run_dir}", num_players=4
     )
     for seed in range(3):
         env.reset(seed=seed)
-    assert len(loads) == 3  # one per opponent seat, for all three episodes
+    # three opponent seats in three episodes: nine agents, one read of the policy file
+    assert policy._read_policy.cache_info().misses == 1
+    assert policy._read_policy.cache_info().hits == 8

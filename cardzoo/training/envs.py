@@ -4,7 +4,7 @@
   for frozen earlier snapshots of the learner (a policy pool, as in RLlib's league-style
   self-play). Every seat of every episode draws its agent from the mix.
 - :class:`TrainingEnv` — the single-agent Gymnasium view of a game
-  (:class:`~cardzoo.training.single_agent.SingleAgentEnv`) with the observation scaled to a fixed
+  (:class:`~cardzoo.single_agent.SingleAgentEnv`) with the observation scaled to a fixed
   range, optionally stacked with the learner's previous observations (memory for Foxy without
   memory), and an optional reward mode that adds the game's points to the win/loss reward.
 - :func:`make_vec_env` — several of them as one SB3 ``VecEnv`` (in this process, or shared out
@@ -22,10 +22,10 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
-from cardzoo.agents import Agent, agent_classes, make_agent
+from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
+from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
 from cardzoo.envs.core import Game
-from cardzoo.training.policy import NumpyPolicy, PolicyAgent, PolicyInput
-from cardzoo.training.single_agent import SingleAgentEnv
+from cardzoo.single_agent import SingleAgentEnv
 from cardzoo.training.vec_env import MultiGameVecEnv
 
 SELF = "self"
@@ -33,19 +33,18 @@ SELF = "self"
 
 def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
     """``"nwi_dodger:0.5,self:0.3,random:0.2"`` -> {name: weight}, weights summing to 1. A name
-    without a weight counts 1; ``self`` is the learner's snapshot pool."""
+    without a weight counts 1; ``self`` is the learner's snapshot pool; any agent name
+    :func:`~cardzoo.agents.make_agent` takes may be used (``ppo:PATH:0.2`` for a saved policy
+    with its weight). The one place that reads an opponent mix."""
     entries = text.split(",") if isinstance(text, str) else list(text)
-    known = set(agent_classes(game_name)) | {SELF}
     mix: dict[str, float] = {}
     for entry in entries:
-        name, _, weight_text = entry.strip().partition(":")
-        if name in {"ppo", "rllib"} and weight_text:  # "ppo:runs/x" is a saved policy, weight 1
-            name, weight_text = entry.strip(), ""
-        elif name not in known:
-            raise ValueError(
-                f"opponents: unknown agent {name!r} for {game_name}; choose from {sorted(known)}"
-                " or a saved policy ppo:PATH"
-            )
+        name, weight_text = _split_weight(entry.strip())
+        if name != SELF:
+            try:
+                check_agent_name(game_name, name)
+            except ValueError as error:
+                raise ValueError(f"opponents: {error}, or self") from None
         try:
             weight = float(weight_text) if weight_text else 1.0
         except ValueError:
@@ -59,10 +58,33 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
     return {name: weight / total for name, weight in mix.items()}
 
 
+def _split_weight(entry: str) -> tuple[str, str]:
+    """``"bluffer:0.3"`` -> ("bluffer", "0.3"); ``"ppo:runs/x"`` -> ("ppo:runs/x", ""): the text
+    after the last colon is a weight when the name before it has no colon of its own, or when it
+    reads as a number (``"ppo:runs/x:0.3"``)."""
+    head, colon, tail = entry.rpartition(":")
+    if not colon:
+        return entry, ""
+    if ":" not in head:
+        kind_takes_path = head in POLICY_LOADERS and not _is_number(tail)
+        return (entry, "") if kind_takes_path or "=" in tail else (head, tail)
+    return (head, tail) if _is_number(tail) else (entry, "")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 class OpponentMix:
     """A factory ``mix(game, seed) -> Agent`` drawing one opponent from the mix. ``self`` draws a
     uniformly random policy of the pool (played by sampling from its action distribution, so the
-    learner meets varied play), until the pool has a policy ``self`` is skipped."""
+    learner meets varied play), until the pool has a policy ``self`` is skipped. Every call
+    builds a new agent: two seats never share one (a policy with a frame stack keeps one
+    frame buffer per seat); saved policies are read from disk once and shared as weights."""
 
     name = "opponent mix"
 
@@ -71,7 +93,6 @@ class OpponentMix:
         self.mix = mix
         self.frame_stack = frame_stack
         self.pool: list[NumpyPolicy] = []
-        self._saved: dict[str, Agent] = {}  # loaded once: ppo:PATH opponents
 
     def __call__(self, game: Game, seed: int) -> Agent:
         rng = np.random.default_rng(seed)
@@ -83,10 +104,6 @@ class OpponentMix:
             return PolicyAgent(
                 game, policy, seed=seed, deterministic=False, frame_stack=self.frame_stack
             )
-        if ":" in name:
-            if name not in self._saved:
-                self._saved[name] = make_agent(self.game_name, name, game, seed=seed)
-            return self._saved[name]
         return make_agent(self.game_name, name, game, seed=seed)
 
 

@@ -47,84 +47,28 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from cardzoo.agents import BEST_HEURISTIC
-from cardzoo.envs import game_spec
+from cardzoo.agents import game_agents, make_agent
+from cardzoo.agents.policy import MODEL_INFO_KEY, POLICY_FILE, NumpyPolicy, PolicyAgent, save_policy
+from cardzoo.agents.profiles import PROFILES, TrainingDefaults
+from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_json_atomic
 from cardzoo.training.envs import SELF, OpponentMix, TrainingEnv, make_vec_env, parse_mix
-from cardzoo.training.policy import MODEL_INFO_KEY, NumpyPolicy, PolicyAgent
 from cardzoo.training.run_info import git_commit, machine, versions
+from cardzoo.training.threads import torch_threads
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
-#: +1 where a higher score is better (Foxy's points), -1 where lower is (penalty points, totals,
-#: cards held): the direction of ``win+score``'s shaping
-SCORE_SIGN = {"nobody_wants_it": -1, "believe_it_or_not": -1, "minus_two": -1, "foxy": 1}
-#: games without a points reward in their engine
-NO_POINTS_REWARD = ("believe_it_or_not",)
 FORMAT_VERSION = 1
 PERIODIC_EVAL_SEED = 1_000_000
 #: the settings a resumed run may change: neither changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games")
 FINAL_EVAL_SEED = 2_000_000
 
-
-@dataclasses.dataclass(frozen=True)
-class GameDefaults:
-    """A game's training defaults, chosen by experiment (see benchmarks/learning.md)."""
-
-    baseline: str  # the strongest heuristic: the opponent to beat
-    opponents: str  # the default mix of the other seats
-    reward: str = "win"
-    points_scale: float = 0.0
-    params: dict[str, Any] = dataclasses.field(default_factory=dict)
-    frame_stack: int = 1
-    timesteps: int = 300_000
-    gamma: float = 0.995
-    ent_coef: float = 0.01
-    n_epochs: int = 4
-
-
-GAME_DEFAULTS: dict[str, GameDefaults] = {
-    # NWI: the first mix (20% random, 20% hand_shedder, 30% dodger, 30% self) levelled off at
-    # 0.270 against three dodgers; half the seats dodgers and 8 epochs per rollout reached 0.330
-    # [0.309, 0.350] after 2M steps, above the dodger's own share (benchmarks/learning.md).
-    "nobody_wants_it": GameDefaults(
-        baseline=BEST_HEURISTIC["nobody_wants_it"],
-        opponents="nwi_dodger:0.5,hand_shedder:0.2,self:0.3",
-        reward="win+points",
-        points_scale=0.05,
-        n_epochs=8,
-    ),
-    "believe_it_or_not": GameDefaults(
-        baseline=BEST_HEURISTIC["believe_it_or_not"],
-        opponents="random:0.2,honest:0.2,bluffer:0.3,self:0.3",
-        reward="win+score",
-        points_scale=0.05,
-        params={"variant": "quick"},
-    ),
-    # Minus Two: half the seats attackers and 8 epochs raised the first mix's 0.209 to 0.247
-    # [0.221, 0.275] against three attackers, level with the attacker's own 0.250.
-    "minus_two": GameDefaults(
-        baseline=BEST_HEURISTIC["minus_two"],
-        opponents="attacker:0.5,high_cards:0.2,self:0.3",
-        reward="win+points",
-        points_scale=0.005,
-        n_epochs=8,
-    ),
-    # Foxy: 20 decisions whose points the engine pays only at the end. Rewarded that way a run
-    # stalled at ~56 points; per-card points (win+score) ten times the +-1 result, a short
-    # horizon (each number is nearly a decision of its own) and a small entropy bonus over 82
-    # actions reached 77 after 1M steps and were still rising (benchmarks/learning.md).
-    "foxy": GameDefaults(
-        baseline=BEST_HEURISTIC["foxy"],
-        opponents="random:0.2,forgetful:0.3,perfect_memory:0.3,self:0.2",
-        reward="win+score",
-        points_scale=0.1,
-        params={"num_players": 2, "memory": "perfect"},
-        gamma=0.9,
-        ent_coef=0.001,
-    ),
+#: each game's training defaults, chosen by experiment: declared with the game's agents
+#: (:mod:`cardzoo.agents.profiles`), so a new game needs no change here
+GAME_DEFAULTS: dict[str, TrainingDefaults] = {
+    name: agents.training for name, agents in PROFILES.items() if agents.training is not None
 }
 
 
@@ -158,12 +102,11 @@ class TrainConfig:
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
-        game_spec(self.game)
-        if self.game not in GAME_DEFAULTS:
+        defaults = game_agents(self.game).training
+        if defaults is None:
             raise ValueError(
                 f"{self.game} has no decisions to learn; choose one of {list(GAME_DEFAULTS)}"
             )
-        defaults = GAME_DEFAULTS[self.game]
         config = dataclasses.replace(
             self,
             params={**defaults.params, **self.params},
@@ -200,7 +143,7 @@ class TrainConfig:
         if self.processes > self.n_envs:
             raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         parse_mix(self.game, self.opponents)
-        if self.reward in ("win+points", "points") and self.game in NO_POINTS_REWARD:
+        if self.reward in ("win+points", "points") and not load_game(self.game).has_points_reward:
             raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
             raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
@@ -231,11 +174,16 @@ def train(
     force: bool = False,
     progress: bool = True,
 ) -> TrainResult:
-    """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``."""
-    import torch
+    """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``.
+    Torch runs on one thread meanwhile (5-10x faster than its default on these small networks
+    and few cores); the caller's setting is restored on return."""
+    with torch_threads(1):
+        return _train(config.resolved(), out, resume, force, progress)
 
-    torch.set_num_threads(1)  # 5-10x faster than the default on small MLPs and few cores
-    config = config.resolved()
+
+def _train(
+    config: TrainConfig, out: str | os.PathLike, resume: bool, force: bool, progress: bool
+) -> TrainResult:
     run = RunFolder(Path(out))
     run.prepare(config, resume=resume, force=force)
 
@@ -275,6 +223,7 @@ def train(
             if score >= loop.best_score:
                 loop.best_score, loop.best_timesteps = score, int(model.num_timesteps)
                 _save_model_atomic(model, run.model)
+                save_policy(run.path / POLICY_FILE, policy, getattr(model, MODEL_INFO_KEY))
             _save_model_atomic(model, run.checkpoint)
             run.save_progress(loop)
     finally:
@@ -301,6 +250,7 @@ def build_learner(
 
     game = run_game(config)
     mix = OpponentMix(config.game, parse_mix(config.game, config.opponents), config.frame_stack)
+    score_direction = game.score_direction
 
     def make_env(index: int):
         return Monitor(
@@ -311,7 +261,7 @@ def build_learner(
                 config.reward,
                 config.points_scale,
                 config.frame_stack,
-                SCORE_SIGN[config.game],
+                score_direction,
             )
         )
 
@@ -349,7 +299,7 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
 
 def run_game(config: TrainConfig) -> Game:
     """The game the run plays (its parameters, with the reward its reward mode needs)."""
-    return game_spec(config.game).module().raw_env(**_game_params(config)).game
+    return load_game(config.game, **_game_params(config))
 
 
 def full_params(config: TrainConfig) -> dict[str, Any]:
@@ -371,8 +321,8 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
 def _selection_score(config: TrainConfig, evaluation: dict[str, Any]) -> float:
     """What "best" means when choosing the checkpoint: the win rate against the best heuristic
     (Foxy: the mean points, its goal)."""
-    against = evaluation["against"][GAME_DEFAULTS[config.game].baseline]
-    return against["mean_score"] if config.game == "foxy" else against["win_rate"]
+    against = evaluation["against"][game_agents(config.game).best]
+    return against["mean_score"] if run_game(config).objective == "points" else against["win_rate"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -398,7 +348,7 @@ def evaluate(config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int
     num_games = math.ceil(num_games / n) * n
     learner = learner_factory(policy, config.frame_stack)
     against = {}
-    for opponent in dict.fromkeys(["random", GAME_DEFAULTS[config.game].baseline]):
+    for opponent in dict.fromkeys(["random", game_agents(config.game).best]):
         result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)
         against[opponent] = _summary(result.agents["learner"].summary())
     return {"games": num_games, "against": against}
@@ -408,10 +358,9 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
     """:func:`evaluate` on the final deals, plus the best heuristic's own results in the same
     seat against copies of itself: the fair share the learner has to beat."""
     evaluation = evaluate(config, policy, config.final_eval_games, FINAL_EVAL_SEED)
-    baseline = GAME_DEFAULTS[config.game].baseline
+    baseline = game_agents(config.game).best
     params = _game_params(config)
     n = run_game(config).num_players
-    from cardzoo.agents import make_agent
 
     def seat_under_test(game: Game, seed: int):
         return make_agent(config.game, baseline, game, seed=seed)
