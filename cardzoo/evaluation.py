@@ -24,7 +24,7 @@ from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_int, game_rng_from_seed
 from cardzoo.stats import mean_interval, wilson_interval
-from cardzoo.table import Table
+from cardzoo.table import Table, Tables
 
 # ----------------------------------------------------------------------------------------------
 # One game
@@ -53,9 +53,19 @@ def play_game(
         agent.reset()
     table = Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
     table.play()
-    state, truncated = table.state, table.truncated
+    return game_record(table, seed)
+
+
+def game_record(table: Table, seed: int) -> GameRecord:
+    """The outcome of the finished game on ``table``, dealt from ``seed``."""
+    game, state, truncated = table.game, table.state, table.truncated
     winners = np.zeros(game.num_players, bool) if truncated else game.winners(state)
     return GameRecord(seed, table.rewards, game.scores(state), winners, table.steps, truncated)
+
+
+def agent_seed(seed: int, game_index: int, entry: int) -> int:
+    """The seed of line-up entry ``entry``'s agent in game ``game_index`` of a match."""
+    return int(np.random.SeedSequence((seed, game_index, entry)).generate_state(1)[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -214,6 +224,7 @@ def play_match(
     mirrored: bool = True,
     max_cycles: int | None = None,
     progress: bool = False,
+    parallel: int = 64,
 ) -> MatchResult:
     """Play ``num_games`` games between the agents of ``lineup``, one per seat.
 
@@ -223,10 +234,17 @@ def play_match(
     replayed under every rotation; otherwise every game has a deal of its own. Deals use seeds
     ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does.
 
+    Up to ``parallel`` games are played side by side (:class:`~cardzoo.table.Tables`), so that a
+    policy decides for all the seats it plays in one forward pass. Decision: the agents of game
+    ``g`` are reseeded from ``(seed, g, lineup entry)`` (:func:`agent_seed`) at its start, so a
+    game is the same whether it is played alone, first, or beside others (``parallel=1`` plays
+    the same games one at a time); a factory must return a new agent at every call.
+
     Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an int
-    >= 0, ``max_cycles`` None (the game's limit) or an int >= 1; anything else is a
-    ``ValueError`` naming the argument. Decision: the result's ``params`` are the game's full
-    parameters (defaults included), so a saved summary says exactly what was played.
+    >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1;
+    anything else is a ``ValueError`` naming the argument. Decision: the result's ``params`` are
+    the game's full parameters (defaults included), so a saved summary says exactly what was
+    played.
     """
     lineup = _check_lineup(lineup)
     num_games = check_int("num_games", num_games, 1)
@@ -239,25 +257,39 @@ def play_match(
     if len(lineup) != n:
         raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
     labels = [agent_label(entry) for entry in lineup]
-    agents = [
-        build_agent(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)
+    slots = min(check_int("parallel", parallel, 1), num_games)
+    # Agents are built once per game slot and reseeded for every game from (seed, game, entry):
+    # each game is the same whether the match plays it alone or beside others.
+    pools = [
+        [build_agent(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
+        for _ in range(slots)
     ]
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
     with _progress_bar(num_games, f"{game_name} match", progress) as advance:
-        for g in range(num_games):
-            deal = seed + (g // n if mirrored else g)
-            seat_entries = [(seat + g) % n for seat in range(n)]  # rotated one seat per game
-            record = play_game(game, [agents[e] for e in seat_entries], deal, max_cycles)
-            games.append(record)
-            for label, stats in records.items():
-                seats = [seat for seat, entry in enumerate(seat_entries) if labels[entry] == label]
-                stats.add_game(
-                    [bool(record.winners[seat]) for seat in seats],
-                    [float(record.rewards[seat]) for seat in seats],
-                    [float(record.scores[seat]) for seat in seats],
-                )
-            advance()
+        for first in range(0, num_games, slots):
+            batch = range(first, min(first + slots, num_games))
+            tables = []
+            for slot, g in enumerate(batch):
+                deal = seed + (g // n if mirrored else g)
+                seat_entries = [(seat + g) % n for seat in range(n)]  # rotated one seat per game
+                agents = [pools[slot][entry] for entry in seat_entries]
+                for agent, entry in zip(agents, seat_entries):
+                    agent.reseed(agent_seed(seed, g, entry))
+                state = game.new_state(game_rng_from_seed(deal))
+                tables.append((deal, seat_entries, Table(game, state, agents, max_cycles)))
+            Tables([table for _, _, table in tables]).play()
+            for deal, seat_entries, table in tables:
+                record = game_record(table, deal)
+                games.append(record)
+                for label, stats in records.items():
+                    seats = [s for s, entry in enumerate(seat_entries) if labels[entry] == label]
+                    stats.add_game(
+                        [bool(record.winners[seat]) for seat in seats],
+                        [float(record.rewards[seat]) for seat in seats],
+                        [float(record.scores[seat]) for seat in seats],
+                    )
+                advance()
     return MatchResult(game_name, game.params(), labels, games, records, mirrored)
 
 

@@ -71,3 +71,59 @@ class Table:
             return None
         self.rewards += step_rewards
         return step_rewards
+
+
+class Tables:
+    """Many games of one ``game`` advancing together, each a :class:`Table`.
+
+    :meth:`play` lets every game's agents act until each game needs a decision from outside or
+    is over. Seats whose agents decide in batches (agents with a ``batch_key`` and a static
+    ``act_batch(agents, observations, masks)``, such as policy agents) are gathered over all the
+    games first, so that every policy decides for all the seats it plays in one forward pass;
+    every other agent acts at once, one decision at a time. Each game is played exactly as a
+    :class:`Table` would play it alone: the order in which games advance changes nothing, as long
+    as every agent plays one seat of one game.
+    """
+
+    def __init__(self, tables: Sequence[Table]) -> None:
+        self.tables = list(tables)
+
+    def play(self, until: Sequence[int | None] | None = None) -> None:
+        """Advance every game until seat ``until[i]`` of game i must decide (None: to the end)
+        or the game is over."""
+        stops = [None] * len(self.tables) if until is None else list(until)
+        while True:
+            waiting: dict[int, list[tuple[Table, int]]] = {}
+            for table, stop in zip(self.tables, stops):
+                self._play_unbatched(table, stop, waiting)
+            if not waiting:
+                return
+            for seats in waiting.values():
+                self._decide_together(seats)
+
+    @staticmethod
+    def _play_unbatched(table: Table, stop: int | None, waiting: dict) -> None:
+        """Let ``table``'s agents act until a batched agent must decide (queued in ``waiting``
+        by its batch key), seat ``stop`` must decide, or the game is over."""
+        game, state = table.game, table.state
+        while not (state.terminal or table.steps >= table.max_cycles):
+            player = state.current_player
+            if player == stop:
+                return
+            agent = table.agents[player]
+            key = getattr(agent, "batch_key", None)
+            if key is not None:
+                waiting.setdefault(key, []).append((table, player))
+                return
+            table._count(take_turn(game, state, agent))
+
+    @staticmethod
+    def _decide_together(seats: list[tuple[Table, int]]) -> None:
+        first_table, first_player = seats[0]
+        game = first_table.game
+        agents = [table.agents[player] for table, player in seats]
+        observations = np.stack([game.observe(table.state, player) for table, player in seats])
+        masks = np.stack([game.legal_mask(table.state, player) for table, player in seats])
+        actions = type(agents[0]).act_batch(agents, observations, masks)
+        for (table, _), action in zip(seats, actions):
+            table.step(int(action))

@@ -428,7 +428,7 @@ def _factories(
     game_name: str, entries: dict[str, str | AgentFactory], lineup: LineUp, bar
 ) -> list[AgentFactory]:
     """Agent factories for play_match, one per seat of ``lineup``. With a progress bar, the
-    first seat's agent ticks it at the start of every game (play_match resets every agent once
+    first seat's agent ticks it at the start of every game (play_match reseeds every agent once
     per game)."""
 
     def factory(label: str, ticks: bool) -> AgentFactory:
@@ -457,6 +457,9 @@ class _Ticking(Agent):
 
     def reset(self) -> None:
         self.agent.reset()
+
+    def reseed(self, seed: int | None) -> None:
+        self.agent.reseed(seed)
         self.bar.update(1)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:

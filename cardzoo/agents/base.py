@@ -30,6 +30,13 @@ class Agent:
     def reset(self) -> None:
         """Forget everything about the previous game."""
 
+    def reseed(self, seed: int | None) -> None:
+        """A new game with a new generator: afterwards the agent plays exactly as one built
+        with ``seed`` would, so one agent object can serve game after game (the table drivers
+        build agents once per seat and reseed them for every game)."""
+        self.rng = np.random.default_rng(seed)
+        self.reset()
+
     def act(self, observation: dict[str, np.ndarray]) -> int:
         raise NotImplementedError
 

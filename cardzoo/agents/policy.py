@@ -182,6 +182,33 @@ class PolicyAgent(Agent):
         inputs = self.inputs(observation["observation"])
         return self.policy.act(inputs, mask, None if self.deterministic else self.rng)
 
+    @property
+    def batch_key(self) -> int:
+        """Seats whose agents share a key decide together in one forward pass
+        (:meth:`act_batch`): those playing the same policy."""
+        return id(self.policy)
+
+    @staticmethod
+    def act_batch(
+        agents: list[PolicyAgent], observations: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:
+        """The actions of several seats that play one policy, in one forward pass: exactly what
+        each agent's :meth:`act` would choose (the same inputs, and a sampling agent draws from
+        its own generator)."""
+        inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
+        logits = agents[0].policy.logits(inputs)
+        logits = np.where(masks.astype(bool), logits, -np.inf)
+        actions = np.argmax(logits, axis=1)
+        for index, agent in enumerate(agents):
+            if not masks[index].any():
+                raise ValueError(f"{agent!r} was asked to act with no legal action")
+            if not agent.deterministic:
+                row = logits[index]
+                probabilities = np.exp(row - row.max())
+                probabilities /= probabilities.sum()
+                actions[index] = agent.rng.choice(probabilities.size, p=probabilities)
+        return actions
+
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name}, {self.game.name})"
 
