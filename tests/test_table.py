@@ -120,7 +120,7 @@ def test_an_agent_without_parameters_refuses_them():
 
 def test_a_stacked_policy_opponent_keeps_one_frame_buffer_per_seat(tmp_path):
     """Two seats playing one saved policy with a frame stack never share its buffer."""
-    from cardzoo.training.envs import OpponentMix
+    from cardzoo.training.sampler import OpponentMix
 
     game = load_game("nobody_wants_it", num_players=3)
     size = game.observation_size * 2
@@ -135,7 +135,8 @@ def test_a_stacked_policy_opponent_keeps_one_frame_buffer_per_seat(tmp_path):
     }
     save_policy(tmp_path / "policy.npz", NumpyPolicy(layers), record)
     mix = OpponentMix("nobody_wants_it", {f"ppo:{tmp_path}": 1.0})
-    first, second = mix(game, 0), mix(game, 1)
+    rng = np.random.default_rng(0)
+    first, second = mix.draw(game, 0, 1, rng), mix.draw(game, 0, 2, rng)
     assert first.inputs.frame_stack == 2
     assert first.inputs is not second.inputs
     observation = np.ones(game.observation_size, np.float32)

@@ -35,9 +35,14 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--timesteps", type=positive_int, help="learner steps (default per game)")
     add_seed_argument(parser)
-    parser.add_argument("--n-envs", type=positive_int, default=16, help="games played at once")
     parser.add_argument(
-        "--processes", type=positive_int, default=1, help="worker processes stepping the games"
+        "--n-envs", type=positive_int, default=64, help="games played at once (default 64)"
+    )
+    parser.add_argument(
+        "--processes",
+        type=positive_int,
+        default=1,
+        help="sampling processes playing the games beside the learner (default 1)",
     )
     add_players_argument(parser)
     add_param_argument(parser)

@@ -1,61 +1,65 @@
-"""Train a policy for one seat of a game with sb3-contrib's ``MaskablePPO``, top to bottom.
+"""Train a policy for one seat of a game with PPO, top to bottom (CleanRL's shape).
 
-    from cardzoo.training import TrainConfig, train
+    from cardzoo.training.ppo import TrainConfig, train
     result = train(TrainConfig("nobody_wants_it", timesteps=200_000), out="runs/nwi")
 
-One run reads as a loop (CleanRL's shape):
-
-1. build ``n_envs`` training environments (one learning seat; opponents drawn from a mix of
-   agents and, with ``self``, a pool of frozen snapshots of the learner) as one SB3 ``VecEnv``;
-2. build the learner (or load the last checkpoint of an interrupted run);
-3. repeat until ``timesteps``: learn ``eval_every`` steps; put a snapshot into the pool; evaluate
-   against random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
-   TensorBoard); keep the best model so far; write a checkpoint (atomically);
-4. evaluate the best model on ``final_eval_games`` mirrored deals with seats rotated, and write
+1. resolve the configuration once (:meth:`TrainConfig.resolved`: the game's defaults filled in,
+   every value checked; it is what ``config.json`` and ``metrics.json`` record);
+2. start ``processes`` sampling workers (:mod:`cardzoo.training.sampler`), each playing its share
+   of ``n_envs`` games at once, the learner in one seat, the other seats drawn from a mix of
+   agents and, with ``self``, a pool of frozen snapshots of the learner;
+3. build the learner (:mod:`cardzoo.training.learner`), or load the last checkpoint of an
+   interrupted run;
+4. repeat until ``timesteps``: while the workers play the next rollout, update on the last one
+   (both cores busy); every ``eval_every`` steps put a snapshot into the pool, evaluate against
+   random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
+   TensorBoard), keep the best policy so far and write a checkpoint (atomically);
+5. evaluate the best policy on ``final_eval_games`` mirrored deals with seats rotated, and write
    ``metrics.json`` and the learning curve.
 
 The run folder (``out``) holds everything needed to reload, resume, evaluate and plot the run:
 
-- ``model.zip`` — the selected policy (best periodic evaluation against the best heuristic);
-  ``make_agent(game, "ppo:RUN")`` plays it;
-- ``checkpoint.zip`` + ``progress.json`` — the latest learner and the loop's state, for ``resume``;
+- ``policy.npz`` — the selected policy (best periodic evaluation against the best heuristic),
+  numpy only; ``make_agent(game, "ppo:RUN")`` plays it;
+- ``checkpoint.pt`` + ``progress.json`` — the latest learner (weights, optimiser) and the loop's
+  state, for ``resume``;
 - ``metrics.json`` — settings, versions, git commit, seed, evaluations with CIs, wall-clock,
   samples/s; ``learning_curve.png``; ``tb/`` — TensorBoard logs.
 
 **Decision:** the periodic evaluations use deals (seeds from 10⁶ on) disjoint from the final
 evaluation's (from 2·10⁶ on), so choosing the best checkpoint does not flatter the final figure.
-**Decision:** a resumed run continues from its last checkpoint with fresh environments: the
-games in progress at the interruption are lost, so a resumed run is not bit-identical to an
-uninterrupted one (the learner, its optimiser and the pool are restored exactly). A resumed run
-must keep its settings except ``timesteps`` and ``final_eval_games``: a run may be extended
-(finished or not), cut short (a run already past the new length goes straight to its final
-evaluation), or evaluated again on more games.
+**Decision:** a resumed run continues from its last checkpoint with fresh games: the games in
+progress at the interruption are lost, so a resumed run is not bit-identical to an uninterrupted
+one (the learner, its optimiser and the pool are restored exactly). A resumed run must keep its
+settings except ``timesteps`` and ``final_eval_games``: a run may be extended (finished or not),
+cut short (a run already past the new length goes straight to its final evaluation), or
+evaluated again on more games.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback
 
 from cardzoo.agents import game_agents, make_agent
-from cardzoo.agents.policy import MODEL_INFO_KEY, POLICY_FILE, NumpyPolicy, PolicyAgent, save_policy
+from cardzoo.agents.policy import POLICY_FILE, NumpyPolicy, PolicyAgent, read_policy, save_policy
 from cardzoo.agents.profiles import PROFILES, TrainingDefaults
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
-from cardzoo.io import write_json_atomic
-from cardzoo.training.envs import SELF, OpponentMix, TrainingEnv, make_vec_env, parse_mix
+from cardzoo.io import write_bytes_atomic, write_json_atomic
+from cardzoo.training.learner import Learner
 from cardzoo.training.run_info import git_commit, machine, versions
+from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
 from cardzoo.training.threads import torch_threads
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
@@ -81,8 +85,8 @@ class TrainConfig:
     opponents: str | None = None
     timesteps: int | None = None
     seed: int = 0
-    n_envs: int = 16
-    processes: int = 1
+    n_envs: int = 64  # games played at once, shared out among the sampling processes
+    processes: int = 1  # sampling worker processes beside the learner
     reward: str | None = None
     points_scale: float | None = None
     frame_stack: int | None = None
@@ -90,10 +94,10 @@ class TrainConfig:
     eval_games: int = 400
     final_eval_games: int = 1000
     pool_size: int = 10
-    # MaskablePPO
+    # PPO
     learning_rate: float = 3e-4
-    n_steps: int = 256  # per environment and rollout
-    batch_size: int = 256
+    n_steps: int = 64  # learner decisions per game and rollout
+    batch_size: int = 512
     n_epochs: int | None = None  # the game's default (4 unless said otherwise)
     gamma: float | None = None  # the game's default (0.995 unless said otherwise)
     gae_lambda: float = 0.95
@@ -186,106 +190,111 @@ def _train(
 ) -> TrainResult:
     run = RunFolder(Path(out))
     run.prepare(config, resume=resume, force=force)
+    game = run_game(config)
+    resumed = run.checkpoint.exists()
+    loop = run.load_progress() if resumed else LoopState()
 
-    loop = run.load_progress() if run.checkpoint.exists() else LoopState()
-    model, vec_env = build_learner(
-        config,
-        checkpoint=run.checkpoint if run.checkpoint.exists() else None,
-        tensorboard_log=run.path / "tb",
+    learner = Learner(
+        game.observation_size * config.frame_stack,
+        game.num_actions,
+        config.net_arch,
+        config.learning_rate,
+        config.seed,
     )
+    if resumed:
+        learner.load_state(run.load_checkpoint())
     uses_pool = SELF in parse_mix(config.game, config.opponents)
-    if uses_pool:
-        if not loop.pool:  # the untrained learner is the first opponent from the pool
-            loop.pool.append(NumpyPolicy.from_sb3(model.policy).state())
-        vec_env.env_method("set_pool", loop.pool)
-
-    bar = ProgressBar(config.timesteps, model.num_timesteps) if progress else None
+    if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
+        loop.pool.append(learner.numpy_policy().state())
+    workers = start_workers(config, seed=config.seed + 7919 * len(loop.history))
+    writer = _summary_writer(run.path / "tb")
+    bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
     try:
-        while model.num_timesteps < config.timesteps:
-            chunk = min(config.eval_every, config.timesteps - model.num_timesteps)
+        pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
+        pending = [w.start(learner.numpy_policy(), learner.numpy_value(), pool) for w in workers]
+        pool = None  # sent with the next rollout only when it changes
+        while loop.timesteps < config.timesteps:
             started = time.perf_counter()
-            model.learn(
-                chunk,
-                reset_num_timesteps=False,
-                tb_log_name="ppo",
-                callback=bar,
+            rollout = _join([w.wait(b) for w, b in zip(workers, pending)])
+            # The workers play the next rollout while the learner updates on this one.
+            policy, value = learner.numpy_policy(), learner.numpy_value()
+            pending = [w.start(policy, value, pool) for w in workers]
+            pool = None
+            losses = learner.update(
+                rollout, config.n_epochs, config.batch_size, ent_coef=config.ent_coef
             )
+            loop.timesteps += len(rollout.actions)
             loop.train_seconds += time.perf_counter() - started
-            policy = NumpyPolicy.from_sb3(model.policy)
+            _log_rollout(writer, loop.timesteps, rollout, losses)
+            if bar:
+                bar.update(len(rollout.actions))
+            if loop.timesteps < loop.next_evaluation and loop.timesteps < config.timesteps:
+                continue
+            loop.next_evaluation += config.eval_every
+            policy = learner.numpy_policy()
             if uses_pool:
                 loop.pool = (loop.pool + [policy.state()])[-config.pool_size :]
-                vec_env.env_method("set_pool", loop.pool)
+                # From the next rollout but one: the rollout under way already has its pool.
+                pool = [NumpyPolicy(**state) for state in loop.pool]
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
-            evaluation["timesteps"] = int(model.num_timesteps)
+            evaluation["timesteps"] = loop.timesteps
             loop.history.append(evaluation)
-            _log_evaluation(model, evaluation)
+            _log_evaluation(writer, loop.timesteps, evaluation)
             score = _selection_score(config, evaluation)
             if score >= loop.best_score:
-                loop.best_score, loop.best_timesteps = score, int(model.num_timesteps)
-                _save_model_atomic(model, run.model)
-                save_policy(run.path / POLICY_FILE, policy, getattr(model, MODEL_INFO_KEY))
-            _save_model_atomic(model, run.checkpoint)
+                loop.best_score, loop.best_timesteps = score, loop.timesteps
+                save_policy(run.policy, policy, _model_info(config, game))
+            run.save_checkpoint(learner.state())
             run.save_progress(loop)
     finally:
         if bar:
-            bar.bar.close()
-        vec_env.close()
+            bar.close()
+        writer.close()
+        for worker in workers:
+            worker.close()
 
-    best = load_run_policy(run.model)
+    best, _ = read_policy(run.policy)
     final = final_evaluation(config, best)
-    metrics = run.write_metrics(config, loop, final, model.num_timesteps)
+    metrics = run.write_metrics(config, loop, final, loop.timesteps)
     run.write_curve(config, loop)
     return TrainResult(run.path, metrics)
 
 
-def build_learner(
-    config: TrainConfig,
-    checkpoint: Path | None = None,
-    tensorboard_log: Path | None = None,
-):
-    """The vectorised training environments and the ``MaskablePPO`` learner of a resolved
-    ``config`` (loaded from ``checkpoint`` if given)."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.monitor import Monitor
+def start_workers(config: TrainConfig, seed: int) -> list[SamplerWorker]:
+    """``config.processes`` sampling workers sharing ``config.n_envs`` games."""
+    mix = parse_mix(config.game, config.opponents)
+    shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
+    workers: list[SamplerWorker] = []
+    try:
+        for index, num_games in enumerate(shares):
+            arguments = {
+                "game_name": config.game,
+                "params": _game_params(config),
+                "mix": mix,
+                "num_games": int(num_games),
+                "reward": config.reward,
+                "points_scale": config.points_scale,
+                "frame_stack": config.frame_stack,
+                "gamma": config.gamma,
+                "gae_lambda": config.gae_lambda,
+                "seed": seed + index,
+            }
+            workers.append(SamplerWorker(arguments, config.n_steps, run_game(config).num_actions))
+    except BaseException:
+        for worker in workers:
+            worker.close()
+        raise
+    return workers
 
-    game = run_game(config)
-    mix = OpponentMix(config.game, parse_mix(config.game, config.opponents), config.frame_stack)
-    score_direction = game.score_direction
 
-    def make_env(index: int):
-        return Monitor(
-            TrainingEnv(
-                config.game,
-                mix,
-                _game_params(config),
-                config.reward,
-                config.points_scale,
-                config.frame_stack,
-                score_direction,
-            )
-        )
-
-    vec_env = make_vec_env(make_env, config.n_envs, config.seed, config.processes)
-    if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint, env=vec_env, device="cpu")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            learning_rate=config.learning_rate,
-            n_steps=config.n_steps,
-            batch_size=config.batch_size,
-            n_epochs=config.n_epochs,
-            gamma=config.gamma,
-            gae_lambda=config.gae_lambda,
-            ent_coef=config.ent_coef,
-            policy_kwargs={"net_arch": list(config.net_arch)},
-            tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
-            seed=config.seed,
-            device="cpu",
-        )
-    setattr(model, MODEL_INFO_KEY, _model_info(config, game))
-    return model, vec_env
+def _join(rollouts: list[Rollout]) -> Rollout:
+    """The workers' rollouts as one (copied out of the shared buffers)."""
+    fields = [field.name for field in dataclasses.fields(Rollout)][:-2]
+    return Rollout(
+        **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in fields},
+        episodes=sum(r.episodes for r in rollouts),
+        wins=sum(r.wins for r in rollouts),
+    )
 
 
 def _game_params(config: TrainConfig) -> dict[str, Any]:
@@ -390,13 +399,30 @@ def _summary(agent: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _log_evaluation(model, evaluation: dict[str, Any]) -> None:
+def _summary_writer(folder: Path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(str(folder))
+
+
+def _log_rollout(writer, timesteps: int, rollout: Rollout, losses: dict[str, float]) -> None:
+    for name, value in losses.items():
+        writer.add_scalar(f"train/{name}", value, timesteps)
+    if rollout.episodes:
+        writer.add_scalar("train/episode_win_rate", rollout.wins / rollout.episodes, timesteps)
+
+
+def _log_evaluation(writer, timesteps: int, evaluation: dict[str, Any]) -> None:
     for opponent, result in evaluation["against"].items():
-        model.logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
-        model.logger.record(f"eval/win_rate_ci_low_vs_{opponent}", result["win_rate_ci"][0])
-        model.logger.record(f"eval/win_rate_ci_high_vs_{opponent}", result["win_rate_ci"][1])
-        model.logger.record(f"eval/mean_score_vs_{opponent}", result["mean_score"])
-    model.logger.dump(model.num_timesteps)
+        writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], timesteps)
+        writer.add_scalar(
+            f"eval/win_rate_ci_low_vs_{opponent}", result["win_rate_ci"][0], timesteps
+        )
+        writer.add_scalar(
+            f"eval/win_rate_ci_high_vs_{opponent}", result["win_rate_ci"][1], timesteps
+        )
+        writer.add_scalar(f"eval/mean_score_vs_{opponent}", result["mean_score"], timesteps)
+    writer.flush()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -413,13 +439,15 @@ class LoopState:
     best_score: float = -math.inf
     best_timesteps: int = 0
     train_seconds: float = 0.0
+    timesteps: int = 0
+    next_evaluation: int = 0
 
 
 class RunFolder:
     def __init__(self, path: Path):
         self.path = path
-        self.model = path / "model.zip"
-        self.checkpoint = path / "checkpoint.zip"
+        self.policy = path / POLICY_FILE
+        self.checkpoint = path / "checkpoint.pt"
         self.progress = path / "progress.json"
         self.metrics = path / "metrics.json"
         self.config = path / "config.json"
@@ -461,6 +489,22 @@ class RunFolder:
         else:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.config, config.to_json())
+
+    def save_checkpoint(self, state: dict[str, Any]) -> None:
+        """The learner's state, written atomically (a crash leaves the previous one)."""
+        import torch
+
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        write_bytes_atomic(self.checkpoint, buffer.getvalue())
+
+    def load_checkpoint(self) -> dict[str, Any]:
+        import torch
+
+        try:
+            return torch.load(self.checkpoint, weights_only=True)
+        except Exception as error:  # torch raises many kinds on a damaged file
+            raise ValueError(f"resume: {self.checkpoint} is damaged ({error})") from None
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
@@ -520,35 +564,10 @@ def _decode_policy(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _save_model_atomic(model, path: Path) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".zip")
-    os.close(handle)
-    try:
-        model.save(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def _progress_bar(total: int, done: int):
+    from tqdm import tqdm
 
-
-def load_run_policy(path: Path) -> NumpyPolicy:
-    from sb3_contrib import MaskablePPO
-
-    return NumpyPolicy.from_sb3(MaskablePPO.load(path, device="cpu").policy)
-
-
-class ProgressBar(BaseCallback):
-    """A tqdm bar over the run's timesteps (SB3 calls ``_on_step`` after every vector step)."""
-
-    def __init__(self, total: int, done: int):
-        super().__init__()
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=total, initial=done, unit="step", desc="training", smoothing=0.1)
-
-    def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
-        return True
+    return tqdm(total=total, initial=done, unit="step", desc="training", smoothing=0.1)
 
 
 def report(result: TrainResult) -> str:
@@ -581,6 +600,6 @@ def report(result: TrainResult) -> str:
         lines.append(line(f"learner + {n - 1} x {opponent}", against))
     baseline = final["baseline_same_seat"]
     lines.append(line(f"{baseline['agent']} (same seat) + {n - 1} x itself", baseline))
-    lines.append(f"run folder: {result.run_dir} (model.zip, metrics.json, tb/)")
+    lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
     return "\n".join(lines)
