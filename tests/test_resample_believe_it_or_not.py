@@ -151,10 +151,10 @@ def test_resampled_state_keeps_everything_the_seat_knows(games_and_positions):
     assert min(checked["peeks"], checked["taken"], checked["building"]) >= 5, checked
 
 
-def test_resampled_state_has_a_generator_of_its_own(games_and_positions):
+def test_resampled_state_plays_on_with_the_generator_passed_in(games_and_positions):
     game, states = games_and_positions[1]
-    world = game.resample(states[3], 0, np.random.default_rng(5))
-    assert world.rng is not states[3].rng
+    rng = np.random.default_rng(5)
+    assert game.resample(states[3], 0, rng).rng is rng
 
 
 # --- it does not depend on the cards the seat cannot see ---------------------------------------

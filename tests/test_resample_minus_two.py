@@ -121,11 +121,28 @@ def test_resampled_state_keeps_everything_the_seat_knows(games_and_positions):
     assert checked > 300
 
 
-def test_resampled_state_has_a_generator_of_its_own(games_and_positions):
+def test_resampled_state_plays_on_with_the_generator_passed_in(games_and_positions):
     game, states = games_and_positions[2]
-    world = game.resample(states[3], 0, np.random.default_rng(5))
-    assert world.rng is not states[3].rng
-    assert world.rng.bit_generator.state != states[3].rng.bit_generator.state
+    rng = np.random.default_rng(5)
+    world = game.resample(states[3], 0, rng)
+    assert world.rng is rng  # the true generator would foretell the next rounds' deals
+
+
+def test_copy_state_is_independent_and_continues_the_same(games_and_positions):
+    game, states = games_and_positions[1]
+    state = copy.deepcopy(states[-1])  # near the end: the copy plays into later rounds
+    copied = game.copy_state(state)
+    assert copied.rng is not state.rng and same_state(copied, state)
+    copied.cards[HAND, 0] += 1  # the named views are the copy's own
+    assert not np.array_equal(copied.table, state.table)
+    copied.cards[HAND, 0] -= 1
+    agents = [make_agent("minus_two", "random", game, seed=0) for _ in range(2)]
+    for world, agent in zip((state, copied), agents):
+        while not world.terminal:
+            take_turn(game, world, agent)
+    assert same_state(state, copied)
+    given = np.random.default_rng(1)
+    assert game.copy_state(state, rng=given).rng is given
 
 
 # --- it does not depend on the cards the seat cannot see ---------------------------------------

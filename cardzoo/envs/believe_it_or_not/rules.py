@@ -713,12 +713,12 @@ class BelieveItOrNot(Game):
         """A new state that ``player`` cannot tell from ``state``: the cards they cannot see (the
         other hands, the other players' cards on the table and being placed) are dealt again
         at random among those places, within what the seat knows (see "Resampling" in the
-        module docstring). ``state`` is not changed; the new state gets its own generator,
-        drawn from ``rng``."""
+        module docstring). ``state`` is not changed; the new state's generator is ``rng``
+        itself."""
         check_int("player", player, 0, self.num_players - 1)
         if state.terminal:
             raise ValueError("resample: the game is over; there is nothing left to resample")
-        world = self._copy_with_rng(state, np.random.default_rng(rng.integers(2**63)))
+        world = self._copy_with_rng(state, rng)
         slots = _UnseenSlots(self, state, player)
         world_cards = slots.deal(rng)
         slots.write(world, world_cards)

@@ -149,7 +149,7 @@ Resampling (what a seat knows, for determinized search)
     game; the cards are drawn uniformly at random among the deals the seat cannot rule out.
     Everything played is face up, so what a seat cannot see is: other players' hand cards from
     their deal that have not been played, every face-down card, and the order of later deals (the
-    new state gets a generator of its own).
+    new state's generator is the ``rng`` passed in, not the true one).
 
     - **Decision (own face-down row known):** a seat knows which cards its face-down row holds
       (its colour less the nine cards it saw at the deal, less those it turned), not their order;
@@ -293,6 +293,9 @@ class MinusTwoState(State):
     def __setstate__(self, fields: dict) -> None:
         self.__dict__.update(fields)
         self.__post_init__()
+
+
+_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(MinusTwoState))
 
 
 class MinusTwo(Game):
@@ -553,25 +556,8 @@ class MinusTwo(Game):
 
     def apply(self, state: MinusTwoState, action: int) -> np.ndarray | None:
         player = state.current_player
-        self._note_what_the_move_shows(state, player, action)
-        rewards = self._apply(state, player, action)
-        # A card played from the hand is taken from its publicly known part first.
-        hidden = state.hidden_hand[player]
-        np.minimum(hidden, state.cards[HAND, player], out=hidden)
-        return rewards
-
-    def _note_what_the_move_shows(self, state: MinusTwoState, player: int, action: int) -> None:
-        """What everybody learns about the unseen cards of ``player``'s hand from the move: taking
-        the pile shows that none of them could be played; playing from the face-up or face-down
-        row while holding hand cards shows that they are all -2 (on an empty pile)."""
-        if not state.sizes[HAND, player]:
-            return
-        if action == TAKE_PILE:
-            state.hand_excludes[player] |= self._playable_mask[state.limit]
-        elif action >= ACTIONS_PER_SOURCE:
-            state.hand_excludes[player] |= self._not_minus_two
-
-    def _apply(self, state: MinusTwoState, player: int, action: int) -> np.ndarray | None:
+        if action >= ACTIONS_PER_SOURCE and state.sizes[HAND, player]:
+            self._note_what_the_move_shows(state, player, action)
         if action == TAKE_PILE:
             self._take_pile(state, player)
             self._pass_turn(state, player)
@@ -583,9 +569,23 @@ class MinusTwo(Game):
         if card == MINUS_TWO and count > state.cards[source, player, MINUS_TWO]:
             self._remove_every_minus_two(state, player)  # the last cards, hand and face-up
         else:
-            state.cards[source, player, card] -= count
+            held = state.cards[source, player, card] - count
+            state.cards[source, player, card] = held
             state.sizes[source, player] -= count
+            # A card played from the hand is the publicly known one while there is one.
+            if source == HAND and state.hidden_hand[player, card] > held:
+                state.hidden_hand[player, card] = held
         return self._play(state, player, card, count)
+
+    def _note_what_the_move_shows(self, state: MinusTwoState, player: int, action: int) -> None:
+        """What everybody learns about the unseen cards of ``player``'s hand (not empty) when
+        they do not play from it: taking the pile shows that none of them could be played;
+        playing from the face-up or face-down row shows that they are all -2 (on an empty
+        pile)."""
+        if action == TAKE_PILE:
+            state.hand_excludes[player] |= self._playable_mask[state.limit]
+        else:
+            state.hand_excludes[player] |= self._not_minus_two
 
     def _play(self, state: MinusTwoState, player: int, card: int, count: int) -> np.ndarray | None:
         """Put ``count`` cards of type ``card``, already out of the player's hands, on the pile
@@ -639,6 +639,7 @@ class MinusTwo(Game):
         """Take every -2 out of the player's hand and face-up row; return how many."""
         in_hand, face_up = state.cards[:, player, MINUS_TWO].tolist()
         state.cards[:, player, MINUS_TWO] = 0
+        state.hidden_hand[player, MINUS_TWO] = 0
         state.sizes[HAND, player] -= in_hand
         state.sizes[FACE_UP, player] -= face_up
         return in_hand + face_up
@@ -725,12 +726,12 @@ class MinusTwo(Game):
     ) -> MinusTwoState:
         """A new state that ``player`` cannot tell from ``state``: the cards they cannot see are
         dealt again at random, within what the table knows (see "Resampling" in the module
-        docstring). ``state`` is not changed; the new state gets its own generator (later
-        rounds' deals are unknown too), drawn from ``rng``."""
+        docstring). ``state`` is not changed; the new state's generator is ``rng`` itself (the
+        true one would foretell later rounds' deals)."""
         check_int("player", player, 0, self.num_players - 1)
         if state.terminal:
             raise ValueError("resample: the game is over; there is nothing left to resample")
-        world = self._copy_with_rng(state, np.random.default_rng(rng.integers(2**63)))
+        world = self.copy_state(state, rng=rng)
         for seat in range(self.num_players):
             if seat == player:
                 self._shuffle_own_face_down(world, seat, rng)
@@ -738,12 +739,19 @@ class MinusTwo(Game):
                 self._redeal_unseen(world, seat, rng)
         return world
 
-    @staticmethod
-    def _copy_with_rng(state: MinusTwoState, rng: np.random.Generator) -> MinusTwoState:
-        fields = {field.name: getattr(state, field.name) for field in dataclasses.fields(state)}
+    def copy_state(
+        self, state: MinusTwoState, rng: np.random.Generator | None = None
+    ) -> MinusTwoState:
+        """An independent copy of ``state``, its arrays copied and its named views rebuilt on
+        the copy's own table (a shallow copy would leave them on the original's). Its generator
+        is a copy of ``state.rng`` at its position, or ``rng`` itself if given."""
+        fields = {name: getattr(state, name) for name in _STATE_FIELDS}
         for name, value in fields.items():
             if isinstance(value, np.ndarray):
                 fields[name] = value.copy()
+        if rng is None:
+            rng = np.random.Generator(type(state.rng.bit_generator)())
+            rng.bit_generator.state = state.rng.bit_generator.state
         fields["rng"] = rng
         return MinusTwoState(**fields)
 
