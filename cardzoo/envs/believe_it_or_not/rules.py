@@ -257,6 +257,9 @@ class BelieveItOrNotState(State):
     taken_known: np.ndarray = None
 
 
+_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(BelieveItOrNotState))
+
+
 class BelieveItOrNot(Game):
     name = "believe_it_or_not"
     state_class = BelieveItOrNotState
@@ -966,12 +969,12 @@ class _UnseenSlots:
         self.building_size = state.building_size if builder != seat else 0
         owners = [self.hand_owners, owner_at[unseen], np.full(self.building_size, builder)]
         self.owners = np.concatenate(owners).astype(np.int64)
-        self.cards = np.repeat(np.arange(NUM_TYPES), self._unseen_counts(state, known))
-        require(self.cards.size == self.owners.size, "unseen cards and places disagree")
+        self.unseen = self._unseen_counts(state, known)
+        require(self.unseen.sum() == self.owners.size, "unseen cards and places disagree")
         self.fixed = np.zeros((n, NUM_TYPES), np.int64)  # seen cards counted in a seat's cap
         if known is not None:
             self.fixed[owner_at[known[0]], known[1]] += 1
-        self.taker_slots, self.taker_cards = self._cards_known_with_the_taker(state, known)
+        self.taker_slots, self.taker_counts = self._cards_known_with_the_taker(state, known)
 
     def _known_on_table(self, state: BelieveItOrNotState) -> tuple[int, int] | None:
         if state.peek_player != self.seat or not state.table_size:
@@ -996,27 +999,27 @@ class _UnseenSlots:
         are in those slots (less one the seat now sees on the table: it may be one of them)."""
         taker = state.revealed_taker
         if taker in (NO_ONE, self.seat):
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(NUM_TYPES, np.int64)
         counts = state.taken_known[self.seat].astype(np.int64)
         if known is not None and counts[known[1]]:
             counts[known[1]] -= 1
-        return np.flatnonzero(self.owners == taker), np.repeat(np.arange(NUM_TYPES), counts)
+        return np.flatnonzero(self.owners == taker), counts
 
     def deal(self, rng: np.random.Generator) -> np.ndarray:
         """The unseen cards dealt to the slots uniformly at random among the deals that keep
         every known card with the taker and give no seat four of a species (its hand and own
         table together; rejection sampling)."""
-        rest = self.cards.copy()
-        for card in self.taker_cards.tolist():  # the rest of the unseen cards
-            rest = np.delete(rest, np.searchsorted(rest, card))
+        types = np.arange(NUM_TYPES)
+        with_taker = np.repeat(types, self.taker_counts)
+        rest = np.repeat(types, self.unseen - self.taker_counts)
         n, species = self.game.num_players, self.game.num_species
         dealt = np.empty(self.owners.size, np.int64)
         free = np.ones(self.owners.size, bool)
         for _ in range(MAX_RESAMPLE_TRIES):
-            free[:] = True
-            if self.taker_cards.size:
-                chosen = rng.choice(self.taker_slots, self.taker_cards.size, replace=False)
-                dealt[chosen] = rng.permutation(self.taker_cards)
+            if with_taker.size:  # into slots of the taker's chosen at random
+                free[:] = True
+                chosen = rng.permutation(self.taker_slots)[: with_taker.size]
+                dealt[chosen] = with_taker
                 free[chosen] = False
             dealt[free] = rng.permutation(rest)
             held = np.bincount(self.owners * NUM_TYPES + dealt, minlength=n * NUM_TYPES)

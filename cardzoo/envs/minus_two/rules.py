@@ -356,7 +356,8 @@ class MinusTwo(Game):
         self._playable_mask = np.zeros((11, NUM_TYPES), bool)
         for limit, types in enumerate(self._playable):
             self._playable_mask[limit, types] = True
-        self._not_minus_two = np.arange(NUM_TYPES) != MINUS_TWO
+        self._types = np.arange(NUM_TYPES)
+        self._not_minus_two = self._types != MINUS_TWO
         self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
         self._play_from = list(np.eye(3, dtype=np.float32))  # one-hot rows by place
         n = self.num_players
@@ -762,8 +763,7 @@ class MinusTwo(Game):
         held = np.flatnonzero(world.face_down[seat] != NO_CARD)
         world.face_down[seat, held] = rng.permutation(np.sort(world.face_down[seat, held]))
 
-    @staticmethod
-    def _redeal_unseen(world: MinusTwoState, seat: int, rng: np.random.Generator) -> None:
+    def _redeal_unseen(self, world: MinusTwoState, seat: int, rng: np.random.Generator) -> None:
         """Another seat's unseen cards (its face-down row and the hand cards from its deal that
         nobody has seen) are its own deal's cards less every one seen so far, a multiset the
         whole table knows; they are split again at random between hand and face-down row, the
@@ -771,10 +771,12 @@ class MinusTwo(Game):
         held = np.flatnonzero(world.face_down[seat] != NO_CARD)
         hidden = world.hidden_hand[seat].copy()
         unseen = hidden + np.bincount(world.face_down[seat, held], minlength=NUM_TYPES)
-        cards = np.repeat(np.arange(NUM_TYPES), unseen)  # sorted: no trace of where they were
-        may_be_in_hand = np.flatnonzero(~world.hand_excludes[seat, cards])
+        # The unseen cards in a random order (from their sorted list: no trace of where they
+        # were); the hand takes the first ones it may hold, the face-down row the rest, shuffled
+        # again (the cards the hand left over come late in the first order).
+        cards = rng.permutation(np.repeat(self._types, unseen))
         to_hand = np.zeros(cards.size, bool)
-        to_hand[rng.choice(may_be_in_hand, int(hidden.sum()), replace=False)] = True
+        to_hand[np.flatnonzero(~world.hand_excludes[seat, cards])[: hidden.sum()]] = True
         new_hidden = np.bincount(cards[to_hand], minlength=NUM_TYPES)
         world.cards[HAND, seat] += new_hidden - hidden
         world.hidden_hand[seat] = new_hidden
