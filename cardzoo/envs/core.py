@@ -593,6 +593,9 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
         self.num_steps = 0
+        #: successful resets and restores so far: how the wrapper of ``env()`` notices a game set
+        #: up on the unwrapped environment behind its back
+        self.games_set_up = 0
 
     # --- reset, step, observe -------------------------------------------------------------
 
@@ -618,9 +621,13 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self._masked_agent: str | None = None
         self._rewards_given = False
         self._after_change()
+        self.games_set_up += 1
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # no game yet (none set up, or the first reset raised)
+            raise self._not_set_up("step") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -683,7 +690,15 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self.infos[self.agent_selection]["action_mask"] = mask
             self._masked_agent = self.agent_selection
 
+    def _not_set_up(self, call: str) -> RuntimeError:
+        return RuntimeError(
+            f"{self.metadata['name']}: {call}() called before a game was set up; "
+            "call reset() first (or restore() a snapshot)"
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.state_ is None:
+            raise self._not_set_up("observe")
         player = self.agent_name_mapping[agent]
         return {
             "observation": self.game.observe(self.state_, player),
@@ -775,6 +790,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self._deads_step_first()
         else:
             self._after_change()
+        self.games_set_up += 1
 
     def _restored_num_steps(self, state: State, value: Any, what: str) -> int:
         """The step count of a snapshot (a subclass that derives it from the state checks that
@@ -784,7 +800,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
 
 def _forward(name: str) -> property:
     def get(self):
-        if not self._has_reset and name != "_cumulative_rewards":
+        if not self._has_reset and not self._learn_of_new_game() and name != "_cumulative_rewards":
             raise AttributeError(name)  # Python then calls __getattr__: PettingZoo's own error
         return getattr(self.env, name)
 
@@ -799,7 +815,11 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
     Also: the wrapper counts as reset only once a ``reset`` has succeeded (PettingZoo's sets its
     flag first, so after a first reset that raised, ``step`` failed inside the environment
-    instead of saying "reset first"), and a successful ``restore`` counts as a reset."""
+    instead of saying "reset first"); a successful ``restore``, of the wrapper or of
+    ``env.unwrapped``, counts as a reset. The wrapper learns of a game set up on the unwrapped
+    environment from its counter ``games_set_up``, checked only where the parent would refuse
+    a call (never on the path of a normal step).
+    """
 
     agent_selection = _forward("agent_selection")
     agents = _forward("agents")
@@ -809,26 +829,41 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     rewards = _forward("rewards")
     _cumulative_rewards = _forward("_cumulative_rewards")
 
+    def __init__(self, env: CardGameEnv):
+        self._games_seen = env.games_set_up
+        super().__init__(env)
+
+    def _learn_of_new_game(self) -> bool:
+        """Whether a game is set up, counting resets and restores made on ``env.unwrapped``
+        since the wrapper last looked (each counts as a reset for the order checks)."""
+        if self.env.games_set_up != self._games_seen:
+            self._games_seen = self.env.games_set_up
+            self._has_reset = self._has_updated = True
+        return self._has_reset
+
+    def __getattr__(self, name: str) -> Any:
+        if "env" in self.__dict__ and not self.__dict__.get("_has_reset", True):
+            self._learn_of_new_game()  # before the parent refuses ``num_agents`` & co.
+        return super().__getattr__(name)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
-        self._has_reset = True
-        self._has_updated = True
+        self._learn_of_new_game()
 
     def restore(self, snapshot: Mapping | str | bytes) -> None:
         """:meth:`CardGameEnv.restore`; the environment then counts as reset."""
         self.env.restore(snapshot)
-        self._has_reset = True
-        self._has_updated = True
+        self._learn_of_new_game()
 
     # The three calls of every step of the AEC loop go straight to the wrapped environment,
     # with the parent's checks and messages.
     def last(self, observe: bool = True):
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
     def step(self, action) -> None:
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             EnvLogger.error_step_before_reset()
         elif not self.env.agents:
             self._has_updated = True
@@ -837,8 +872,16 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             self._has_updated = True
             self.env.step(action)
 
+    def observe(self, agent: str):
+        self._learn_of_new_game()
+        return super().observe(agent)
+
+    def render(self):
+        self._learn_of_new_game()
+        return super().render()
+
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             EnvLogger.error_agent_iter_before_reset()
         return _AgentIterable(self, max_iter)
 
@@ -855,6 +898,8 @@ class _AgentIterator(AECOrderEnforcingIterator):
         raw = self.env.env
         if not raw.agents or self.iters_til_term <= 0:
             raise StopIteration
+        if not self.env._has_updated:
+            self.env._learn_of_new_game()  # a reset or restore on env.unwrapped is an update too
         assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         self.env._has_updated = False
         self.iters_til_term -= 1
