@@ -104,6 +104,122 @@ def tampered(snapshot: dict, path: tuple, value) -> dict:
     return data
 
 
+# --- the table of tampered snapshots ------------------------------------------------------------
+
+
+def bool_in_int_array(snapshot):
+    field = int_array_field(snapshot)
+    data = copy.deepcopy(snapshot)
+    set_first_value(data["engine"]["state"][field]["__ndarray__"], True)
+    return data, rf"field '{field}': expected integers, got True"
+
+
+def long_int_in_int_array_text(snapshot):
+    field = int_array_field(snapshot)
+    data = copy.deepcopy(snapshot)
+    set_first_value(data["engine"]["state"][field]["__ndarray__"], "@MARKER@")
+    text = json.dumps(data).replace('"@MARKER@"', "7" * LONG)
+    return text, rf"field '{field}': expected integers, got an integer of {LONG} digits"
+
+
+def deep_list_in_array_data(snapshot):
+    field = int_array_field(snapshot)
+    data = copy.deepcopy(snapshot)
+    set_first_value(data["engine"]["state"][field]["__ndarray__"], nested(DEEP))
+    return data, rf"field '{field}': data is nested deeper than its shape"
+
+
+SNAPSHOT_CASES = {
+    "bool in an int array": bool_in_int_array,
+    "reward beyond the game's": lambda s: (
+        tampered(s, ("rewards", "player_0"), 2.0),
+        r"rewards\['player_0'\]: 2\.0 is out of range -1\.\.1",
+    ),
+    "cumulative reward absurd": lambda s: (
+        tampered(s, ("cumulative_rewards", "player_0"), -1e300),
+        r"cumulative_rewards\['player_0'\]: -1e\+300 is out of range -1\.\.1",
+    ),
+    "5,000-digit int, JSON text": lambda s: (
+        with_text_at(s, ("num_steps",), "9" * LONG),
+        rf"num_steps: an integer of {LONG} digits is out of range",
+    ),
+    "5,000-digit int, dict": lambda s: (
+        tampered(s, ("num_steps",), int("9" * 1000) ** 5),
+        r"num_steps: an integer of more than 40 digits is out of range",
+    ),
+    "5,000-digit int in an array, JSON text": long_int_in_int_array_text,
+    "100,000-deep list, JSON text": lambda s: (
+        with_text_at(s, ("num_steps",), "[" * DEEP + "]" * DEEP),
+        r"nested too deeply .* at field 'num_steps'",
+    ),
+    "100,000-deep list in the engine, JSON text": lambda s: (
+        with_text_at(s, ("engine", "state", "current_player"), "[" * DEEP + "]" * DEEP),
+        r"nested too deeply .* at field 'current_player'",
+    ),
+    "100,000-deep list, dict": lambda s: (
+        tampered(s, ("num_steps",), nested(DEEP)),
+        r"num_steps: expected an integer, got a list of 1 items",
+    ),
+    "100,000-deep list as parameters": lambda s: (
+        tampered(s, ("engine", "params"), nested(DEEP)),
+        r"its parameters a list of 1 items differ",
+    ),
+    "100,000-deep list as agents": lambda s: (
+        tampered(s, ("agents",), nested(DEEP, "player_0")),
+        r"agents: agents must be a list of agent names, got a list of 1 items",
+    ),
+    "100,000-deep list as a generator": lambda s: (
+        tampered(s, ("engine", "state", "rng"), nested(DEEP)),
+        r"field 'rng': expected \{'__generator__': state\}, got a list of 1 items",
+    ),
+    "100,000-deep list in an array": deep_list_in_array_data,
+}
+
+
+@pytest.mark.parametrize("case", list(SNAPSHOT_CASES))
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_tampered_snapshot_is_a_value_error_naming_the_field_and_changes_nothing(
+    spec, config, case
+):
+    env = played_env(spec, config)
+    bad, message = SNAPSHOT_CASES[case](json.loads(json.dumps(env.snapshot())))
+    before = picture(env)
+    with pytest.raises(ValueError, match=message):
+        env.restore(bad)
+    assert picture(env) == before
+    fresh = spec.module().raw_env(**config)
+    with pytest.raises(ValueError, match=message):
+        fresh.restore(bad)
+    assert fresh.state_ is None
+
+
+def test_bool_in_an_array_shape_is_a_value_error():
+    # Foxy solo: the sheets are (1, 20); JSON true == 1 must not pass for the 1.
+    env = played_env(GAMES["foxy"], {"num_players": 1})
+    bad = tampered(env.snapshot(), ("engine", "state", "circled", "shape"), [True])
+    before = picture(env)
+    with pytest.raises(ValueError, match=r"field 'circled': shape \[True\], expected \[1\]"):
+        env.restore(json.loads(json.dumps(bad)))
+    assert picture(env) == before
+
+
+def test_reward_bound_of_points_modes_is_what_the_scoring_can_give():
+    """Decision (reward bound): ``reward="points"`` bounds are the scoring's most."""
+    nwi = GAMES["nobody_wants_it"].module().raw_env(reward="points").game
+    assert nwi.reward_bound() == (4 * 1 + 4) + (4 * 2 + 4) + (4 * 3 + 4)
+    assert foxy_v0.raw_env(reward="points", max_guess=10).game.reward_bound() == 21 * 10
+    minus_two = GAMES["minus_two"].module().raw_env(reward="points", num_players=2).game
+    assert minus_two.reward_bound() == 2 * int(
+        minus_two.composition @ np.append(np.array(list(range(1, 11)) + [20, 50]), 0)[:12]
+    )
+    env = foxy_v0.raw_env(reward="points", max_guess=10)
+    env.reset(seed=0)
+    at_bound = tampered(env.snapshot(), ("rewards", "player_0"), 210)
+    env.restore(at_bound)  # the bound itself is allowed
+    with pytest.raises(ValueError, match=r"210\.5 is out of range -210\.\.210"):
+        env.restore(tampered(at_bound, ("rewards", "player_0"), 210.5))
+
+
 # --- calls out of order ------------------------------------------------------------------------
 
 

@@ -42,7 +42,11 @@ Snapshots
     check everything before changing anything — format, game, parameters, the state's field
     names, dtypes, shapes and value ranges, the game's invariants, the environment's agents and
     rewards — and either restore completely or raise ``ValueError`` and leave the environment
-    exactly as it was. A fresh environment can be restored without a ``reset()`` first; a
+    exactly as it was. Untrusted data is never trusted to be small: JSON ``true``/``false`` are
+    refused where a number belongs, integers longer than any field's values, lists nested
+    however deeply, and rewards beyond :meth:`Game.reward_bound` each raise ``ValueError``
+    naming the field. A fresh environment can be restored without a ``reset()`` first (through
+    ``env.restore`` or ``env.unwrapped.restore``: the wrappers of ``env()`` notice either); a
     snapshot taken after some agents stepped out of a finished game continues from there.
 """
 
@@ -76,10 +80,12 @@ from cardzoo.envs.snapshot import (
     decode_generator,
     decode_int,
     decode_number,
+    describe,
     encode,
     encode_generator,
     field_spec,
     invalid,
+    preview,
     same_data,
     snapshot_data,
 )
@@ -310,6 +316,13 @@ class Game(ABC):
         """A short human-readable name of an action id (for errors, logs, rendering)."""
         return str(action)
 
+    def reward_bound(self) -> float:
+        """The largest absolute value a reward can take, in one step or summed in an AEC
+        environment's cumulative rewards; a snapshot holding a larger one is refused. Default
+        1: a win gives +1, a loss or an illegal action -1, a truncation 0. Games with a
+        ``reward="points"`` mode return a bound of what their scoring can give."""
+        return 1.0
+
     # --- the rules ------------------------------------------------------------------------
 
     @abstractmethod
@@ -409,11 +422,11 @@ class Game(ABC):
         check_format(data, what)
         check_keys(data, ("format", "game", "params", "state"), what)
         if data["game"] != self.name:
-            raise invalid(what, f"it is a snapshot of game {data['game']!r:.60}")
+            raise invalid(what, f"it is a snapshot of game {describe(data['game'])}")
         if not same_data(data["params"], encode(self.params())):
             raise invalid(
                 what,
-                f"its parameters {data['params']!r:.200} differ from this game's {self.params()}",
+                f"its parameters {preview(data['params'])} differ from this game's {self.params()}",
             )
         state = self._state_from_fields(data["state"], what)
         self._check_restored(state, what)
@@ -428,7 +441,7 @@ class Game(ABC):
     def _state_from_fields(self, fields: Any, what: str) -> State:
         specs = self._field_specs
         if not isinstance(fields, Mapping):
-            raise invalid(what, f"'state' must be a dict of fields, got {fields!r:.80}")
+            raise invalid(what, f"'state' must be a dict of fields, got {describe(fields)}")
         check_keys(fields, tuple(specs), f"{what} state")
         values = {
             name: decode_field(fields[name], spec, f"{what}: field {name!r}")
@@ -531,7 +544,7 @@ class AgentsAndSpaces:
     def restored_agents(self, value: Any, what: str) -> list[str]:
         """The agents still in the game, from a snapshot: distinct known names in seat order."""
         if not isinstance(value, list) or not all(isinstance(agent, str) for agent in value):
-            raise invalid(what, f"agents must be a list of agent names, got {value!r:.80}")
+            raise invalid(what, f"agents must be a list of agent names, got {preview(value, 80)}")
         unknown = [agent for agent in value if agent not in self.agent_name_mapping]
         if unknown:
             raise invalid(what, f"unknown agents {unknown}; agents are {self.possible_agents}")
@@ -541,10 +554,14 @@ class AgentsAndSpaces:
         return in_seat_order  # a new list: the environment must not share the caller's
 
     def restored_rewards(self, value: Any, agents: list[str], what: str) -> dict[str, float]:
-        """A reward per agent still in the game, from a snapshot: finite numbers."""
+        """A reward per agent still in the game, from a snapshot: numbers within the game's
+        :meth:`Game.reward_bound`."""
         if not isinstance(value, Mapping) or set(value) != set(agents):
-            raise invalid(what, f"expected a number for each of {agents}, got {value!r:.120}")
-        return {agent: decode_number(value[agent], f"{what}[{agent!r}]") for agent in agents}
+            raise invalid(
+                what, f"expected a number for each of {agents}, got {preview(value, 120)}"
+            )
+        bound = self.game.reward_bound()
+        return {agent: decode_number(value[agent], f"{what}[{agent!r}]", bound) for agent in agents}
 
 
 #: the keys of :meth:`CardGameEnv.snapshot`
@@ -758,7 +775,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         if illegal_by is not None and not (
             isinstance(illegal_by, str) and illegal_by in self.agent_name_mapping
         ):
-            raise invalid(what, f"illegal_action_by={illegal_by!r:.60} is not an agent")
+            raise invalid(what, f"illegal_action_by={describe(illegal_by)} is not an agent")
         if illegal_by is not None and state.terminal:
             raise invalid(what, "a game over by the rules was not ended by an illegal action")
         if illegal_by is not None:

@@ -295,6 +295,11 @@ class Foxy(Game):
             high[self._counts_slice] = MAX_SPECIES_COUNT
         return low, high
 
+    def reward_bound(self) -> float:
+        """``reward="points"``: the highest total a sheet can score (every number at most
+        ``max_guess``, one of them counted twice for its circle)."""
+        return 1.0 if self.reward == "win" else float((STACK_SIZE + 1) * self.max_guess)
+
     def action_name(self, action: int) -> str:
         if not 0 <= action < self.num_actions:
             return f"invalid action {action}"

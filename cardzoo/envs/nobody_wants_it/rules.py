@@ -281,6 +281,15 @@ class NobodyWantsIt(Game):
         high[layout["scores"]] = (NUM_SPECIES * rounds + BIG_PENALTY).sum()
         return low, high
 
+    def reward_bound(self) -> float:
+        """``reward="points"``: the most penalty points a whole game can give a player (every
+        round's NWI cards and a 4-point penalty card), so no reward, nor any sum of them,
+        exceeds it."""
+        if self.reward == "win":
+            return 1.0
+        rounds = np.arange(1, self.num_rounds + 1)
+        return float((NUM_SPECIES * rounds + BIG_PENALTY).sum())
+
     def action_name(self, action: int) -> str:
         if PLAY_ONE <= action < PLAY_PAIR:
             return f"play {SPECIES[action - PLAY_ONE]}"
