@@ -300,3 +300,18 @@ def test_fresh_foxy_parallel_env_restored_without_reset_steps():
     _, rewards, terminations, _, _ = fresh.step({"player_0": 6, "player_1": 7})
     assert fresh.state_.sheets[:, :2].tolist() == [[4, 6], [5, 7]]
     assert rewards == {"player_0": 0.0, "player_1": 0.0} and not any(terminations.values())
+
+
+# --- the all-zero observation --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, config", ALL_CONFIGS)
+def test_all_zero_observation_lies_in_the_observation_space(spec, config):
+    """Frame stacking and SuperSuit's delay_observations pad with zeros."""
+    env = spec.module().env(**config)
+    space = env.observation_space("player_0")
+    zeros = {key: np.zeros(part.shape, part.dtype) for key, part in space.spaces.items()}
+    assert space.contains(zeros)
+    if spec.parallel:
+        parallel_space = spec.module().parallel_env(**config).observation_space("player_0")
+        assert parallel_space.contains(zeros)

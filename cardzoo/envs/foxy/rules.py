@@ -286,9 +286,11 @@ class Foxy(Game):
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         layout = self.observation_layout
+        # The low bound is 0 everywhere, although ``cards_turned`` is never below 1 in a game:
+        # frame stacking and SuperSuit's delay_observations pad with all-zero observations, and
+        # those must lie in the space (as in PettingZoo's classic games).
         low = np.zeros(self.observation_size, np.float32)
         high = np.ones(self.observation_size, np.float32)
-        low[layout["cards_turned"]] = 1
         high[layout["cards_turned"]] = STACK_SIZE
         high[layout["sheet"]] = self.max_guess
         if self._counts_slice is not None:
