@@ -12,10 +12,15 @@ PettingZoo's ``max_cycles_test``.
 from __future__ import annotations
 
 import copy
+import functools
 import json
+import types
+import warnings
 
 import numpy as np
 import pytest
+from pettingzoo.test import max_cycles_test
+from pettingzoo.utils.env_logger import EnvLogger
 
 from cardzoo.envs import GAMES, foxy_v0
 
@@ -315,3 +320,57 @@ def test_all_zero_observation_lies_in_the_observation_space(spec, config):
     if spec.parallel:
         parallel_space = spec.module().parallel_env(**config).observation_space("player_0")
         assert parallel_space.contains(zeros)
+
+
+# --- Foxy under PettingZoo's max_cycles_test ----------------------------------------------------
+
+
+def foxy_module(**params) -> types.SimpleNamespace:
+    """What max_cycles_test takes: a module with ``env`` and ``parallel_env``."""
+    return types.SimpleNamespace(
+        env=functools.partial(foxy_v0.env, **params),
+        parallel_env=functools.partial(foxy_v0.parallel_env, **params),
+    )
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 5])
+def test_max_cycles_test_passes_on_foxy_with_drop_circle(num_players):
+    """Decision (drop_circle): the test plays unmasked random actions, half of them circled."""
+    EnvLogger.suppress_output()
+    try:
+        for _ in range(5):  # the test is unseeded: several games
+            max_cycles_test(foxy_module(num_players=num_players, illegal_action="drop_circle"))
+    finally:
+        EnvLogger.unsuppress_output()
+
+
+def test_drop_circle_writes_a_second_circle_plain_in_both_forms():
+    circle = foxy_v0.raw_env().game.max_guess + 1  # action of a circled 0
+    parallel = foxy_v0.parallel_env(num_players=2, illegal_action="drop_circle")
+    parallel.reset(seed=0)
+    parallel.step({"player_0": circle + 3, "player_1": 2})
+    _, rewards, terminations, _, _ = parallel.step({"player_0": circle + 5, "player_1": 4})
+    assert parallel.state_.sheets[:, :2].tolist() == [[3, 5], [2, 4]]
+    assert parallel.state_.circled.tolist() == [0, -1]
+    assert rewards == {"player_0": 0.0, "player_1": 0.0} and not any(terminations.values())
+    aec = foxy_v0.env(num_players=2, illegal_action="drop_circle")
+    aec.reset(seed=0)
+    for action in (circle + 3, 2, circle + 5, 4):
+        aec.step(action)
+    assert aec.unwrapped.state_.sheets[:, :2].tolist() == [[3, 5], [2, 4]]
+    assert aec.unwrapped.state_.circled.tolist() == [0, -1]
+    assert aec.unwrapped.illegal_action_by is None and aec.agents == ["player_0", "player_1"]
+
+
+def test_foxy_env_illegal_action_mode_must_be_known():
+    with pytest.raises(ValueError, match=r"illegal_action='ignore' is not allowed"):
+        foxy_v0.env(illegal_action="ignore")
+
+
+def test_foxy_env_keeps_the_classic_convention_by_default():
+    env = foxy_v0.env(num_players=1)
+    env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns about the illegal move
+        env.step(foxy_v0.raw_env().game.max_guess + 1)  # solo: no circling
+    assert env.rewards == {"player_0": -1.0} and env.unwrapped.illegal_action_by == "player_0"

@@ -112,7 +112,14 @@ Parameters
     ``render_mode`` and ``max_cycles``, counted in cards in both the AEC and the parallel form
     (default 20, the whole stack, so a game always ends first); the engine's
     ``default_max_cycles`` (100 = 20 cards x 5 players) counts decisions, for the single-seat
-    Gymnasium view. Version: ``foxy_v0``.
+    Gymnasium view. Both environment forms also take ``illegal_action``: ``"terminate"``
+    (default, PettingZoo's classic convention: an illegal action ends the game, -1 for the
+    offender), ``"raise"`` (``ValueError``) or ``"drop_circle"``. **Decision (drop_circle):** with
+    ``"drop_circle"`` a circle the player may not make (a second one, any in solo) is dropped and
+    the number written plain, so every action in range is played: PettingZoo's
+    ``max_cycles_test`` plays unmasked random actions, half of them circled, and under the
+    classic convention a player's second circle ends the game before the test's fourth card.
+    Version: ``foxy_v0``.
 
 Rendering
     During the game: the card just turned and who has written on it (from a seat, also that
