@@ -42,7 +42,11 @@ Snapshots
     check everything before changing anything — format, game, parameters, the state's field
     names, dtypes, shapes and value ranges, the game's invariants, the environment's agents and
     rewards — and either restore completely or raise ``ValueError`` and leave the environment
-    exactly as it was. A fresh environment can be restored without a ``reset()`` first; a
+    exactly as it was. Untrusted data is never trusted to be small: JSON ``true``/``false`` are
+    refused where a number belongs, integers longer than any field's values, lists nested
+    however deeply, and rewards beyond :meth:`Game.reward_bound` each raise ``ValueError``
+    naming the field. A fresh environment can be restored without a ``reset()`` first (through
+    ``env.restore`` or ``env.unwrapped.restore``: the wrappers of ``env()`` notice either); a
     snapshot taken after some agents stepped out of a finished game continues from there.
 """
 
@@ -76,10 +80,12 @@ from cardzoo.envs.snapshot import (
     decode_generator,
     decode_int,
     decode_number,
+    describe,
     encode,
     encode_generator,
     field_spec,
     invalid,
+    preview,
     same_data,
     snapshot_data,
 )
@@ -323,6 +329,13 @@ class Game(ABC):
         """A short human-readable name of an action id (for errors, logs, rendering)."""
         return str(action)
 
+    def reward_bound(self) -> float:
+        """The largest absolute value a reward can take, in one step or summed in an AEC
+        environment's cumulative rewards; a snapshot holding a larger one is refused. Default
+        1: a win gives +1, a loss or an illegal action -1, a truncation 0. Games with a
+        ``reward="points"`` mode return a bound of what their scoring can give."""
+        return 1.0
+
     # --- the rules ------------------------------------------------------------------------
 
     @abstractmethod
@@ -422,11 +435,11 @@ class Game(ABC):
         check_format(data, what)
         check_keys(data, ("format", "game", "params", "state"), what)
         if data["game"] != self.name:
-            raise invalid(what, f"it is a snapshot of game {data['game']!r:.60}")
+            raise invalid(what, f"it is a snapshot of game {describe(data['game'])}")
         if not same_data(data["params"], encode(self.params())):
             raise invalid(
                 what,
-                f"its parameters {data['params']!r:.200} differ from this game's {self.params()}",
+                f"its parameters {preview(data['params'])} differ from this game's {self.params()}",
             )
         state = self._state_from_fields(data["state"], what)
         self._check_restored(state, what)
@@ -441,7 +454,7 @@ class Game(ABC):
     def _state_from_fields(self, fields: Any, what: str) -> State:
         specs = self._field_specs
         if not isinstance(fields, Mapping):
-            raise invalid(what, f"'state' must be a dict of fields, got {fields!r:.80}")
+            raise invalid(what, f"'state' must be a dict of fields, got {describe(fields)}")
         check_keys(fields, tuple(specs), f"{what} state")
         values = {
             name: decode_field(fields[name], spec, f"{what}: field {name!r}")
@@ -544,7 +557,7 @@ class AgentsAndSpaces:
     def restored_agents(self, value: Any, what: str) -> list[str]:
         """The agents still in the game, from a snapshot: distinct known names in seat order."""
         if not isinstance(value, list) or not all(isinstance(agent, str) for agent in value):
-            raise invalid(what, f"agents must be a list of agent names, got {value!r:.80}")
+            raise invalid(what, f"agents must be a list of agent names, got {preview(value, 80)}")
         unknown = [agent for agent in value if agent not in self.agent_name_mapping]
         if unknown:
             raise invalid(what, f"unknown agents {unknown}; agents are {self.possible_agents}")
@@ -554,10 +567,14 @@ class AgentsAndSpaces:
         return in_seat_order  # a new list: the environment must not share the caller's
 
     def restored_rewards(self, value: Any, agents: list[str], what: str) -> dict[str, float]:
-        """A reward per agent still in the game, from a snapshot: finite numbers."""
+        """A reward per agent still in the game, from a snapshot: numbers within the game's
+        :meth:`Game.reward_bound`."""
         if not isinstance(value, Mapping) or set(value) != set(agents):
-            raise invalid(what, f"expected a number for each of {agents}, got {value!r:.120}")
-        return {agent: decode_number(value[agent], f"{what}[{agent!r}]") for agent in agents}
+            raise invalid(
+                what, f"expected a number for each of {agents}, got {preview(value, 120)}"
+            )
+        bound = self.game.reward_bound()
+        return {agent: decode_number(value[agent], f"{what}[{agent!r}]", bound) for agent in agents}
 
 
 #: the keys of :meth:`CardGameEnv.snapshot`
@@ -606,6 +623,9 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
         self.num_steps = 0
+        #: successful resets and restores so far: how the wrapper of ``env()`` notices a game set
+        #: up on the unwrapped environment behind its back
+        self.games_set_up = 0
 
     # --- reset, step, observe -------------------------------------------------------------
 
@@ -631,9 +651,13 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self._masked_agent: str | None = None
         self._rewards_given = False
         self._after_change()
+        self.games_set_up += 1
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # no game yet (none set up, or the first reset raised)
+            raise self._not_set_up("step") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -696,7 +720,15 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self.infos[self.agent_selection]["action_mask"] = mask
             self._masked_agent = self.agent_selection
 
+    def _not_set_up(self, call: str) -> RuntimeError:
+        return RuntimeError(
+            f"{self.metadata['name']}: {call}() called before a game was set up; "
+            "call reset() first (or restore() a snapshot)"
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.state_ is None:
+            raise self._not_set_up("observe")
         player = self.agent_name_mapping[agent]
         return {
             "observation": self.game.observe(self.state_, player),
@@ -756,7 +788,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         if illegal_by is not None and not (
             isinstance(illegal_by, str) and illegal_by in self.agent_name_mapping
         ):
-            raise invalid(what, f"illegal_action_by={illegal_by!r:.60} is not an agent")
+            raise invalid(what, f"illegal_action_by={describe(illegal_by)} is not an agent")
         if illegal_by is not None and state.terminal:
             raise invalid(what, "a game over by the rules was not ended by an illegal action")
         if illegal_by is not None:
@@ -788,6 +820,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self._deads_step_first()
         else:
             self._after_change()
+        self.games_set_up += 1
 
     def _restored_num_steps(self, state: State, value: Any, what: str) -> int:
         """The step count of a snapshot (a subclass that derives it from the state checks that
@@ -797,7 +830,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
 
 def _forward(name: str) -> property:
     def get(self):
-        if not self._has_reset and name != "_cumulative_rewards":
+        if not self._has_reset and not self._learn_of_new_game() and name != "_cumulative_rewards":
             raise AttributeError(name)  # Python then calls __getattr__: PettingZoo's own error
         return getattr(self.env, name)
 
@@ -812,7 +845,11 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
     Also: the wrapper counts as reset only once a ``reset`` has succeeded (PettingZoo's sets its
     flag first, so after a first reset that raised, ``step`` failed inside the environment
-    instead of saying "reset first"), and a successful ``restore`` counts as a reset."""
+    instead of saying "reset first"); a successful ``restore``, of the wrapper or of
+    ``env.unwrapped``, counts as a reset. The wrapper learns of a game set up on the unwrapped
+    environment from its counter ``games_set_up``, checked only where the parent would refuse
+    a call (never on the path of a normal step).
+    """
 
     agent_selection = _forward("agent_selection")
     agents = _forward("agents")
@@ -822,26 +859,41 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     rewards = _forward("rewards")
     _cumulative_rewards = _forward("_cumulative_rewards")
 
+    def __init__(self, env: CardGameEnv):
+        self._games_seen = env.games_set_up
+        super().__init__(env)
+
+    def _learn_of_new_game(self) -> bool:
+        """Whether a game is set up, counting resets and restores made on ``env.unwrapped``
+        since the wrapper last looked (each counts as a reset for the order checks)."""
+        if self.env.games_set_up != self._games_seen:
+            self._games_seen = self.env.games_set_up
+            self._has_reset = self._has_updated = True
+        return self._has_reset
+
+    def __getattr__(self, name: str) -> Any:
+        if "env" in self.__dict__ and not self.__dict__.get("_has_reset", True):
+            self._learn_of_new_game()  # before the parent refuses ``num_agents`` & co.
+        return super().__getattr__(name)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
-        self._has_reset = True
-        self._has_updated = True
+        self._learn_of_new_game()
 
     def restore(self, snapshot: Mapping | str | bytes) -> None:
         """:meth:`CardGameEnv.restore`; the environment then counts as reset."""
         self.env.restore(snapshot)
-        self._has_reset = True
-        self._has_updated = True
+        self._learn_of_new_game()
 
     # The three calls of every step of the AEC loop go straight to the wrapped environment,
     # with the parent's checks and messages.
     def last(self, observe: bool = True):
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
     def step(self, action) -> None:
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             EnvLogger.error_step_before_reset()
         elif not self.env.agents:
             self._has_updated = True
@@ -850,8 +902,16 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             self._has_updated = True
             self.env.step(action)
 
+    def observe(self, agent: str):
+        self._learn_of_new_game()
+        return super().observe(agent)
+
+    def render(self):
+        self._learn_of_new_game()
+        return super().render()
+
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             EnvLogger.error_agent_iter_before_reset()
         return _AgentIterable(self, max_iter)
 
@@ -868,6 +928,8 @@ class _AgentIterator(AECOrderEnforcingIterator):
         raw = self.env.env
         if not raw.agents or self.iters_til_term <= 0:
             raise StopIteration
+        if not self.env._has_updated:
+            self.env._learn_of_new_game()  # a reset or restore on env.unwrapped is an update too
         assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         self.env._has_updated = False
         self.iters_til_term -= 1

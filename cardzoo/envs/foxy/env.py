@@ -45,9 +45,22 @@ from cardzoo.envs.snapshot import (
     snapshot_data,
 )
 
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
+#: what an illegal action does: see :class:`parallel_env` (``"drop_circle"``: for test kits
+#: that play unmasked random actions, such as PettingZoo's ``max_cycles_test``)
+ILLEGAL_ACTION_MODES = ("terminate", "raise", "drop_circle")
 #: the keys of :meth:`parallel_env.snapshot`
 PARALLEL_SNAPSHOT_KEYS = ("format", "engine", "env_rng", "illegal_action_by")
+
+
+def drop_illegal_circle(game: Foxy, state: FoxyState, player: int, action: Any) -> Any:
+    """``illegal_action="drop_circle"``: a circled number that ``player`` may not circle (the
+    circle is used, or it is a solo game) is written without its circle; any other action is
+    left as it is (and checked as usual)."""
+    is_int = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+    circled = is_int and game.max_guess < action < game.num_actions
+    if circled and not game.choice_mask(state, player)[action]:
+        return int(action) - game.max_guess - 1
+    return action
 
 
 def cards_completed(state: FoxyState | None) -> int:
@@ -58,7 +71,8 @@ def cards_completed(state: FoxyState | None) -> int:
 
 
 class raw_env(CardGameEnv):
-    """Foxy (AEC) without wrappers: an illegal action raises ``ValueError``.
+    """Foxy (AEC) without wrappers: an illegal action raises ``ValueError`` (``env()`` sets
+    :attr:`illegal_action` as its parameter says).
 
     ``max_cycles`` counts cards, as in :class:`parallel_env` (default 20: the whole stack): with
     ``max_cycles=4`` every player writes on four cards, then the game is truncated.
@@ -76,6 +90,11 @@ class raw_env(CardGameEnv):
     def num_steps(self) -> int:
         """The cycles done: cards every player has written on."""
         return cards_completed(self.state_)
+
+    def step(self, action: int) -> None:
+        if self.illegal_action == "drop_circle" and self.state_ is not None:
+            action = drop_illegal_circle(self.game, self.state_, self.state_.current_player, action)
+        super().step(action)
 
     @num_steps.setter
     def num_steps(self, value: int) -> None:
@@ -100,9 +119,15 @@ class raw_env(CardGameEnv):
         super().restore(data)
 
 
-def env(**kwargs):
-    """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
-    return wrap(raw_env(**kwargs))
+def env(illegal_action: str = "terminate", **kwargs):
+    """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`).
+    ``illegal_action`` is as in :class:`parallel_env`: ``"terminate"`` (default, PettingZoo's
+    classic convention), ``"raise"`` or ``"drop_circle"``."""
+    check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+    raw = raw_env(**kwargs)
+    wrapped = wrap(raw)
+    raw.illegal_action = illegal_action
+    return wrapped
 
 
 class parallel_env(AgentsAndSpaces, ParallelEnv):
@@ -122,6 +147,12 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
       infos hold ``"illegal_action": True`` and :attr:`illegal_action_by` lists them; PettingZoo
       logs a warning (``EnvLogger.suppress_output()`` silences it). ``"raise"`` (for debugging):
       ``ValueError`` naming the player, the action and the legal ones, nothing applied.
+      ``"drop_circle"``: a circle the player may not make (the second one, or any in solo) is
+      dropped and the number written plain; the game goes on. Foxy's only illegal actions are
+      such circles, so with it every action in range is played. It exists for test kits that
+      play unmasked random actions, above all PettingZoo's ``max_cycles_test``: half of Foxy's
+      actions are circled, so under the classic convention random play ends a game at a
+      player's second circle, almost always before the test's fourth card, and the test fails.
 
     Actions for the wrong set of agents, non-integers and out-of-range actions are always a
     ``ValueError`` (a malformed call, not a move), with nothing applied.
@@ -208,6 +239,13 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         if not self.agents:
             raise RuntimeError("foxy: the game is over; call reset() to start a new one")
         self._check_actions(actions)
+        if self.illegal_action == "drop_circle":
+            actions = {
+                agent: drop_illegal_circle(
+                    self.game, self.state_, self.agent_name_mapping[agent], action
+                )
+                for agent, action in actions.items()
+            }
         offenders = [agent for agent in self.agents if not self._legal(agent, actions[agent])]
         if offenders and self.illegal_action == "raise":
             agent = offenders[0]

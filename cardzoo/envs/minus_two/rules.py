@@ -426,6 +426,16 @@ class MinusTwo(Game):
         high[layout["target"]] = np.inf
         return low, high
 
+    def reward_bound(self) -> float:
+        """``reward="points"``: twice the most a round can change a total (every card's points,
+        or the -2 bonus). A reward comes once a round and every player acts in every round, so
+        a cumulative reward holds one round's; the margin only keeps the bound from being
+        tight where it need not be."""
+        if self.reward == "win":
+            return 1.0
+        most = int(self.composition @ self._points_or_nothing[:NUM_TYPES])
+        return 2.0 * max(most, MINUS_TWO_BONUS)
+
     def action_name(self, action: int) -> str:
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
