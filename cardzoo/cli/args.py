@@ -96,8 +96,20 @@ def _int(text: str, low: int, what: str) -> int:
 
 
 def positive_int(text: str) -> int:
-    """An integer >= 1 (``--games``, ``--max-cycles``, ``--players``)."""
+    """An integer >= 1 (``--max-cycles``, ``--players``)."""
     return _int(text, 1, "an integer of at least 1")
+
+
+#: the most games one command plays: far beyond any study (a billion would take weeks)
+MAX_GAMES = 10_000_000
+
+
+def games_count(text: str) -> int:
+    """A number of games, 1..:data:`MAX_GAMES` (``--games``)."""
+    value = _int(text, 1, "an integer of at least 1")
+    if value > MAX_GAMES:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_GAMES:,}, got {value:,}")
+    return value
 
 
 def nonnegative_int(text: str) -> int:
@@ -143,6 +155,7 @@ def param_pair(text: str) -> tuple[str, Any]:
 def output_file(text: str) -> Path:
     """A file path that can be written: checked before anything runs, so a long match never
     ends in a failed write."""
+    _check_not_empty(text, "file")
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
@@ -152,11 +165,19 @@ def output_file(text: str) -> Path:
 
 def output_folder(text: str) -> Path:
     """A folder path that can be created or written into (a run folder), checked up front."""
+    _check_not_empty(text, "folder")
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a file; give a folder")
     _check_writable_folder(path, text)
     return path
+
+
+def _check_not_empty(text: str, kind: str) -> None:
+    """One rule for every command: an empty path is refused, never read as the current
+    folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty path names no {kind}; give a {kind} name")
 
 
 def _check_writable_folder(folder: Path, text: str) -> None:
@@ -231,7 +252,7 @@ def add_max_cycles_argument(parser: argparse.ArgumentParser) -> None:
 def add_games_argument(parser: argparse.ArgumentParser, default: int = 1000) -> None:
     parser.add_argument(
         "--games",
-        type=positive_int,
+        type=games_count,
         default=default,
         metavar="N",
         help=f"number of games (default {default})",

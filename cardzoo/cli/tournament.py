@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
     cli_args.add_param_argument(parser)
     parser.add_argument(
         "--games",
-        type=cli_args.positive_int,
+        type=cli_args.games_count,
         default=200,
         metavar="N",
         help="games per pair of agents, rounded up to whole deals in every seat (default 200)",

@@ -89,8 +89,19 @@ def run_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games,
         final_eval_games=args.final_eval_games,
     )
-    config = config.resolved()
+    try:
+        config = config.resolved()
+    except ValueError as error:
+        raise UsageError(_option_of(str(error)), str(error)) from None
     out = args.out if args.out is not None else Path("runs") / args.game
     result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     print(report(result))
     return 0
+
+
+def _option_of(message: str) -> str | None:
+    """The option a refused setting came from: ``frame_stack=...`` -> ``--frame-stack``."""
+    name = message.replace("=", " ").replace(":", " ").split(" ", 1)[0]
+    options = {"n_envs", "processes", "timesteps", "frame_stack", "eval_every", "eval_games"}
+    options |= {"final_eval_games", "reward", "opponents", "seed"}
+    return "--" + name.replace("_", "-") if name in options else None

@@ -69,6 +69,31 @@ PERIODIC_EVAL_SEED = 1_000_000
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games")
 FINAL_EVAL_SEED = 2_000_000
 
+#: upper bounds of the run's sizes (lower bound 1): far beyond any sensible run
+SIZE_BOUNDS = {
+    "timesteps": 10**10,
+    "n_envs": 4096,
+    "processes": 64,
+    "eval_every": 10**10,
+    "eval_games": 10**6,
+    "final_eval_games": 10**6,
+    "pool_size": 1000,
+    "n_steps": 10**5,
+    "batch_size": 10**6,
+    "n_epochs": 1000,
+    "frame_stack": 64,
+}
+#: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
+RUN_FILES = (
+    "config.json",
+    "progress.json",
+    "checkpoint.pt",
+    "policy.npz",
+    "metrics.json",
+    "learning_curve.png",
+    "tb",
+)
+
 #: each game's training defaults, chosen by experiment: declared with the game's agents
 #: (:mod:`cardzoo.agents.profiles`), so a new game needs no change here
 GAME_DEFAULTS: dict[str, TrainingDefaults] = {
@@ -128,21 +153,12 @@ class TrainConfig:
         return config
 
     def check(self) -> None:
+        """Every value within its bounds, before any work starts. The upper bounds are far
+        beyond sensible runs and stop mistakes (a frame stack of 10⁸, a billion games) before
+        they end in an allocation failure hours later."""
         check_choice("reward", self.reward, REWARD_MODES)
-        for name in (
-            "timesteps",
-            "n_envs",
-            "processes",
-            "eval_every",
-            "eval_games",
-            "final_eval_games",
-            "pool_size",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "frame_stack",
-        ):
-            check_int(name, getattr(self, name), 1)
+        for name, high in SIZE_BOUNDS.items():
+            check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
         if self.processes > self.n_envs:
             raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
@@ -151,6 +167,14 @@ class TrainConfig:
             raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
             raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
+        for name in ("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (math.isfinite(value) and value >= 0)
+            ):
+                raise ValueError(f"{name}: must be a finite number >= 0, got {value!r}")
 
     def to_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "net_arch": list(self.net_arch)}
@@ -202,7 +226,7 @@ def _train(
         config.seed,
     )
     if resumed:
-        learner.load_state(run.load_checkpoint())
+        run.restore(learner)
     uses_pool = SELF in parse_mix(config.game, config.opponents)
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
@@ -455,40 +479,75 @@ class RunFolder:
 
     def prepare(self, config: TrainConfig, resume: bool, force: bool) -> None:
         """A fresh folder, or the run to resume. A finished run is never overwritten without
-        ``force``; a run is resumed only with the settings it began with, except its length and
-        the size of its final evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut
-        short or extended, a finished one extended or evaluated again on more games."""
+        ``force``, and ``force`` replaces only the run's own files (:data:`RUN_FILES`); a run is
+        resumed only with the settings it began with, except its length and the size of its
+        final evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut short or
+        extended, a finished one extended or evaluated again on more games. Anything damaged or
+        missing is a ``ValueError`` naming the file, before anything is changed."""
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"out: {self.path} exists and is not a folder")
         started = self.config.exists()
+        if resume and not started:
+            raise ValueError(
+                f"resume: {self.path} holds no run to resume (no {self.config.name}); leave out "
+                "--resume to start one there"
+            )
         if started and force:
-            shutil.rmtree(self.path)
+            self._remove_run_files()
             started = False
         elif started and not resume:
-            state = "finished" if self.metrics.exists() else "interrupted"
+            if self.metrics.exists():
+                raise ValueError(
+                    f"out: {self.path} holds a finished run; --resume with a larger --timesteps "
+                    "(or --final-eval-games) extends it, --force starts it again"
+                )
             raise ValueError(
-                f"out: {self.path} holds a {state} run; use --resume to continue it or --force "
-                "to start again"
+                f"out: {self.path} holds an interrupted run; --resume continues it, --force "
+                "starts it again"
             )
-        elif self.path.exists() and any(self.path.iterdir()) and not started:
+        elif not started and self.path.exists() and any(self.path.iterdir()):
             raise ValueError(f"out: {self.path} is not empty and holds no run")
-        if started:
-            saved = TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
-            kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
-            if dataclasses.replace(config, **kept) != saved:
-                raise ValueError(
-                    f"resume: {self.path} was started with other settings; use the same ones "
-                    f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
-                )
-            if self.metrics.exists() and config == saved:
-                raise ValueError(
-                    f"out: the run in {self.path} is finished; nothing to resume (raise "
-                    "--timesteps to extend it)"
-                )
-            write_json_atomic(self.config, config.to_json())
-        else:
+        if not started:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.config, config.to_json())
+            return
+        saved = self.read_config()
+        kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
+        if dataclasses.replace(config, **kept) != saved:
+            raise ValueError(
+                f"resume: {self.path} was started with other settings; use the same ones "
+                f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
+            )
+        if self.metrics.exists() and config == saved:
+            raise ValueError(
+                f"resume: the run in {self.path} is finished; nothing to resume (raise "
+                "--timesteps or --final-eval-games to extend it, or --force to start again)"
+            )
+        if self.progress.exists() != self.checkpoint.exists():
+            missing = self.checkpoint if self.progress.exists() else self.progress
+            raise ValueError(
+                f"resume: {missing} is missing, so the run cannot continue where it stopped; "
+                "--force starts it again"
+            )
+        if self.progress.exists():
+            self.load_progress()  # checked now: a damaged file stops the run before it starts
+        write_json_atomic(self.config, config.to_json())
+
+    def read_config(self) -> TrainConfig:
+        try:
+            return TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(
+                f"resume: {self.config} is damaged ({error}); --force starts the run again"
+            ) from None
+
+    def _remove_run_files(self) -> None:
+        for name in RUN_FILES:
+            path = self.path / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
 
     def save_checkpoint(self, state: dict[str, Any]) -> None:
         """The learner's state, written atomically (a crash leaves the previous one)."""
@@ -498,13 +557,17 @@ class RunFolder:
         torch.save(state, buffer)
         write_bytes_atomic(self.checkpoint, buffer.getvalue())
 
-    def load_checkpoint(self) -> dict[str, Any]:
+    def restore(self, learner: Learner) -> None:
+        """The learner as the last checkpoint saved it."""
         import torch
 
         try:
-            return torch.load(self.checkpoint, weights_only=True)
-        except Exception as error:  # torch raises many kinds on a damaged file
-            raise ValueError(f"resume: {self.checkpoint} is damaged ({error})") from None
+            learner.load_state(torch.load(self.checkpoint, weights_only=True))
+        except Exception as error:  # torch raises many kinds on a damaged or foreign file
+            raise ValueError(
+                f"resume: {self.checkpoint} is damaged ({type(error).__name__}); --force starts "
+                "the run again"
+            ) from None
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
@@ -515,9 +578,13 @@ class RunFolder:
         try:
             data = json.loads(self.progress.read_text())
             data["pool"] = [_decode_policy(state) for state in data["pool"]]
-            return LoopState(**data)
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"resume: {self.progress} is damaged ({error})") from error
+            loop = LoopState(**data)
+            _check_loop_state(loop)
+            return loop
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(
+                f"resume: {self.progress} is damaged ({error}); --force starts the run again"
+            ) from None
 
     def write_metrics(
         self, config: TrainConfig, loop: LoopState, final: dict[str, Any], timesteps: int
@@ -547,6 +614,25 @@ class RunFolder:
 
         title = f"{config.game} {full_params(config)}, training reward {config.reward}"
         learning_curve(loop.history, self.curve, title=title)
+
+
+def _check_loop_state(loop: LoopState) -> None:
+    """The loop's saved state holds what the loop wrote: lists, counts and finite seconds."""
+    if not isinstance(loop.history, list) or not all(isinstance(h, dict) for h in loop.history):
+        raise ValueError("history must be a list of evaluations")
+    for name in ("best_timesteps", "timesteps", "next_evaluation"):
+        value = getattr(loop, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    seconds, best = loop.train_seconds, loop.best_score
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, (int, float))
+        or not (math.isfinite(seconds) and seconds >= 0)
+    ):
+        raise ValueError(f"train_seconds must be a finite number >= 0, got {seconds!r}")
+    if isinstance(best, bool) or not isinstance(best, (int, float)) or math.isnan(best):
+        raise ValueError(f"best_score must be a number, got {best!r}")
 
 
 def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
