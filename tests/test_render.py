@@ -322,6 +322,29 @@ def test_human_with_a_display_but_no_window_backend_prints_the_text(monkeypatch,
     assert "Foxy, 1 player" in capsys.readouterr().out
 
 
+def test_human_with_a_display_shows_the_picture_in_one_figure_until_closed(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")  # a backend without windows stands in for a screen here
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(rendering, "display_available", lambda: True)
+    monkeypatch.setattr(rendering, "_interactive_matplotlib", lambda: True)
+    before = plt.get_fignums()  # other tests may have left figures open
+    env = GAMES["minus_two"].module().env(num_players=2, render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    random_steps(env, 3)  # each step shows the new picture in the same figure
+    display = env.unwrapped._display
+    shown = display._image.get_array()
+    assert np.array_equal(
+        shown, env.unwrapped.game.picture(env.unwrapped.state_, None, env.unwrapped.last_actions)
+    )
+    assert plt.get_fignums() == [*before, display._figure.number]
+    env.close()
+    assert plt.get_fignums() == before
+
+
 # --- no render mode: no cost ----------------------------------------------------------------------
 
 
