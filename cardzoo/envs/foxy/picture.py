@@ -5,7 +5,8 @@ The table shows the card just turned (large, left) and a strip of the 20 cards i
 one column per card; each seat's row shows its sheet in the same columns. Nobody may look back:
 a seat's view shows only the card just turned and the rest of the stack face down; it shows the
 numbers on the viewer's own sheet, and of the others' sheets only which cards they have written
-on. The full view shows every card turned so far with its true answer, and every number. Once the
+on. The full view shows the whole stack face up, the true answer under every card turned so far,
+and every number. Once the
 game is over the sheets are checked in the open: every view shows every card, answer and number,
 green where it scored and struck out in red where it did not."""
 
@@ -117,11 +118,11 @@ def _draw_table(picture, table: TableLayout, state: FoxyState, viewer: int | Non
                 outline=TURN,
                 width=2,
             )
-        if card > current:
+        if card > current and viewer is not None:
             picture.back((x, strip_top), SMALL_CARD)
         elif open_view or card == current:
             picture.card((x, strip_top), card_face(int(state.stack[card])), SMALL_CARD)
-            if open_view:
+            if open_view and card <= current:
                 answer = str(int(state.answers[card]))
                 picture.text(
                     (x + SMALL_CARD[0] / 2, strip_top + SMALL_CARD[1] + 4),
@@ -132,7 +133,12 @@ def _draw_table(picture, table: TableLayout, state: FoxyState, viewer: int | Non
                 )
         else:
             picture.slot((x, strip_top), SMALL_CARD)
-    label = "true answers under the cards" if open_view else "earlier cards are not looked at"
+    if viewer is None and not state.terminal:
+        label = "the whole stack; true answers under the cards turned so far"
+    elif open_view:
+        label = "true answers under the cards"
+    else:
+        label = "earlier cards are not looked at; the rest of the stack is face down"
     picture.text((column_left(0), top - 4), label, 11, FELT_INK)
 
 
