@@ -598,7 +598,8 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
         self.num_steps = 0
-        self._last_moves: tuple | None = None
+        self._last_agent: str | None = None  # who took the latest action, and which: pictures
+        self._last_action: int | None = None
 
     # --- reset, step, observe -------------------------------------------------------------
 
@@ -615,7 +616,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
         self.state_ = state
         self.num_steps = 0
         self.illegal_action_by = None
-        self._last_moves = None
+        self._last_agent = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -638,7 +639,8 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
                 return
             raise self.game.action_error(self.state_, action, mask)
         step_rewards = self.game.apply(self.state_, int(action))
-        self._last_moves = ((agent, action),)  # for pictures; drawn only when one is asked for
+        # For pictures, drawn only when one is asked for: two stores, no tuple (step's hot path).
+        self._last_agent, self._last_action = agent, action
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_given or step_rewards is not None:
@@ -762,7 +764,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
         # Everything is valid: from here on nothing can fail.
         self.state_, self._rng, self.num_steps = state, env_rng, num_steps
         self.illegal_action_by = illegal_by
-        self._last_moves = None
+        self._last_agent = None
         self.agents = agents
         self.rewards, self._cumulative_rewards = rewards, cumulative
         self._rewards_given = any(rewards.values())

@@ -8,8 +8,8 @@ modes they offer, and the seat's-eye view.
   blocking), else the text printed, with a one-line note the first time.
 
 :meth:`Rendering.render_seat` draws what one seat may see, whatever the render mode. Pictures cost
-nothing until one is asked for: ``step`` only remembers the last action (a tuple), and Pillow
-and the games' picture modules are imported on the first picture.
+nothing until one is asked for: ``step`` only remembers who took the last action and which (two
+attribute stores), and Pillow and the games' picture modules are imported on the first picture.
 """
 
 from __future__ import annotations
@@ -28,23 +28,28 @@ RENDER_FPS = 2
 
 class Rendering:
     """``render()``, ``render_seat()`` and ``close()`` over ``self.game``, ``self.state_``,
-    ``self.render_mode`` and ``self._last_moves`` (the latest move: one ``(agent, action)`` in
-    the AEC form, one per player after a card of Foxy's parallel form)."""
+    ``self.render_mode`` and the latest move: ``self._last_agent`` and ``self._last_action`` in
+    the AEC form, ``self._last_moves`` (every agent's action of the last card) in Foxy's
+    parallel form."""
 
     game: Any
     state_: Any
     render_mode: str | None
-    #: ``((agent, action), ...)`` of the latest move, or None before the first: the only thing
-    #: ``step`` does for pictures (a tuple, not a picture)
+    _last_agent: str | None = None
+    _last_action: int | None = None
     _last_moves: tuple | None = None
     _display: HumanDisplay | None = None
 
     @property
     def last_actions(self) -> dict[int, int] | None:
         """Player -> action of the latest move (None before the first move of a game)."""
-        if not self._last_moves:
+        if self._last_moves:
+            moves = self._last_moves
+        elif self._last_agent is not None:
+            moves = ((self._last_agent, self._last_action),)
+        else:
             return None
-        return {self.agent_name_mapping[agent]: int(action) for agent, action in self._last_moves}
+        return {self.agent_name_mapping[agent]: int(action) for agent, action in moves}
 
     def render(self) -> str | np.ndarray | None:
         """The whole table (every card face up) in the environment's ``render_mode``."""
