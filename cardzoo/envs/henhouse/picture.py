@@ -26,9 +26,9 @@ from cardzoo.envs.picture import (
 
 FACES = {
     "hen": Face("hen", (214, 160, 24), shape="disc"),
-    "feather1": Face("feather", (52, 104, 196), shape="feathers1"),
-    "feather2": Face("feather", (52, 104, 196), shape="feathers2"),
-    "feather3": Face("feather", (52, 104, 196), shape="feathers3"),
+    "feather1": Face("feather1", (52, 104, 196), shape="feathers1"),
+    "feather2": Face("feather2", (52, 104, 196), shape="feathers2"),
+    "feather3": Face("feather3", (52, 104, 196), shape="feathers3"),
     "egg": Face("egg", (150, 110, 70), shape="egg"),
     "fox": Face("FOX", (222, 96, 24), shape="star"),
 }
