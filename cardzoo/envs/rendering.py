@@ -76,7 +76,7 @@ class Rendering:
         see face down, the last actions as they saw them. ``mode`` "rgb_array" (default): an
         ``(H, W, 3)`` uint8 picture of the same size as ``render()``'s; "ansi": the text.
         Works whatever the environment's ``render_mode`` (``None`` included)."""
-        if agent not in getattr(self, "agent_name_mapping", {}):
+        if agent not in self.agent_name_mapping:
             raise ValueError(f"render_seat: agent={agent!r} is not one of {self.possible_agents}")
         if mode not in ("rgb_array", "ansi"):
             raise ValueError(
