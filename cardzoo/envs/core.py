@@ -13,7 +13,8 @@ the choices already made out of every observation until all are in.
 
 :class:`CardGameEnv` implements all PettingZoo bookkeeping once, over any engine: agent selection,
 rewards, terminations, truncation after ``max_cycles`` agent steps, the observation dict with the
-action mask, rendering and seeding. A game's ``env.py`` only names its ``Game`` class.
+action mask, rendering (:mod:`cardzoo.envs.rendering`) and seeding. A game's ``env.py`` only
+names its ``Game`` class.
 
 Rules every entry point follows (engine, AEC environment, Foxy's parallel form, Gymnasium view):
 
@@ -54,6 +55,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import json
 import os
 import sys
@@ -72,6 +74,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
+from cardzoo.envs.rendering import RENDER_FPS, RENDER_MODES, Rendering
 from cardzoo.envs.snapshot import (
     SNAPSHOT_FORMAT,
     check_format,
@@ -371,6 +374,20 @@ class Game(ABC):
         """A readable text picture of the table (from ``player``'s seat if given: their hand
         shown, everything they could not see hidden)."""
 
+    def picture(
+        self,
+        state: State,
+        viewer: int | None = None,
+        last_actions: Mapping[int, int] | None = None,
+    ) -> np.ndarray:
+        """The table as an ``(H, W, 3)`` uint8 RGB picture, from ``viewer``'s seat if given (their
+        cards face up, every card they may not see face down), with ``last_actions`` (player ->
+        action of the latest move) in its header. H and W depend only on the game's parameters;
+        the same state gives the same pixels. Drawn by the game's ``picture`` module, imported
+        here on first use so that nothing of it is loaded unless a picture is asked for."""
+        module = importlib.import_module(f"cardzoo.envs.{self.name}.picture")
+        return module.draw(self, state, viewer, last_actions)
+
     @abstractmethod
     def check_invariants(self, state: State) -> None:
         """Raise AssertionError if the state is inconsistent: every value in its range, every
@@ -507,20 +524,6 @@ def agent_spaces(game: Game) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Di
     return observation_space, gymnasium.spaces.Discrete(game.num_actions)
 
 
-def render_table(game: Game, state: State | None, render_mode: str | None) -> str | None:
-    """``render()`` of every environment: the table as text ("ansi"), or printed ("human")."""
-    if render_mode is None:
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-        return None
-    if state is None:
-        raise RuntimeError("render() called before reset()")
-    text = game.render(state)
-    if render_mode == "human":
-        print(text)
-        return None
-    return text
-
-
 class AgentsAndSpaces:
     """What every cardzoo environment, AEC or parallel, says about its agents: their names,
     spaces and the observation layout of its ``game``."""
@@ -590,17 +593,19 @@ ENV_SNAPSHOT_KEYS = (
 )
 
 
-class CardGameEnv(AgentsAndSpaces, AECEnv):
+class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
     """PettingZoo AEC environment over any :class:`Game`. A game's ``raw_env`` subclasses it and
     sets ``game_class`` and ``metadata["name"]``; keyword arguments other than ``render_mode``
     and ``max_cycles`` are the game's parameters.
 
     Seeds, reset options, a reset that raises, and snapshots follow the rules in the docstring
-    of :mod:`cardzoo.envs.core`."""
+    of :mod:`cardzoo.envs.core`; rendering (``render_mode`` "ansi", "rgb_array", "human", and
+    :meth:`render_seat`) those of :mod:`cardzoo.envs.rendering`."""
 
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "name": "cardzoo",
         "is_parallelizable": False,
     }
@@ -626,6 +631,8 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         #: successful resets and restores so far: how the wrapper of ``env()`` notices a game set
         #: up on the unwrapped environment behind its back
         self.games_set_up = 0
+        self._last_agent: str | None = None  # who took the latest action, and which: pictures
+        self._last_action: int | None = None
 
     # --- reset, step, observe -------------------------------------------------------------
 
@@ -642,6 +649,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self.state_ = state
         self.num_steps = 0
         self.illegal_action_by = None
+        self._last_agent = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -668,6 +676,8 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
                 return
             raise self.game.action_error(self.state_, action, mask)
         step_rewards = self.game.apply(self.state_, int(action))
+        # For pictures, drawn only when one is asked for: two stores, no tuple (step's hot path).
+        self._last_agent, self._last_action = agent, action
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_given or step_rewards is not None:
@@ -737,12 +747,6 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             else self._no_actions,
         }
 
-    def render(self) -> str | None:
-        return render_table(self.game, self.state_, self.render_mode)
-
-    def close(self) -> None:
-        pass
-
     # --- saving ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
@@ -805,6 +809,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         # Everything is valid: from here on nothing can fail.
         self.state_, self._rng, self.num_steps = state, env_rng, num_steps
         self.illegal_action_by = illegal_by
+        self._last_agent = None
         self.agents = agents
         self.rewards, self._cumulative_rewards = rewards, cumulative
         self._rewards_given = any(rewards.values())

@@ -30,10 +30,10 @@ from cardzoo.envs.core import (
     check_seed,
     deal_new_game,
     known_options,
-    render_table,
     wrap,
 )
 from cardzoo.envs.foxy.rules import STACK_SIZE, Foxy, FoxyState
+from cardzoo.envs.rendering import RENDER_FPS, RENDER_MODES, Rendering
 from cardzoo.envs.snapshot import (
     SNAPSHOT_FORMAT,
     check_format,
@@ -130,13 +130,14 @@ def env(illegal_action: str = "terminate", **kwargs):
     return wrapped
 
 
-class parallel_env(AgentsAndSpaces, ParallelEnv):
+class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
     """Foxy as a PettingZoo ``ParallelEnv``: ``step`` takes every live player's action for the
     current card.
 
     Keyword arguments are the game's parameters plus:
 
-    - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``;
+    - ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (see
+      :mod:`cardzoo.envs.rendering`; :meth:`render_seat` draws one player's view);
     - ``max_cycles``: cards before the game is truncated (default 20, the whole stack, so a game
       always ends first); truncation gives every player reward 0;
     - ``illegal_action``: what an illegal action (one the player's ``action_mask`` forbids, such
@@ -184,7 +185,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
     before vectorising, and torch with ``stable_baselines3.common.utils.set_random_seed``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "foxy_v0"}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "name": "foxy_v0"}
 
     def __init__(
         self,
@@ -208,6 +209,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         self.illegal_action_by: list[str] = []
         self.state_: FoxyState | None = None
         self._rng: np.random.Generator | None = None
+        self._last_moves: tuple | None = None
 
     @property
     def num_steps(self) -> int:
@@ -229,6 +231,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         state = deal_new_game(self.game, env_rng, options)
         self._rng, self.state_ = env_rng, state
         self.illegal_action_by = []
+        self._last_moves = None
         self.agents = self.possible_agents[:]
         observations = self._observations(self.agents)
         return observations, self._infos(observations)
@@ -258,6 +261,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
 
     def _play_card(self, actions: dict[str, Any]):
         live = self.agents
+        self._last_moves = tuple((agent, actions[agent]) for agent in live)  # for pictures
         rewards = np.zeros(self.game.num_players)
         for agent in live:  # seat order: exactly the AEC order
             step_rewards = self.game.apply(self.state_, int(actions[agent]))
@@ -362,6 +366,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         over = bool(state.terminal) or bool(offenders) or cards_completed(state) >= self.max_cycles
         # Everything is valid: from here on nothing can fail.
         self.state_, self._rng, self.illegal_action_by = state, env_rng, offenders
+        self._last_moves = None
         self.agents = [] if over else self.possible_agents[:]
 
     def _read_snapshot(self, snapshot: Any) -> tuple[FoxyState, np.random.Generator, list[str]]:
@@ -386,11 +391,3 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         if offenders and state.terminal:
             raise invalid(what, "a game over by the rules was not ended by an illegal action")
         return state, env_rng, offenders
-
-    # --- rendering ------------------------------------------------------------------------
-
-    def render(self) -> str | None:
-        return render_table(self.game, self.state_, self.render_mode)
-
-    def close(self) -> None:
-        pass
