@@ -274,6 +274,9 @@ def test_minus_two_hides_other_hands_and_every_face_down_card():
     row = changed.face_down[0]
     k = int(np.flatnonzero((row != row[0]) & (row != minus_two.NO_CARD))[0])
     row[[0, k]] = row[[k, 0]]
+    # The table's public memory of the hands (not drawn) must still fit the swapped hands.
+    np.minimum(changed.hidden_hand, changed.cards[minus_two.HAND], out=changed.hidden_hand)
+    changed.hand_excludes[:] = False
     assert_hidden_from(game, state, changed, 0, sees=1)
 
 
