@@ -208,10 +208,15 @@ def _check_lineup(lineup: Sequence[AgentSpec]) -> list[AgentSpec]:
 
 
 def _check_params(params: dict | None) -> dict:
+    """The game's parameters; environment settings are refused by name, not ignored."""
     if params is None:
         return {}
     if not isinstance(params, dict):
         raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+    for key in ("max_cycles", "render_mode"):
+        if key in params:
+            own = "pass max_cycles= itself" if key == "max_cycles" else "games here are not drawn"
+            raise ValueError(f"params: {key} is not a game parameter ({own})")
     return dict(params)
 
 

@@ -189,3 +189,42 @@ def test_run_files_follow_the_users_umask(finished):
     for name in ("policy.npz", "checkpoint.pt", "metrics.json", "progress.json", "config.json"):
         mode = stat.S_IMODE((finished / name).stat().st_mode)
         assert mode & 0o044 == 0o044, (name, oct(mode))  # readable by group and others (umask 022)
+
+
+# ----------------------------------------------------------------------------------------------
+# The Python helpers
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: _play_match(params={"max_cycles": 5}), "max_cycles is not a game parameter (pass"),
+        (lambda: _play_match(params={"render_mode": "ansi"}), "render_mode is not a game param"),
+        (lambda: _play_match(params={"colour": "red"}), "no parameter 'colour'; its parameters"),
+        (lambda: _simulate(params={"max_cycles": 5}), "max_cycles is not a game parameter"),
+        (lambda: _play_match(lineup=[_returns_none] * 4), "agent factory 'broken' returned None"),
+    ],
+)
+def test_play_match_and_simulate_name_what_they_refuse(call, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        call()
+
+
+def _returns_none(game, seed):
+    return None
+
+
+_returns_none.name = "broken"
+
+
+def _play_match(lineup=("random",) * 4, params=None):
+    from cardzoo.evaluation import play_match
+
+    return play_match("nobody_wants_it", list(lineup), 4, params=params)
+
+
+def _simulate(params=None):
+    from cardzoo.evaluation import simulate
+
+    return simulate("nobody_wants_it", 4, params=params)

@@ -111,7 +111,7 @@ class TrainConfig:
     timesteps: int | None = None
     seed: int = 0
     n_envs: int = 64  # games played at once, shared out among the sampling processes
-    processes: int = 1  # sampling worker processes beside the learner
+    processes: int = 2  # sampling worker processes beside the learner
     reward: str | None = None
     points_scale: float | None = None
     frame_stack: int | None = None

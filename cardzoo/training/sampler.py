@@ -391,7 +391,10 @@ class SamplerWorker:
         )
         self.memory = [shared_memory.SharedMemory(create=True, size=size) for _ in range(2)]
         self.buffers = [_views(memory, self.shapes) for memory in self.memory]
-        context = multiprocessing.get_context("spawn")
+        # fork where the system has it: a user's script needs no `if __name__ == "__main__"`
+        # guard (spawn would import it again in the worker); the worker uses no torch.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self.connection, child = context.Pipe()
         self.process = context.Process(
             target=_work,
@@ -401,7 +404,11 @@ class SamplerWorker:
         self.process.start()
         child.close()
         self._next = 0
-        self._expect("ready")
+        try:
+            self._expect("ready")
+        except BaseException:
+            self.close()
+            raise
 
     def start(self, policy: NumpyPolicy, value: NumpyPolicy, pool: list[NumpyPolicy] | None) -> int:
         """Ask for the next rollout; returns the buffer it will be written to."""
