@@ -40,23 +40,51 @@ from cardzoo.envs.nobody_wants_it.rules import (
 )
 
 
-class _Table:
-    """The observation of one decision, read into named values (seats relative: 0 is me)."""
+class _Layout:
+    """Where each field the agents read starts in the observation vector of one table size
+    (built once per agent, so a decision only slices a list)."""
 
-    def __init__(self, fields: dict[str, np.ndarray], mask: np.ndarray):
-        self.mask = mask
-        self.hand = fields["hand"].astype(int)
-        self.hand_sizes = fields["hand_sizes"].astype(int)
-        self.num_players = self.hand_sizes.size
-        self.discard_counts = fields["discard_counts"].astype(int)
-        self.discard_top = (
-            int(np.argmax(fields["discard_top"])) if fields["discard_top"].any() else -1
-        )
-        self.decision = int(np.argmax(fields["decision"]))
-        self.round_number = int(np.argmax(fields["round"])) + 1
+    def __init__(self, layout: dict[str, slice], num_players: int):
+        self.num_players = num_players
+        self.hand = layout["hand"]
+        self.hand_sizes = layout["hand_sizes"]
+        self.discard_top = layout["discard_top"]
+        self.discard_counts = layout["discard_counts"]
+        self.round = layout["round"]
+        self.decision = layout["decision"]
+        start = layout["nwi_position"].start
+        # nwi_blocks[s]: the one-hot block of species s (index 0: on its pile, 1 + seat: held).
+        self.nwi_blocks = [
+            slice(start + s * (num_players + 1), start + (s + 1) * (num_players + 1))
+            for s in range(NUM_SPECIES)
+        ]
+
+
+def _first_max(values: list[float]) -> int:
+    """Index of the first largest value (``np.argmax`` of a short list, without numpy)."""
+    return values.index(max(values))
+
+
+class _Table:
+    """The observation of one decision, read into named values (seats relative: 0 is me).
+
+    The vector is read once into Python numbers: on arrays this short, numpy's per-call cost
+    dwarfs the arithmetic (the values are small integer counts and one-hot flags, exact as
+    floats, so the decisions are those of reading them with numpy)."""
+
+    def __init__(self, layout: _Layout, vector: np.ndarray, mask: np.ndarray):
+        values = vector.tolist()
+        self.mask = mask.tolist()
+        self.hand = [int(v) for v in values[layout.hand]]
+        self.hand_sizes = [int(v) for v in values[layout.hand_sizes]]
+        self.num_players = layout.num_players
+        self.discard_counts = [int(v) for v in values[layout.discard_counts]]
+        top = values[layout.discard_top]
+        self.discard_top = _first_max(top) if any(top) else -1
+        self.decision = _first_max(values[layout.decision])
+        self.round_number = _first_max(values[layout.round]) + 1
         # nwi_seat[s]: relative seat holding the NWI card of species s, or -1 while on its pile.
-        blocks = fields["nwi_position"].reshape(NUM_SPECIES, self.num_players + 1)
-        self.nwi_seat = np.argmax(blocks, axis=1) - 1
+        self.nwi_seat = [_first_max(values[block]) - 1 for block in layout.nwi_blocks]
 
     def nwi_destination(self, species: int) -> int:
         """Where a pair of ``species`` played by me sends its NWI card (relative seat)."""
@@ -66,7 +94,7 @@ class _Table:
     def chance_of_a_pair(self, seat: int, species: int, extra_seen: int = 0) -> float:
         """Rough chance that the player at ``seat`` holds two or more of ``species``: their cards
         are drawn from everything I have not seen (the draw pile and the other hands)."""
-        unseen_total = NUM_CARDS - self.discard_counts.sum() - self.hand.sum()
+        unseen_total = NUM_CARDS - sum(self.discard_counts) - sum(self.hand)
         unseen = CARDS_PER_SPECIES - self.discard_counts[species] - self.hand[species] - extra_seen
         if unseen_total <= 0 or unseen <= 1:
             return 0.0
@@ -77,11 +105,22 @@ class _Table:
         return max(0.0, 1.0 - none - one)
 
 
-def _legal(mask: np.ndarray, action: int) -> bool:
+def _legal(mask: list[int], action: int) -> bool:
     return bool(mask[action])
 
 
-class HandShedder(Agent):
+class _NobodyWantsItAgent(Agent):
+    """Reads each observation through the layout of its table size."""
+
+    def __init__(self, game, seed: int | None = None):
+        super().__init__(game, seed)
+        self._layout = _Layout(game.observation_layout, game.num_players)
+
+    def table(self, observation: dict[str, np.ndarray]) -> _Table:
+        return _Table(self._layout, observation["observation"], observation["action_mask"])
+
+
+class HandShedder(_NobodyWantsItAgent):
     """Minimises its hand: pairs, then singles that keep pairs, never a pass it can avoid."""
 
     name = "hand_shedder"
@@ -90,7 +129,7 @@ class HandShedder(Agent):
     GIFT_ORDER = (COW, SHEEP, HORSE, PIG)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        table = _Table(self.fields(observation), observation["action_mask"])
+        table = self.table(observation)
         if table.decision == TURN:
             return self._turn(table)
         if _legal(table.mask, PIG_TAKE_PIG):
@@ -110,7 +149,7 @@ class HandShedder(Agent):
         return PASS_TAKE_DRAW
 
 
-def _least_useful(hand: np.ndarray, order: tuple[int, ...]) -> int:
+def _least_useful(hand: list[int], order: tuple[int, ...]) -> int:
     """The species to give away: a card without a partner first, in ``order``; else any."""
     for species in order:
         if hand[species] % 2 == 1:
@@ -118,7 +157,7 @@ def _least_useful(hand: np.ndarray, order: tuple[int, ...]) -> int:
     return next(species for species in order if hand[species] > 0)
 
 
-class NwiDodger(Agent):
+class NwiDodger(_NobodyWantsItAgent):
     """Sheds like :class:`HandShedder` but chooses its pairs by where their NWI cards land, and
     keeps its pigs to attack a left neighbour close to going out."""
 
@@ -133,17 +172,17 @@ class NwiDodger(Agent):
     RETURN_RISK_COST = 0.3
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        table = _Table(self.fields(observation), observation["action_mask"])
+        table = self.table(observation)
         if table.decision == TURN:
-            legal = np.flatnonzero(table.mask)
-            return int(max(legal, key=lambda action: (self._value(table, action), -action)))
+            legal = [action for action, allowed in enumerate(table.mask) if allowed]
+            return max(legal, key=lambda action: (self._value(table, action), -action))
         if _legal(table.mask, PIG_TAKE_PIG):
             return PIG_TAKE_PIG if table.hand[PIG] % 2 == 1 else PIG_TAKE_DRAW
         return HORSE_GIVE + self._gift(table)
 
     def _value(self, table: _Table, action: int) -> float:
         """How good ``action`` is, in cards shed (a pair 2, a single 1, a pass -1) plus bonuses."""
-        hand, size = table.hand, int(table.hand.sum())
+        hand, size = table.hand, sum(table.hand)
         if PLAY_PAIR <= action < PASS_TAKE_DRAW:
             return self._pair_value(table, action - PLAY_PAIR, closes=size == 2)
         if action == PASS_TAKE_DRAW:
