@@ -32,57 +32,100 @@ from cardzoo.envs.minus_two.rules import (
 )
 
 
+class _Layout:
+    """Where the fields the agents read lie in the observation vector of one table size: the
+    three size fields, then the totals, then the pile's limit and size, read as one slice."""
+
+    def __init__(self, layout: dict[str, slice], num_players: int):
+        self.num_players = num_players
+        self.table = slice(layout["hand_sizes"].start, layout["pile_size"].stop)
+        # offsets inside that slice
+        self.limit = layout["pile_limit"].start - self.table.start
+        self.pile_size = layout["pile_size"].start - self.table.start
+        if layout["face_down_sizes"].stop != layout["hand_sizes"].start + 3 * num_players:
+            raise ValueError("minus_two agents: unexpected observation layout")
+
+
+def _first_max(values: list[int]) -> int:
+    """Index of the first largest value (``np.argmax`` without numpy)."""
+    return values.index(max(values))
+
+
 class _Choices:
     """The legal actions of one decision, sorted into kinds, and the table as this seat sees it
-    (seats relative: 0 is me, 1 my left neighbour, who plays after me)."""
+    (seats relative: 0 is me, 1 my left neighbour, who plays after me).
 
-    def __init__(self, fields: dict[str, np.ndarray], mask: np.ndarray):
-        legal = np.flatnonzero(mask)
-        plays = legal[legal < BLIND]
-        self.cards = (plays % ACTIONS_PER_SOURCE) // 12
-        self.counts = plays % 12 + 1
-        self.plays = plays
-        self.blind = legal[(legal >= BLIND) & (legal < TAKE_PILE)]
+    Everything is read into Python numbers once: the legal actions are few, and numpy's
+    per-call cost on arrays this short dwarfs the work (the observed values are small integer
+    counts, exact as floats)."""
+
+    def __init__(self, layout: _Layout, vector: np.ndarray, mask: np.ndarray):
+        legal = mask.nonzero()[0].tolist()
+        self.plays = plays = [action for action in legal if action < BLIND]
+        self.cards = [(play % ACTIONS_PER_SOURCE) // 12 for play in plays]
+        self.counts = [play % 12 + 1 for play in plays]
+        self.blind = [action for action in legal if BLIND <= action < TAKE_PILE]
         self.can_take = bool(mask[TAKE_PILE])
-        self.limit = int(fields["pile_limit"][0])
-        self.pile_size = int(fields["pile_size"][0])
-        held = fields["hand_sizes"] + fields["face_up_sizes"] + fields["face_down_sizes"]
-        self.held = held.astype(int)  # cards each seat holds in all
+        table = vector[layout.table].tolist()
+        self.limit = int(table[layout.limit])
+        self.pile_size = int(table[layout.pile_size])
+        n = layout.num_players
+        # cards each seat holds in all: hand, face up and face down
+        self.held = [int(table[s] + table[n + s] + table[2 * n + s]) for s in range(n)]
 
-    def first(self, which: np.ndarray) -> int | None:
-        return int(self.plays[which][0]) if which.any() else None
+    def first(self, which: list[bool]) -> int | None:
+        """The first play for which ``which`` holds, if any."""
+        for play, selected in zip(self.plays, which):
+            if selected:
+                return play
+        return None
+
+    def most_copies(self, which: list[bool]) -> int | None:
+        """Among the plays for which ``which`` holds, the first with the most cards."""
+        candidates = [i for i, selected in enumerate(which) if selected]
+        if not candidates:
+            return None
+        counts = [self.counts[i] for i in candidates]
+        return self.plays[candidates[_first_max(counts)]]
 
     def going_out(self) -> int | None:
         """A play of every card I hold (numbers, >>> or my last -2), if legal."""
-        return self.first(self.counts == self.held[0])
+        held = self.held[0]
+        return self.first([count == held for count in self.counts])
 
     def highest_number(self) -> int | None:
         """The highest number that fits, every copy of it."""
-        numbers = self.cards < MINUS_TWO
-        if not numbers.any():
+        numbers = [card for card in self.cards if card < MINUS_TWO]
+        if not numbers:
             return None
-        best = self.cards[numbers].max()
-        which = numbers & (self.cards == best)
-        return int(self.plays[which][np.argmax(self.counts[which])])
+        best = max(numbers)
+        return self.most_copies([card == best for card in self.cards])
 
     def safe_minus_two(self) -> int | None:
         """One -2, if it leaves the limit at 1 or more (so the pile stays off my hand)."""
         if not self.pile_size or self.limit < 3:
             return None
-        return self.first((self.cards == MINUS_TWO) & (self.counts == 1))
+        return self.first(
+            [card == MINUS_TWO and count == 1 for card, count in zip(self.cards, self.counts)]
+        )
 
     def lowest_limit_minus_two(self) -> int | None:
         """As many -2 as keep the limit at 1 or more: the lowest limit I can leave."""
         if not self.pile_size:
             return None
-        which = (self.cards == MINUS_TWO) & (self.limit - 2 * self.counts >= 1)
-        if not which.any():
-            return None
-        return int(self.plays[which][np.argmax(self.counts[which])])
+        limit = self.limit
+        return self.most_copies(
+            [
+                card == MINUS_TWO and limit - 2 * count >= 1
+                for card, count in zip(self.cards, self.counts)
+            ]
+        )
 
     def clear(self) -> int | None:
         """One >>>, if legal."""
-        return self.first((self.cards == CLEAR) & (self.counts == 1))
+        return self.first(
+            [card == CLEAR and count == 1 for card, count in zip(self.cards, self.counts)]
+        )
 
     def when_no_number_fits(self) -> int:
         """A -2 that keeps the pile off my hand; else >>> (it clears the pile, or leads when I
@@ -92,7 +135,7 @@ class _Choices:
                 return choice
         if self.can_take:
             return TAKE_PILE
-        return int(self.plays[np.argmin(self.counts)])
+        return self.plays[self.counts.index(min(self.counts))]
 
 
 class _LoopBreaker(Agent):
@@ -105,6 +148,7 @@ class _LoopBreaker(Agent):
 
     def __init__(self, game, seed: int | None = None):
         super().__init__(game, seed)
+        self._layout = _Layout(game.observation_layout, game.num_players)
         self._seen: set[bytes] = set()
 
     def reset(self) -> None:
@@ -119,7 +163,7 @@ class _LoopBreaker(Agent):
         if len(self._seen) >= self.max_remembered:
             self._seen.clear()
         self._seen.add(key)
-        return self.choose(_Choices(self.fields(observation), mask))
+        return self.choose(_Choices(self._layout, observation["observation"], mask))
 
     def choose(self, choices: _Choices) -> int:
         raise NotImplementedError
@@ -131,8 +175,8 @@ class HighCards(_LoopBreaker):
     name = "high_cards"
 
     def choose(self, choices: _Choices) -> int:
-        if choices.blind.size:
-            return int(choices.blind[0])  # unseen cards: any position is as good
+        if choices.blind:
+            return choices.blind[0]  # unseen cards: any position is as good
         out = choices.going_out()
         if out is not None:
             return out
@@ -152,12 +196,12 @@ class Attacker(_LoopBreaker):
     threat = 3  # cards or fewer left to the neighbour: attack
 
     def choose(self, choices: _Choices) -> int:
-        if choices.blind.size:
-            return int(choices.blind[0])
+        if choices.blind:
+            return choices.blind[0]
         out = choices.going_out()
         if out is not None:
             return out
-        if choices.pile_size and choices.held[1 % choices.held.size] <= self.threat:
+        if choices.pile_size and choices.held[1 % len(choices.held)] <= self.threat:
             attack = choices.lowest_limit_minus_two()
             if attack is not None:
                 return attack
