@@ -8,8 +8,9 @@ import pytest
 from test_foxy_rules import ANSWERS, STACK
 
 from cardzoo.agents import agent_classes, make_agent
-from cardzoo.agents.foxy import ForgetfulAgent, MemoryAgent, circle_thresholds
+from cardzoo.agents.foxy import ForgetfulAgent, MemoryAgent, choice, circle_thresholds
 from cardzoo.envs import foxy_v0
+from cardzoo.envs.core import split_observation
 from cardzoo.envs.foxy.rules import CARD_SPECIES, Foxy, parse_stack
 from cardzoo.evaluation import play_match
 
@@ -184,3 +185,35 @@ def test_perfect_memory_beats_forgetful():
     result = play_match("foxy", ["perfect_memory", "forgetful"], 100, seed=0)
     summary = {s["agent"]: s for s in result.summary()["agents"]}
     assert summary["perfect_memory"]["win_rate_ci"][0] > 0.9
+
+
+@pytest.mark.parametrize("memory", ["none", "perfect"])
+@pytest.mark.parametrize("agent_class", [MemoryAgent, ForgetfulAgent])
+def test_fast_choice_is_the_choice_of_the_full_belief(agent_class, memory):
+    """At every decision of 20 seeded games, what the agent plays (from its running counts and
+    cached choices) is what the full belief (``answer_distribution``) gives: the number with the
+    best expected score, or the circle when its gain reaches the threshold and it may circle."""
+    env = foxy_v0.raw_env(num_players=3, memory=memory)
+    game = env.game
+    agents = [agent_class(game, seed=seat) for seat in range(3)]
+    for seed in range(20):
+        env.reset(seed=seed)
+        for agent in agents:
+            agent.reset()
+        for name in env.agent_iter():
+            if env.terminations[name]:
+                env.step(None)
+                continue
+            observation = env.observe(name)
+            agent = agents[env.agents.index(name)]
+            action = agent.act(observation)
+            fields = game_fields(game, observation)
+            write, circle, gain = choice(agent.answer_distribution(fields), game.max_guess)
+            circles = gain > 0 and gain >= agent.thresholds[agent.cards_turned - 1]
+            circles = circles and observation["action_mask"][game.max_guess + 1 :].any()
+            assert action == (circle + game.max_guess + 1 if circles else write)
+            env.step(action)
+
+
+def game_fields(game, observation):
+    return split_observation(game.observation_layout, observation["observation"])
