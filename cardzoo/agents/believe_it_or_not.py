@@ -54,10 +54,32 @@ from cardzoo.envs.believe_it_or_not.rules import (
     TURN_CARD,
 )
 
+#: the observation fields the agents read
+_FIELDS_READ = (
+    "decision",
+    "declared",
+    "last_size",
+    "hand",
+    "own_table_cards",
+    "building",
+    "out_of_game",
+    "peeked_position",
+    "peeked_card",
+)
+
+
+def _first_max(values: list[float]) -> int:
+    """Index of the first largest value (``np.argmax`` of a short list, without numpy)."""
+    return values.index(max(values))
+
 
 class BelieveItOrNotAgent(Agent):
     """Shared reading of the observation and the step-by-step building of a planned placement.
-    Subclasses choose the lead, the response and the cards of a placement."""
+    Subclasses choose the lead, the response and the cards of a placement.
+
+    The fields are read into lists of Python numbers once per decision (``view``): on arrays
+    this short numpy's per-call cost dwarfs the work, and the values are small counts and
+    one-hot flags, exact as floats."""
 
     #: the weight of "P tells the truth" in the estimate of a claim
     honesty = 0.5
@@ -69,15 +91,18 @@ class BelieveItOrNotAgent(Agent):
         self.loses_with_elephant = game.variant == "standard"
         self.num_species = game.num_species
         self.composition = game.composition
+        self._num_cards = int(game.composition.sum())
+        layout = game.observation_layout
+        self._parts = [(name, layout[name]) for name in _FIELDS_READ]
         self._plan: list[int] = []
 
     def reset(self) -> None:
         self._plan = []
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        view = self.fields(observation)
+        view = self.view(observation["observation"])
         mask = observation["action_mask"]
-        decision = int(np.argmax(view["decision"]))
+        decision = _first_max(view["decision"])
         if decision == LEAD:
             species, plan = self.plan_lead(view)
             self._plan = self._shuffled(plan)
@@ -98,8 +123,13 @@ class BelieveItOrNotAgent(Agent):
 
     # --- what the agent knows --------------------------------------------------------------
 
+    def view(self, vector: np.ndarray) -> dict[str, list[float]]:
+        """The fields the agent reads, as lists of Python numbers."""
+        values = vector.tolist()
+        return {name: values[part] for name, part in self._parts}
+
     def declared(self, view) -> int:
-        return int(np.argmax(view["declared"]))
+        return _first_max(view["declared"])
 
     def unseen_copies(self, view, species: int) -> int:
         """Copies of ``species`` the agent cannot see (in other hands or face down)."""
@@ -108,14 +138,14 @@ class BelieveItOrNotAgent(Agent):
         return max(0, SET_SIZE - int(known))
 
     def unseen_cards(self, view) -> int:
-        known = view["hand"].sum() + view["own_table_cards"].sum() + view["out_of_game"].sum()
-        return max(1, int(self.composition.sum() - known - view["building"].sum()))
+        known = sum(view["hand"]) + sum(view["own_table_cards"]) + sum(view["out_of_game"])
+        return max(1, int(self._num_cards - known - sum(view["building"])))
 
     def peeked(self, view) -> tuple[int, int] | None:
         """(position, card type) of the peeked card of P's last placement, if any."""
-        if not view["peeked_position"].any():
+        if not any(view["peeked_position"]):
             return None
-        return int(np.argmax(view["peeked_position"])), int(np.argmax(view["peeked_card"]))
+        return _first_max(view["peeked_position"]), _first_max(view["peeked_card"])
 
     def chance_claim_true(self, view) -> float:
         """Estimated chance that the card the agent would turn shows the declared species."""
@@ -151,7 +181,7 @@ class BelieveItOrNotAgent(Agent):
     # --- building a placement ---------------------------------------------------------------
 
     def _next_card(self, view, mask) -> int:
-        chosen = int(view["building"].sum())
+        chosen = int(sum(view["building"]))
         while self._plan and chosen < MAX_PLACEMENT:
             card = self._plan.pop(0)
             if mask[ADD_CARD + card]:
@@ -177,12 +207,13 @@ class BelieveItOrNotAgent(Agent):
         return spares
 
     def most_held_species(self, view) -> int:
-        hand = view["hand"][: self.num_species].astype(float)
-        if hand.max() > 0:
-            best = np.flatnonzero(hand == hand.max())
+        hand = view["hand"][: self.num_species]
+        most = max(hand)
+        if most > 0:
+            best = [s for s, count in enumerate(hand) if count == most]
         else:  # no animal in hand: claim the species with the most copies still around
             unseen = [self.unseen_copies(view, s) for s in range(self.num_species)]
-            best = np.flatnonzero(np.array(unseen) == max(unseen))
+            best = [s for s, count in enumerate(unseen) if count == max(unseen)]
         return int(self.rng.choice(best))
 
     def any_card(self, view) -> list[int]:
