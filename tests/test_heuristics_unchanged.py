@@ -9,6 +9,7 @@ change a single decision. (Regenerate only for an intended change of play, and s
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from heuristic_replay import (
     NUM_GAMES,
@@ -20,6 +21,8 @@ from heuristic_replay import (
     play_recorded,
     replay_digest,
 )
+
+from cardzoo.agents import RandomAgent
 
 # (game, agent, line-up): (sha256 of the actions, decisions), with the original agents
 DIGESTS = {
@@ -136,3 +139,18 @@ def test_a_reset_agent_plays_like_a_fresh_one(case):
             for new, old in zip(fresh, reused):
                 new.rng.bit_generator.state = old.rng.bit_generator.state
             assert play_recorded(game, reused, seed) == play_recorded(game, fresh, seed), seed
+
+
+def test_an_agent_generator_is_made_at_first_use_from_its_seed():
+    game = PARAMS["nobody_wants_it"][0]()
+    agent = RandomAgent(game, seed=5)
+    assert agent._rng is None  # building a generator costs more than a heuristic's decision
+    assert agent.rng.integers(1000, size=5).tolist() == (
+        np.random.default_rng(5).integers(1000, size=5).tolist()
+    )
+
+
+@pytest.mark.parametrize("seed", [-1, "7", 2.5])
+def test_a_bad_agent_seed_is_refused_at_construction(seed):
+    with pytest.raises((ValueError, TypeError)):
+        RandomAgent(PARAMS["nobody_wants_it"][0](), seed=seed)
