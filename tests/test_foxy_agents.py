@@ -8,7 +8,13 @@ import pytest
 from test_foxy_rules import ANSWERS, STACK
 
 from cardzoo.agents import agent_classes, make_agent
-from cardzoo.agents.foxy import ForgetfulAgent, MemoryAgent, choice, circle_thresholds
+from cardzoo.agents.foxy import (
+    ForgetfulAgent,
+    MemoryAgent,
+    _convolve,
+    choice,
+    circle_thresholds,
+)
 from cardzoo.envs import foxy_v0
 from cardzoo.envs.core import split_observation
 from cardzoo.envs.foxy.rules import CARD_SPECIES, Foxy, parse_stack
@@ -217,3 +223,10 @@ def test_fast_choice_is_the_choice_of_the_full_belief(agent_class, memory):
 
 def game_fields(game, observation):
     return split_observation(game.observation_layout, observation["observation"])
+
+
+def test_convolve_without_checks_gives_numpys_numbers():
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        a, v = rng.random(rng.integers(1, 25)), rng.random(rng.integers(1, 25))
+        assert np.array_equal(_convolve(a, v), np.convolve(a, v))

@@ -269,7 +269,7 @@ def _distinct_species_distribution(remembered: np.ndarray, forgotten: int) -> np
     distribution = _point_mass(int(seen.sum()))
     for species in np.flatnonzero(~seen):
         appears = 1.0 - (1.0 - shows[species]) ** forgotten
-        distribution = np.convolve(distribution, [1.0 - appears, appears])
+        distribution = _convolve(distribution, np.array([1.0 - appears, appears]))
     return distribution
 
 
@@ -283,12 +283,24 @@ def _shift(distribution: np.ndarray, offset: int) -> np.ndarray:
     return np.concatenate([np.zeros(offset), distribution])
 
 
+_ONE = np.ones(1)  # the distribution of a sum of no draws (never written to)
+
+
 def _power(per_card: np.ndarray, times: int) -> np.ndarray:
     """Distribution of the sum of ``times`` independent draws from ``per_card``."""
-    total = np.ones(1)
+    total = _ONE
     for _ in range(times):
-        total = np.convolve(total, per_card)
+        total = _convolve(total, per_card)
     return total
+
+
+def _convolve(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``np.convolve(a, v)`` of two non-empty 1-d float arrays, without its argument checks:
+    the same computation underneath (the correlation of the longer array with the shorter one
+    reversed), so the same numbers, for a third of the call's cost."""
+    if len(v) > len(a):
+        a, v = v, a
+    return np.correlate(a, v[::-1], "full")
 
 
 AGENTS = {MemoryAgent.name: MemoryAgent, ForgetfulAgent.name: ForgetfulAgent}

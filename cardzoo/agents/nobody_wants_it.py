@@ -79,6 +79,9 @@ class _Table:
         self.hand_sizes = [int(v) for v in values[layout.hand_sizes]]
         self.num_players = layout.num_players
         self.discard_counts = [int(v) for v in values[layout.discard_counts]]
+        self.size = sum(self.hand)  # cards in my hand
+        #: cards I have not seen: the draw pile and the other hands
+        self.unseen_total = NUM_CARDS - sum(self.discard_counts) - self.size
         top = values[layout.discard_top]
         self.discard_top = _first_max(top) if any(top) else -1
         self.decision = _first_max(values[layout.decision])
@@ -94,7 +97,7 @@ class _Table:
     def chance_of_a_pair(self, seat: int, species: int, extra_seen: int = 0) -> float:
         """Rough chance that the player at ``seat`` holds two or more of ``species``: their cards
         are drawn from everything I have not seen (the draw pile and the other hands)."""
-        unseen_total = NUM_CARDS - sum(self.discard_counts) - sum(self.hand)
+        unseen_total = self.unseen_total
         unseen = CARDS_PER_SPECIES - self.discard_counts[species] - self.hand[species] - extra_seen
         if unseen_total <= 0 or unseen <= 1:
             return 0.0
@@ -182,7 +185,7 @@ class NwiDodger(_NobodyWantsItAgent):
 
     def _value(self, table: _Table, action: int) -> float:
         """How good ``action`` is, in cards shed (a pair 2, a single 1, a pass -1) plus bonuses."""
-        hand, size = table.hand, sum(table.hand)
+        hand, size = table.hand, table.size
         if PLAY_PAIR <= action < PASS_TAKE_DRAW:
             return self._pair_value(table, action - PLAY_PAIR, closes=size == 2)
         if action == PASS_TAKE_DRAW:
