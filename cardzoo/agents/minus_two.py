@@ -20,6 +20,8 @@ action when a position repeats exactly within a game; see :class:`_LoopBreaker`.
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from cardzoo.agents.base import Agent
@@ -30,6 +32,10 @@ from cardzoo.envs.minus_two.rules import (
     MINUS_TWO,
     TAKE_PILE,
 )
+
+# The card type and the number of cards of each play action (two sources: hand, face up).
+_CARD_OF_PLAY = [(action % ACTIONS_PER_SOURCE) // 12 for action in range(BLIND)]
+_COUNT_OF_PLAY = [action % 12 + 1 for action in range(BLIND)]
 
 
 class _Layout:
@@ -61,10 +67,11 @@ class _Choices:
 
     def __init__(self, layout: _Layout, vector: np.ndarray, mask: np.ndarray):
         legal = mask.nonzero()[0].tolist()
-        self.plays = plays = [action for action in legal if action < BLIND]
-        self.cards = [(play % ACTIONS_PER_SOURCE) // 12 for play in plays]
-        self.counts = [play % 12 + 1 for play in plays]
-        self.blind = [action for action in legal if BLIND <= action < TAKE_PILE]
+        first_blind = bisect.bisect_left(legal, BLIND)
+        self.plays = plays = legal[:first_blind]
+        self.cards = [_CARD_OF_PLAY[play] for play in plays]
+        self.counts = [_COUNT_OF_PLAY[play] for play in plays]
+        self.blind = [action for action in legal[first_blind:] if action < TAKE_PILE]
         self.can_take = bool(mask[TAKE_PILE])
         table = vector[layout.table].tolist()
         self.limit = int(table[layout.limit])
