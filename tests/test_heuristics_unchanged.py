@@ -9,6 +9,9 @@ change a single decision. (Regenerate only for an intended change of play, and s
 
 from __future__ import annotations
 
+import copy
+from collections import deque
+
 import numpy as np
 import pytest
 from heuristic_replay import (
@@ -154,3 +157,34 @@ def test_an_agent_generator_is_made_at_first_use_from_its_seed():
 def test_a_bad_agent_seed_is_refused_at_construction(seed):
     with pytest.raises((ValueError, TypeError)):
         RandomAgent(PARAMS["nobody_wants_it"][0](), seed=seed)
+
+
+def _same(a, b) -> bool:
+    """Deep equality of agent attributes: numpy arrays by value, objects by their attributes."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple, deque)) and type(a) is type(b):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if hasattr(a, "__dict__") and type(a) is type(b) and not isinstance(a, type):
+        return _same(vars(a), vars(b))
+    return a == b
+
+
+@pytest.mark.parametrize("case", REUSE_CASES, ids="-".join)
+def test_reset_leaves_an_agent_as_it_was_built(case):
+    """After a game and reset(), every attribute of the agent (its generator aside) is what it
+    was when the agent was built: no memory of the game survives."""
+    game_name, agent_name = case
+    game = PARAMS[game_name][0]()
+    classes = lineup_factories(game_name, agent_name, "all", game.num_players)
+    agents = [cls(game, seed=seat) for seat, cls in enumerate(classes)]
+    built = [copy.deepcopy({k: v for k, v in vars(a).items() if k != "game"}) for a in agents]
+    play_recorded(game, agents, seed=3)  # reset() before the game
+    for agent in agents:
+        agent.reset()
+    for agent, before in zip(agents, built):
+        after = {k: v for k, v in vars(agent).items() if k not in ("game", "_rng")}
+        before = {k: v for k, v in before.items() if k != "_rng"}
+        assert _same(after, before)
