@@ -6,19 +6,21 @@ each game's ``rules.py``, for ``observe``) as they were at the reference commit
 ``REFERENCE`` with ``git show`` and loads them as private modules, so both run side by side on
 the same machine under the same load. It therefore needs the project's git history.
 
-Per game (default parameters, every seat played by the agent being measured) and agent:
+Per game (default parameters, every seat played by the agent being measured) and agent, the
+current agents first play ``--games`` seeded games, recording every decision (observation dict)
+and a copy of each state. Then, in turn, each side replays them:
 
-- ``act``: microseconds per ``agent.act(observation)`` call, original and now, and the ratio;
-- ``observe``: microseconds per ``game.observe(state, player)`` (the engine's share of a
-  heuristic's decision; the original engine against the current one);
+- ``act``: microseconds of CPU time per ``agent.act(observation)`` over the recorded decisions
+  (agents built and reset per game outside the clock); both sides must take the recorded actions,
+  else the script stops;
+- ``observe``: microseconds per ``game.observe(state, player)`` over the recorded states (the
+  engine's share of a heuristic's decision; the original engine against the current one);
 - ``new`` and ``reset``: microseconds to construct an agent and to reset one.
 
-Caches an agent module keeps between decisions are emptied before each run, so what one run
-learnt does not speed up the next.
-
-Both implementations play the same seeded games and must take the same actions (the script stops
-if they do not). Each measurement is repeated ``--repeats`` times, old and new interleaved, and
-the median is reported.
+CPU time (``time.process_time``) over whole games, not wall time per call, so that other
+processes on a busy machine do not land in the numbers. Caches an agent module keeps between
+decisions are emptied before each replay. Each measurement is repeated ``--repeats`` times, the
+two sides alternating which goes first, and the median is reported.
 
     python benchmarks/heuristics_speed.py             # writes benchmarks/heuristics_speed.md
     python benchmarks/heuristics_speed.py --games 5 --repeats 1 --only foxy --output /tmp/speed.md
@@ -33,6 +35,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
 import argparse  # noqa: E402
+import copy  # noqa: E402
+import dataclasses  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -51,6 +55,7 @@ from cardzoo.envs.registry import game_spec  # noqa: E402
 REFERENCE = "4e356dd5feeaeeee2490bdf652e19190198e130f"
 GAMES = ("nobody_wants_it", "believe_it_or_not", "minus_two", "foxy")
 ROOT = Path(__file__).resolve().parent.parent
+SIDES = ("old", "new")
 
 
 def reference_module(path: str, name: str, replace: dict[str, str] | None = None):
@@ -93,43 +98,76 @@ def clear_caches(agent_class) -> None:
             value.cache_clear()
 
 
-def timed_games(game, agent_class, num_games: int) -> tuple[float, float, int, list[int]]:
-    """Plays ``num_games`` seeded games with ``agent_class`` in every seat: seconds in ``act``,
-    seconds in ``observe``, decisions, and every action."""
-    clear_caches(agent_class)
-    clock = time.perf_counter
-    act_time = observe_time = 0.0
-    actions: list[int] = []
+@dataclasses.dataclass
+class Recording:
+    """Every decision of ``num_games`` seeded games played by the current agents."""
+
+    #: per game, each decision's seat and observation dict
+    decisions: list[list[tuple[int, dict]]]
+    #: a copy of the state and the seat of each decision that builds an observation
+    states: list[tuple[object, int]]
+    #: every action taken
+    actions: list[int]
+
+
+def record(game, agent_class, num_games: int) -> Recording:
+    """Plays ``num_games`` seeded games with ``agent_class`` in every seat."""
+    recording = Recording([], [], [])
     for seed in range(num_games):
         state = game.new_state(game_rng_from_seed(seed))
-        agents = [agent_class(game, seed=1_000 * seed + s) for s in range(game.num_players)]
-        steps = 0
-        while not state.terminal and steps < game.default_max_cycles:
+        agents = new_agents(game, agent_class, seed)
+        decisions = []
+        while not state.terminal and len(decisions) < game.default_max_cycles:
             player = state.current_player
-            agent = agents[player]
             observation = {"action_mask": game.legal_mask(state, player)}
-            if agent.uses_observation:
-                start = clock()
+            if agents[player].uses_observation:
+                recording.states.append((copy.deepcopy(state), player))
                 observation["observation"] = game.observe(state, player)
-                observe_time += clock() - start
-            start = clock()
-            action = agent.act(observation)
-            act_time += clock() - start
-            actions.append(int(action))
+            action = agents[player].act(observation)
+            decisions.append((player, observation))
+            recording.actions.append(int(action))
             game.step(state, action)
-            steps += 1
-    return act_time, observe_time, len(actions), actions
+        recording.decisions.append(decisions)
+    return recording
+
+
+def new_agents(game, agent_class, seed: int) -> list:
+    return [agent_class(game, seed=1_000 * seed + seat) for seat in range(game.num_players)]
+
+
+def time_acts(game, agent_class, recording: Recording) -> tuple[float, list[int]]:
+    """CPU seconds ``agent_class`` spends in ``act`` over the recorded decisions (agents built
+    and reset per game outside the clock), and the actions it takes."""
+    clear_caches(agent_class)
+    seconds, actions = 0.0, []
+    for seed, decisions in enumerate(recording.decisions):
+        agents = new_agents(game, agent_class, seed)
+        for agent in agents:
+            agent.reset()
+        start = time.process_time()
+        taken = [agents[seat].act(observation) for seat, observation in decisions]
+        seconds += time.process_time() - start
+        actions += [int(action) for action in taken]
+    return seconds, actions
+
+
+def time_observe(game, recording: Recording) -> float:
+    """CPU seconds ``game.observe`` takes over the recorded states."""
+    start = time.process_time()
+    for state, player in recording.states:
+        game.observe(state, player)
+    return time.process_time() - start
 
 
 def construction_times(game, agent_class, count: int = 300) -> tuple[float, float]:
-    """Microseconds to build an agent, and to reset one."""
-    start = time.perf_counter()
+    """Microseconds (CPU) to build an agent, and to reset one."""
+    start = time.process_time()
     agents = [agent_class(game, seed=seed) for seed in range(count)]
-    built = time.perf_counter() - start
-    start = time.perf_counter()
+    built = time.process_time() - start
+    start = time.process_time()
     for agent in agents:
         agent.reset()
-    reset = time.perf_counter() - start
+    reset = time.process_time() - start
     return 1e6 * built / count, 1e6 * reset / count
 
 
@@ -139,22 +177,24 @@ def measure(game_name: str, num_games: int, repeats: int) -> list[dict]:
     old_classes, new_classes = reference_classes(game_name), agent_classes(game_name)
     rows = []
     for agent_name, new_class in new_classes.items():
-        runs: dict[str, list] = {key: [] for key in ("act", "observe", "new", "reset")}
-        runs = {"old": {k: [] for k in runs}, "new": {k: [] for k in runs}}
+        recording = record(current_game, new_class, num_games)
+        decisions = len(recording.actions)
+        runs = {side: {k: [] for k in ("act", "observe", "new", "reset")} for side in SIDES}
+        sides = {"old": (old_game, old_classes[agent_name]), "new": (current_game, new_class)}
         for repeat in range(repeats):
-            order = [("old", old_game, old_classes[agent_name]), ("new", current_game, new_class)]
-            if repeat % 2:
-                order.reverse()  # neither side always runs first
-            actions = {}
-            for side, game, agent_class in order:
-                act, observe, decisions, actions[side] = timed_games(game, agent_class, num_games)
-                runs[side]["act"].append(1e6 * act / decisions)
-                runs[side]["observe"].append(1e6 * observe / decisions)
+            order = list(SIDES) if repeat % 2 == 0 else list(reversed(SIDES))  # alternate
+            for side in order:
+                game, agent_class = sides[side]
+                seconds, actions = time_acts(game, agent_class, recording)
+                if actions != recording.actions:
+                    raise SystemExit(f"{game_name} {agent_name}: the agents took different actions")
+                runs[side]["act"].append(1e6 * seconds / decisions)
+                observed = len(recording.states)
+                observe = time_observe(game, recording) if observed else 0.0
+                runs[side]["observe"].append(1e6 * observe / observed if observed else 0.0)
                 built, reset = construction_times(game, agent_class)
                 runs[side]["new"].append(built)
                 runs[side]["reset"].append(reset)
-            if actions["old"] != actions["new"]:
-                raise SystemExit(f"{game_name} {agent_name}: the agents took different actions")
         median = {side: {k: statistics.median(v) for k, v in d.items()} for side, d in runs.items()}
         rows.append({"game": game_name, "agent": agent_name, "decisions": decisions, **median})
         print(_row(rows[-1]), flush=True)
@@ -165,6 +205,9 @@ def _row(row: dict) -> str:
     old, new = row["old"], row["new"]
     cells = [row["game"], row["agent"], f"{row['decisions']:,}"]
     for key in ("act", "observe", "new", "reset"):
+        if not old[key] and not new[key]:  # random agents build no observation
+            cells += ["–", "–", "–"]
+            continue
         ratio = old[key] / new[key] if new[key] else float("nan")
         cells += [f"{old[key]:.1f}", f"{new[key]:.1f}", f"{ratio:.1f}×"]
     return "| " + " | ".join(cells) + " |"
@@ -191,10 +234,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
             "# Heuristic agents: cost per decision, original against now",
             "",
             f"Original: the agents and engines at commit `{REFERENCE[:10]}`, loaded from git in "
-            "the same run. Both sides play the same seeded games at the default parameters, every "
-            "seat the agent measured, and take the same actions. Median of "
-            f"{args.repeats} interleaved runs of {args.games} games each; µs per call "
-            "(`act`, `observe`: per decision; `new`, `reset`: per agent); × is original / now.",
+            "the same run. Both sides replay the decisions of the same seeded games at the "
+            "default parameters (every seat the agent measured) and take the same actions. "
+            f"Median of {args.repeats} alternating runs over {args.games} games; µs of CPU time "
+            "per call (`act`, `observe`: per decision; `new`, `reset`: per agent); × is "
+            "original / now. A random agent now makes its generator at its first draw, so that "
+            "cost moved from `new` to its first `act` of each game.",
             "",
             f"Machine: {platform.processor() or platform.machine()}, Python "
             f"{platform.python_version()}, numpy {np.__version__}. Regenerate with "

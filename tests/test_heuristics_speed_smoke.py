@@ -50,14 +50,14 @@ def test_quick_run_measures_every_foxy_agent_and_writes_the_table(speed, tmp_pat
 
 
 def test_a_run_whose_sides_disagree_stops(speed, monkeypatch):
-    timed_games = speed.timed_games
+    time_acts = speed.time_acts
 
-    def disagreeing(game, agent_class, num_games):
-        act, observe, decisions, actions = timed_games(game, agent_class, num_games)
-        if not agent_class.__module__.startswith("_reference"):
+    def disagreeing(game, agent_class, recording):
+        seconds, actions = time_acts(game, agent_class, recording)
+        if agent_class.__module__.startswith("_reference"):
             actions = [action + 1 for action in actions]
-        return act, observe, decisions, actions
+        return seconds, actions
 
-    monkeypatch.setattr(speed, "timed_games", disagreeing)
+    monkeypatch.setattr(speed, "time_acts", disagreeing)
     with pytest.raises(SystemExit, match="different actions"):
         speed.measure("foxy", num_games=1, repeats=1)
