@@ -12,12 +12,15 @@ from cardzoo.agents.foxy import (
     ForgetfulAgent,
     MemoryAgent,
     _convolve,
+    _python_choice,
+    _unknown_card_odds,
+    _unknown_card_odds_list,
     choice,
     circle_thresholds,
 )
 from cardzoo.envs import foxy_v0
 from cardzoo.envs.core import split_observation
-from cardzoo.envs.foxy.rules import CARD_SPECIES, Foxy, parse_stack
+from cardzoo.envs.foxy.rules import CARD_SPECIES, KIND_COPIES, Foxy, parse_stack
 from cardzoo.evaluation import play_match
 
 G = 40
@@ -230,3 +233,23 @@ def test_convolve_without_checks_gives_numpys_numbers():
     for _ in range(2000):
         a, v = rng.random(rng.integers(1, 25)), rng.random(rng.integers(1, 25))
         assert np.array_equal(_convolve(a, v), np.convolve(a, v))
+
+
+def test_python_choice_gives_numpys_choice():
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        distribution = rng.random(rng.integers(1, 60))
+        distribution /= distribution.sum()
+        max_guess = int(rng.integers(1, 50))
+        expected = choice(distribution, max_guess)
+        assert _python_choice(distribution.tolist(), max_guess) == expected
+
+
+def test_odds_of_an_unknown_card_in_python_are_numpys():
+    rng = np.random.default_rng(2)
+    deck = np.repeat(np.arange(len(KIND_COPIES)), KIND_COPIES)
+    for _ in range(500):
+        remembered = rng.choice(deck, size=rng.integers(0, 20), replace=False)
+        counts = np.bincount(remembered, minlength=len(KIND_COPIES))
+        expected = _unknown_card_odds(remembered).tolist()
+        assert _unknown_card_odds_list(tuple(counts.tolist())) == expected

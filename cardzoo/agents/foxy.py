@@ -22,6 +22,7 @@ still to come from the next card on, computed once by optimal stopping over rand
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import deque
 
 import numpy as np
@@ -232,9 +233,47 @@ def _choice_when_unsure(
 ) -> tuple[int, int, float]:
     """:func:`choice` for a card kind on the table, the kinds remembered (the table card
     included) and the number of earlier cards forgotten: the belief depends on nothing else,
-    and many seats and games share it."""
-    remembered = np.repeat(np.arange(NUM_KINDS), kind_counts)
-    return choice(_belief(card, remembered, forgotten), max_guess)
+    and many seats and games share it.
+
+    For an animal card the belief is built as :func:`_belief` builds it, with the elementwise
+    steps in Python (the same operations on the same doubles in the same order) and only the
+    convolutions in numpy; its choice is :func:`choice` in Python."""
+    if card == FOXY:
+        remembered = np.repeat(np.arange(NUM_KINDS), kind_counts)
+        return _python_choice(_belief(card, remembered, forgotten).tolist(), max_guess)
+    overlap = _OVERLAP[card]  # species each kind shares with the card
+    known = sum(count * shared for count, shared in zip(kind_counts, overlap))
+    per_card = [0.0] * (max(overlap) + 1)  # np.bincount(overlap, weights=odds)
+    for kind, odds in enumerate(_unknown_card_odds_list(kind_counts)):
+        per_card[overlap[kind]] += odds
+    distribution = [0.0] * known + _power(np.array(per_card), forgotten).tolist()
+    return _python_choice(distribution, max_guess)
+
+
+#: _OVERLAP[a][b]: the species card kinds a and b both show
+_OVERLAP = (CARD_SPECIES @ CARD_SPECIES.T).tolist()
+_KIND_COPIES = KIND_COPIES.tolist()
+
+
+def _unknown_card_odds_list(kind_counts: tuple[int, ...]) -> list[float]:
+    """:func:`_unknown_card_odds` from the counts of the remembered kinds, in Python."""
+    left = [copies - count for copies, count in zip(_KIND_COPIES, kind_counts)]
+    unknown_places = STACK_SIZE - sum(kind_counts)
+    foxy_odds = left[FOXY] / unknown_places if left[FOXY] and unknown_places else 0.0
+    animals_left = sum(left[:FOXY])
+    return [count / animals_left * (1.0 - foxy_odds) for count in left[:FOXY]] + [foxy_odds]
+
+
+def _python_choice(distribution: list[float], max_guess: int) -> tuple[int, int, float]:
+    """:func:`choice` of a belief given as a list (no NaN), in Python: the running sums are
+    taken in numpy's order (``cumsum`` adds one value at a time from the top)."""
+    at_least = list(itertools.accumulate(reversed(distribution)))[::-1][: max_guess + 1]
+    distribution = distribution[: max_guess + 1]
+    scores = [number * chance for number, chance in enumerate(at_least)]
+    write = scores.index(max(scores))
+    circle_scores = [2 * number * chance for number, chance in enumerate(distribution)]
+    circle = circle_scores.index(max(circle_scores))
+    return write, circle, 2 * circle * distribution[circle] - write * at_least[write]
 
 
 def _belief(card: int, remembered: np.ndarray, forgotten: int) -> np.ndarray:
