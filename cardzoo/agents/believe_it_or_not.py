@@ -73,6 +73,12 @@ def _first_max(values: list[float]) -> int:
     return values.index(max(values))
 
 
+def _draw(rng: np.random.Generator, values: list[int]) -> int:
+    """``int(rng.choice(values))`` for a list: the same single draw, ``rng.integers(0, n)``,
+    without choice()'s argument handling (a test checks that both give the same values)."""
+    return values[int(rng.integers(len(values)))]
+
+
 class BelieveItOrNotAgent(Agent):
     """Shared reading of the observation and the step-by-step building of a planned placement.
     Subclasses choose the lead, the response and the cards of a placement.
@@ -91,7 +97,7 @@ class BelieveItOrNotAgent(Agent):
         self.loses_with_elephant = game.variant == "standard"
         self.num_species = game.num_species
         self.composition = game.composition
-        self._num_cards = int(game.composition.sum())
+        self._num_cards = game.num_cards
         layout = game.observation_layout
         self._parts = [(name, layout[name]) for name in _FIELDS_READ]
         self._plan: list[int] = []
@@ -112,7 +118,7 @@ class BelieveItOrNotAgent(Agent):
         elif decision == CHOOSE_TURN:
             action = TURN_CARD + self.card_to_turn(view)
         elif decision == CHOOSE_PEEK:
-            action = PEEK_AT + int(self.rng.integers(view["last_size"][0]))
+            action = PEEK_AT + int(self.rng.integers(int(view["last_size"][0])))
         else:
             action = self.respond(view, mask)
             if action == BELIEVE:
@@ -172,10 +178,12 @@ class BelieveItOrNotAgent(Agent):
             if card != self.declared(view) or len(positions) == 1:
                 return position
             positions.remove(position)
-        return int(self.rng.choice(positions))
+        return _draw(self.rng, positions)
 
     def _shuffled(self, cards: list[int]) -> list[int]:
         """Cards in a random order: where a bluff lies in a placement tells nothing."""
+        if len(cards) < 2:
+            return list(cards)  # as permutation() returns it, and it draws nothing then
         return [cards[i] for i in self.rng.permutation(len(cards))]
 
     # --- building a placement ---------------------------------------------------------------
@@ -214,7 +222,7 @@ class BelieveItOrNotAgent(Agent):
         else:  # no animal in hand: claim the species with the most copies still around
             unseen = [self.unseen_copies(view, s) for s in range(self.num_species)]
             best = [s for s, count in enumerate(unseen) if count == max(unseen)]
-        return int(self.rng.choice(best))
+        return _draw(self.rng, best)
 
     def any_card(self, view) -> list[int]:
         """One card to part with when nothing better is at hand."""
