@@ -26,6 +26,7 @@ from heuristic_replay import (
 )
 
 from cardzoo.agents import RandomAgent
+from cardzoo.envs.core import game_rng_from_seed
 
 # (game, agent, line-up): (sha256 of the actions, decisions), with the original agents
 DIGESTS = {
@@ -188,3 +189,36 @@ def test_reset_leaves_an_agent_as_it_was_built(case):
         after = {k: v for k, v in vars(agent).items() if k not in ("game", "_rng")}
         before = {k: v for k, v in before.items() if k != "_rng"}
         assert _same(after, before)
+
+
+def play_with_one_buffer(game, agents, seed: int) -> list[int]:
+    """:func:`play_recorded`, but every observation is written into one shared array (as a
+    batched driver may do with ``observe(state, player, out=buffer)``)."""
+    state = game.new_state(game_rng_from_seed(seed))
+    for agent in agents:
+        agent.reset()
+    buffer = np.zeros(game.observation_size, np.float32)
+    actions = []
+    while not state.terminal and len(actions) < game.default_max_cycles:
+        player = state.current_player
+        observation = {
+            "action_mask": game.legal_mask(state, player),
+            "observation": game.observe(state, player, out=buffer),
+        }
+        actions.append(int(agents[player].act(observation)))
+        game.step(state, actions[-1])
+    return actions
+
+
+@pytest.mark.parametrize("case", REUSE_CASES, ids="-".join)
+def test_agents_keep_no_reference_to_an_observation(case):
+    """Agents that remember read what they need; none keeps the observation array, so an
+    observation buffer reused for every decision gives the same games."""
+    game_name, agent_name = case
+    for make_game in PARAMS[game_name]:
+        game = make_game()
+        classes = lineup_factories(game_name, agent_name, "all", game.num_players)
+        for seed in range(10):
+            fresh = [cls(game, seed=agent_seed(seed, s)) for s, cls in enumerate(classes)]
+            again = [cls(game, seed=agent_seed(seed, s)) for s, cls in enumerate(classes)]
+            assert play_with_one_buffer(game, fresh, seed) == play_recorded(game, again, seed)
