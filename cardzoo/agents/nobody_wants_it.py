@@ -70,39 +70,47 @@ class _Table:
 
     The vector is read once into Python numbers: on arrays this short, numpy's per-call cost
     dwarfs the arithmetic (the values are small integer counts and one-hot flags, exact as
-    floats, so the decisions are those of reading them with numpy)."""
+    floats, so the decisions are those of reading them with numpy). Fields only some decisions
+    need are read when asked for."""
 
     def __init__(self, layout: _Layout, vector: np.ndarray, mask: np.ndarray):
-        values = vector.tolist()
+        self._layout = layout
+        self._values = values = vector.tolist()
         self.mask = mask.tolist()
         self.hand = [int(v) for v in values[layout.hand]]
-        self.hand_sizes = [int(v) for v in values[layout.hand_sizes]]
-        self.num_players = layout.num_players
-        self.discard_counts = [int(v) for v in values[layout.discard_counts]]
         self.size = sum(self.hand)  # cards in my hand
-        #: cards I have not seen: the draw pile and the other hands
-        self.unseen_total = NUM_CARDS - sum(self.discard_counts) - self.size
-        top = values[layout.discard_top]
-        self.discard_top = _first_max(top) if any(top) else -1
+        self.num_players = layout.num_players
         self.decision = _first_max(values[layout.decision])
-        self.round_number = _first_max(values[layout.round]) + 1
-        # nwi_seat[s]: relative seat holding the NWI card of species s, or -1 while on its pile.
-        self.nwi_seat = [_first_max(values[block]) - 1 for block in layout.nwi_blocks]
 
-    def nwi_destination(self, species: int) -> int:
-        """Where a pair of ``species`` played by me sends its NWI card (relative seat)."""
-        holder = self.nwi_seat[species]
+    def hand_size(self, seat: int) -> int:
+        return int(self._values[self._layout.hand_sizes.start + seat])
+
+    def discard_top(self) -> int:
+        """The species on top of the discard pile, -1 if it is empty."""
+        top = self._values[self._layout.discard_top]
+        return _first_max(top) if any(top) else -1
+
+    def round_number(self) -> int:
+        return _first_max(self._values[self._layout.round]) + 1
+
+    def nwi_seat(self, species: int) -> int:
+        """Relative seat holding the NWI card of ``species``, or -1 while on its pile."""
+        return _first_max(self._values[self._layout.nwi_blocks[species]]) - 1
+
+    def nwi_destination(self, holder: int) -> int:
+        """Where a pair played by me sends its NWI card, now at ``holder`` (relative seat)."""
         return 1 % self.num_players if holder < 0 else (holder + 1) % self.num_players
 
     def chance_of_a_pair(self, seat: int, species: int, extra_seen: int = 0) -> float:
         """Rough chance that the player at ``seat`` holds two or more of ``species``: their cards
         are drawn from everything I have not seen (the draw pile and the other hands)."""
-        unseen_total = self.unseen_total
-        unseen = CARDS_PER_SPECIES - self.discard_counts[species] - self.hand[species] - extra_seen
+        discard_counts = [int(v) for v in self._values[self._layout.discard_counts]]
+        unseen_total = NUM_CARDS - sum(discard_counts) - self.size
+        unseen = CARDS_PER_SPECIES - discard_counts[species] - self.hand[species] - extra_seen
         if unseen_total <= 0 or unseen <= 1:
             return 0.0
         share = min(1.0, unseen / unseen_total)
-        cards = self.hand_sizes[seat]
+        cards = self.hand_size(seat)
         none = (1 - share) ** cards
         one = cards * share * (1 - share) ** (cards - 1)
         return max(0.0, 1.0 - none - one)
@@ -191,7 +199,7 @@ class NwiDodger(_NobodyWantsItAgent):
         if action == PASS_TAKE_DRAW:
             return -1.0
         if action == PASS_TAKE_DISCARD:
-            top = table.discard_top
+            top = table.discard_top()
             return -1.0 + (0.3 if hand[top] % 2 == 1 and top != COW else -0.1)
         species = action - PLAY_ONE
         if species == COW:
@@ -200,16 +208,17 @@ class NwiDodger(_NobodyWantsItAgent):
         if hand[species] % 2 == 0:
             value -= 0.5  # breaks a pair
         if species == PIG:
-            left_size = table.hand_sizes[1 % table.num_players]
+            left_size = table.hand_size(1 % table.num_players)
             value += 0.6 if left_size <= 3 else -0.2  # save pigs for a neighbour about to go out
         return value
 
     def _pair_value(self, table: _Table, species: int, closes: bool) -> float:
         value = 2.0 + (self.CLOSING_BONUS if closes else 0.0)
-        points = table.round_number
-        if table.nwi_seat[species] == 0:
+        points = table.round_number()
+        holder = table.nwi_seat(species)
+        if holder == 0:
             value += 2.0 * points  # passes on an NWI card I hold
-        destination = table.nwi_destination(species)
+        destination = table.nwi_destination(holder)
         if destination == 0:
             return value - (0.0 if closes else self.SELF_LANDING_COST * points)
         # The released card comes back only if it travels, seat by seat, all the way to me: the
