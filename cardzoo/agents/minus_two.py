@@ -73,12 +73,15 @@ class _Choices:
         self.counts = [_COUNT_OF_PLAY[play] for play in plays]
         self.blind = [action for action in legal[first_blind:] if action < TAKE_PILE]
         self.can_take = bool(mask[TAKE_PILE])
-        table = vector[layout.table].tolist()
+        self._table = table = vector[layout.table].tolist()
         self.limit = int(table[layout.limit])
         self.pile_size = int(table[layout.pile_size])
-        n = layout.num_players
-        # cards each seat holds in all: hand, face up and face down
-        self.held = [int(table[s] + table[n + s] + table[2 * n + s]) for s in range(n)]
+        self.num_players = layout.num_players
+
+    def held(self, seat: int) -> int:
+        """Cards ``seat`` holds in all: hand, face up and face down."""
+        table, n = self._table, self.num_players
+        return int(table[seat] + table[n + seat] + table[2 * n + seat])
 
     def first(self, which: list[bool]) -> int | None:
         """The first play for which ``which`` holds, if any."""
@@ -97,16 +100,22 @@ class _Choices:
 
     def going_out(self) -> int | None:
         """A play of every card I hold (numbers, >>> or my last -2), if legal."""
-        held = self.held[0]
-        return self.first([count == held for count in self.counts])
+        held = self.held(0)
+        for play, count in zip(self.plays, self.counts):
+            if count == held:
+                return play
+        return None
 
     def highest_number(self) -> int | None:
         """The highest number that fits, every copy of it."""
-        numbers = [card for card in self.cards if card < MINUS_TWO]
-        if not numbers:
+        best = max((card for card in self.cards if card < MINUS_TWO), default=None)
+        if best is None:
             return None
-        best = max(numbers)
-        return self.most_copies([card == best for card in self.cards])
+        chosen, most = None, 0  # the first play of the most copies of ``best``
+        for play, card, count in zip(self.plays, self.cards, self.counts):
+            if card == best and count > most:
+                chosen, most = play, count
+        return chosen
 
     def safe_minus_two(self) -> int | None:
         """One -2, if it leaves the limit at 1 or more (so the pile stays off my hand)."""
@@ -208,7 +217,7 @@ class Attacker(_LoopBreaker):
         out = choices.going_out()
         if out is not None:
             return out
-        if choices.pile_size and choices.held[1 % len(choices.held)] <= self.threat:
+        if choices.pile_size and choices.held(1 % choices.num_players) <= self.threat:
             attack = choices.lowest_limit_minus_two()
             if attack is not None:
                 return attack
