@@ -100,39 +100,42 @@ class BelieveItOrNotAgent(Agent):
         self._num_cards = game.num_cards
         layout = game.observation_layout
         self._parts = [(name, layout[name]) for name in _FIELDS_READ]
+        self._decision, self._building = layout["decision"], layout["building"]
         self._plan: list[int] = []
 
     def reset(self) -> None:
         self._plan = []
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        view = self.view(observation["observation"])
+        values = observation["observation"].tolist()
         mask = observation["action_mask"]
-        decision = _first_max(view["decision"])
-        if decision == LEAD:
-            species, plan = self.plan_lead(view)
-            self._plan = self._shuffled(plan)
-            action = DECLARE + species
-        elif decision == BUILD:
-            action = self._next_card(view, mask)
-        elif decision == CHOOSE_TURN:
-            action = TURN_CARD + self.card_to_turn(view)
-        elif decision == CHOOSE_PEEK:
-            action = PEEK_AT + int(self.rng.integers(int(view["last_size"][0])))
+        decision = _first_max(values[self._decision])
+        if decision == BUILD:  # the most frequent decision needs one field
+            action = self._next_card(values[self._building], mask)
         else:
-            action = self.respond(view, mask)
-            if action == BELIEVE:
-                self._plan = self._shuffled(self.plan_believe(view))
+            action = self._decide(
+                decision, {name: values[part] for name, part in self._parts}, mask
+            )
         if not mask[action]:  # a plan that no longer fits: any legal move rather than an error
             action = int(np.flatnonzero(mask)[0])
         return action
 
-    # --- what the agent knows --------------------------------------------------------------
+    def _decide(self, decision: int, view: dict[str, list[float]], mask) -> int:
+        """The action of every decision but adding a card to a placement."""
+        if decision == LEAD:
+            species, plan = self.plan_lead(view)
+            self._plan = self._shuffled(plan)
+            return DECLARE + species
+        if decision == CHOOSE_TURN:
+            return TURN_CARD + self.card_to_turn(view)
+        if decision == CHOOSE_PEEK:
+            return PEEK_AT + int(self.rng.integers(int(view["last_size"][0])))
+        action = self.respond(view, mask)
+        if action == BELIEVE:
+            self._plan = self._shuffled(self.plan_believe(view))
+        return action
 
-    def view(self, vector: np.ndarray) -> dict[str, list[float]]:
-        """The fields the agent reads, as lists of Python numbers."""
-        values = vector.tolist()
-        return {name: values[part] for name, part in self._parts}
+    # --- what the agent knows --------------------------------------------------------------
 
     def declared(self, view) -> int:
         return _first_max(view["declared"])
@@ -188,8 +191,9 @@ class BelieveItOrNotAgent(Agent):
 
     # --- building a placement ---------------------------------------------------------------
 
-    def _next_card(self, view, mask) -> int:
-        chosen = int(sum(view["building"]))
+    def _next_card(self, building: list[float], mask) -> int:
+        """The next planned card that may be added (``building``: the placement so far)."""
+        chosen = int(sum(building))
         while self._plan and chosen < MAX_PLACEMENT:
             card = self._plan.pop(0)
             if mask[ADD_CARD + card]:
