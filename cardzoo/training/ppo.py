@@ -217,6 +217,8 @@ def _train(
     game = run_game(config)
     resumed = run.checkpoint.exists()
     loop = run.load_progress() if resumed else LoopState()
+    if loop.next_evaluation < 0:
+        loop.next_evaluation = config.eval_every
 
     learner = Learner(
         game.observation_size * config.frame_stack,
@@ -464,7 +466,7 @@ class LoopState:
     best_timesteps: int = 0
     train_seconds: float = 0.0
     timesteps: int = 0
-    next_evaluation: int = 0
+    next_evaluation: int = -1  # set to eval_every when the loop starts
 
 
 class RunFolder:

@@ -474,6 +474,11 @@ def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict
 
 def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
     """The worker process: build the sampler, then serve rollouts until told to close."""
+    from threadpoolctl import threadpool_limits
+
+    # One BLAS thread: the forward passes are small, and a second thread spinning beside the
+    # learner halved the learner's speed on 2 cores.
+    threadpool_limits(1)
     memories = [shared_memory.SharedMemory(name=name) for name in memory_names]
     try:
         args = dict(sampler_args)
