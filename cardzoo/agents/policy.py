@@ -339,6 +339,36 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     return PolicyAgent(game, policy, seed=seed, label=label)
 
 
+#: the pretrained policies shipped in the package, one ``<game>.npz`` (and its model card,
+#: ``<game>.md``) per decision game
+PRETRAINED = Path(__file__).parent / "pretrained"
+
+
+def pretrained_file(game_name: str) -> Path | None:
+    """The package's pretrained policy of ``game_name``, if it ships one."""
+    path = PRETRAINED / f"{game_name}.npz"
+    return path if path.is_file() else None
+
+
+def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -> PolicyAgent:
+    """``make_agent(game_name, "pretrained", game)``: the policy shipped with cardzoo for this
+    game (its model card: ``cardzoo/agents/pretrained/<game>.md``). It plays the player count and
+    parameters it was trained for; anything else is a ``ValueError`` saying which."""
+    path = pretrained_file(game_name)
+    if path is None:
+        raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+    policy, info = read_policy(path)
+    if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
+        game.num_actions
+    ):
+        raise ValueError(
+            f"the pretrained {game_name} policy plays {info.get('params')}; this game "
+            f"({game.params()}) has other observations or actions (another player count?)"
+        )
+    frame_stack = int(info.get("frame_stack", 1))
+    return PolicyAgent(game, policy, seed=seed, label="pretrained", frame_stack=frame_stack)
+
+
 def model_file(path: str | Path) -> Path:
     """``path`` itself if it is a model file, else the run folder's ``model.zip``."""
     path = Path(path)

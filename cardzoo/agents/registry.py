@@ -6,7 +6,8 @@ Names:
 - ``KIND:PATH`` for a saved policy: ``ppo:RUN`` (a run folder of ``cardzoo train`` or its model
   file), ``rllib:RUN`` (a run folder of ``cardzoo train-rllib``, or one of its checkpoints);
 - ``NAME:KEY=VALUE[:KEY=VALUE...]`` for an agent that takes parameters (its class lists them in
-  ``PARAMS``, name -> type), e.g. ``ismcts:simulations=400:seed=3``.
+  ``PARAMS``, name -> type), e.g. ``ismcts:simulations=400:seed=3``;
+- ``pretrained``: the trained policy that ships with cardzoo for the game (numpy only).
 
 Everything that seats agents — matches, tournaments, the Gymnasium view, terminal play, training
 opponents — builds them through :func:`build_agent`, which also takes a factory
@@ -21,7 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 from cardzoo.agents.base import Agent, RandomAgent
-from cardzoo.agents.policy import load_ppo_agent, load_rllib_agent
+from cardzoo.agents.policy import (
+    load_ppo_agent,
+    load_pretrained_agent,
+    load_rllib_agent,
+    pretrained_file,
+)
 from cardzoo.agents.profiles import game_agents
 from cardzoo.envs.core import Game
 
@@ -35,9 +41,20 @@ POLICY_LOADERS: dict[str, Callable[..., Agent]] = {
 }
 
 
+#: the name of the policy that ships with cardzoo for a game
+PRETRAINED = "pretrained"
+
+
 def agent_classes(game_name: str) -> dict[str, type[Agent]]:
-    """All agents of a game by registry name (``random`` first)."""
+    """All agent classes of a game by registry name (``random`` first)."""
     return {"random": RandomAgent, **game_agents(game_name).heuristics}
+
+
+def agent_names(game_name: str) -> list[str]:
+    """Every agent name of a game that needs no path: its classes, and ``pretrained`` where
+    cardzoo ships a policy for it."""
+    shipped = [PRETRAINED] if pretrained_file(game_name) is not None else []
+    return [*agent_classes(game_name), *shipped]
 
 
 def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = None) -> Agent:
@@ -47,6 +64,8 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     kind, colon, rest = agent_name.partition(":")
     if colon and kind in POLICY_LOADERS:
         return POLICY_LOADERS[kind](game_name, rest, game, seed=seed)
+    if agent_name == PRETRAINED:
+        return load_pretrained_agent(game_name, game, seed=seed)
     agent_class = _agent_class(game_name, agent_name)
     params = (
         parse_agent_params(agent_name, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
@@ -58,7 +77,9 @@ def check_agent_name(game_name: str, agent_name: str) -> None:
     """``ValueError`` unless ``agent_name`` names an agent of the game (saved policies are
     checked when they are loaded, parameters when the agent is built)."""
     kind, colon, _ = agent_name.partition(":")
-    if not (colon and kind in POLICY_LOADERS):
+    if agent_name == PRETRAINED and pretrained_file(game_name) is None:
+        raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+    if not (colon and kind in POLICY_LOADERS) and agent_name != PRETRAINED:
         _agent_class(game_name, agent_name)
 
 
@@ -75,8 +96,8 @@ def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
             + (f" or an agent with parameters {with_params}" if with_params else "")
         )
     raise ValueError(
-        f"unknown agent {agent_name!r} for {game_name}; choose one of {', '.join(classes)}, "
-        "or ppo:PATH / rllib:PATH for a saved policy"
+        f"unknown agent {agent_name!r} for {game_name}; choose one of "
+        f"{', '.join(agent_names(game_name))}, or ppo:PATH / rllib:PATH for a saved policy"
     )
 
 

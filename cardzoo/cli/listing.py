@@ -17,14 +17,14 @@ def add_parser(subparsers) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from cardzoo.agents import agent_classes
+    from cardzoo.agents import agent_names
 
     print(f"{'game':<24}{'players':<10}description")
     for spec in GAMES.values():
         players = f"{spec.min_players}..{spec.max_players}"
         print(f"{spec.name + '_v0':<24}{players:<10}{spec.description}")
         if args.agents:
-            print(f"{'':<34}agents: {', '.join(agent_classes(spec.name))}")
+            print(f"{'':<34}agents: {', '.join(agent_names(spec.name))}")
         if args.params:
             defaults = load_game(spec.name).params()
             shown = ", ".join(f"{key}={value!r}" for key, value in defaults.items())

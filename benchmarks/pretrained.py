@@ -1,0 +1,162 @@
+"""Build the pretrained agents that ship in ``cardzoo/agents/pretrained/`` (``make pretrained``).
+
+For each decision game: train with the settings in :data:`RUNS` and a fixed seed (an ordinary
+``cardzoo train`` run folder under ``--runs``; an interrupted build resumes), then evaluate the
+selected policy on ``--games`` mirrored games with seats rotated against three copies of each of
+the game's heuristics and of random, next to that opponent's own share in the same seat against
+copies of itself, copy the policy into the package and write its model card beside it.
+
+The deals of this evaluation start at seed 3·10⁶: disjoint from those that chose the checkpoint
+(the periodic evaluations, from 10⁶) and from the run's own final evaluation (from 2·10⁶), and
+training deals come from the run's own generator, not from seeds in these ranges.
+
+    python benchmarks/pretrained.py [--games nobody_wants_it,foxy] [--eval-games 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from cardzoo.agents import agent_classes, agent_label
+from cardzoo.agents.policy import PRETRAINED, read_policy
+from cardzoo.evaluation import play_match
+from cardzoo.training.ppo import TrainConfig, learner_factory, train
+
+HERE = Path(__file__).parent
+#: the deals of the pretrained agents' evaluation (see the module docstring)
+PRETRAINED_EVAL_SEED = 3_000_000
+
+RUNS: dict[str, TrainConfig] = {
+    "nobody_wants_it": TrainConfig("nobody_wants_it", timesteps=2_000_000, eval_every=250_000),
+    "believe_it_or_not": TrainConfig("believe_it_or_not", timesteps=2_000_000, eval_every=250_000),
+    "minus_two": TrainConfig("minus_two", timesteps=2_000_000, eval_every=250_000),
+    "foxy": TrainConfig("foxy", timesteps=1_000_000, eval_every=125_000),
+}
+
+
+def evaluate_against_each(config: TrainConfig, policy, frame_stack: int, games: int) -> list[dict]:
+    """The policy in one seat against three copies of each opponent, and each opponent's own
+    share in the same seat (mirrored deals, seats rotated)."""
+    resolved = config.resolved()
+    params = dict(resolved.params)
+    if resolved.reward in ("win+points", "points"):
+        params["reward"] = "points"
+    n = _players(resolved)
+    rows = []
+    for opponent in agent_classes(config.game):
+        learner = learner_factory(policy, frame_stack, label="pretrained")
+        against = play_match(
+            config.game, [learner] + [opponent] * (n - 1), games, PRETRAINED_EVAL_SEED, params
+        )
+
+        def same_seat(game, seed, name=opponent):
+            from cardzoo.agents import make_agent
+
+            return make_agent(config.game, name, game, seed=seed)
+
+        same_seat.name = f"{opponent} (same seat)"
+        own = play_match(
+            config.game, [same_seat] + [opponent] * (n - 1), games, PRETRAINED_EVAL_SEED, params
+        )
+        rows.append(
+            {
+                "opponent": opponent,
+                "learner": against.agents["pretrained"].summary(),
+                "own_share": own.agents[agent_label(same_seat)].summary(),
+            }
+        )
+        print(f"  {config.game} vs 3 x {opponent}: {_cell(rows[-1]['learner'])}", flush=True)
+    return rows
+
+
+def _players(config: TrainConfig) -> int:
+    from cardzoo.training.ppo import run_game
+
+    return run_game(config).num_players
+
+
+def _cell(summary: dict) -> str:
+    low, high = summary["win_rate_ci"]
+    return f"{summary['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _score(summary: dict) -> str:
+    low, high = summary["mean_score_ci"]
+    return f"{summary['mean_score']:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def model_card(game: str, config: TrainConfig, metrics: dict, rows: list[dict], games: int) -> str:
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
+    ).stdout.strip()
+    settings = metrics["settings"]
+    lines = [
+        f"# Pretrained agent: {game}",
+        "",
+        f'`make_agent("{game}", "pretrained", game)`, or `pretrained` wherever an agent is '
+        "named (`cardzoo match`, tournaments, `cardzoo play`, training opponents). It plays "
+        f"`{metrics['final_evaluation'].get('params', settings['params'])}` only (the player "
+        "count and parameters it was trained for); playing it needs numpy only.",
+        "",
+        "## Training",
+        "",
+        f"- command: `python benchmarks/pretrained.py --games {game}` (settings: "
+        f"`benchmarks/pretrained.py`), cardzoo commit {commit}",
+        f"- {metrics['timesteps']:,} learner decisions in {metrics['train_seconds'] / 60:.1f} min "
+        f"of training ({metrics['samples_per_second']:,.0f} samples/s), seed {metrics['seed']}",
+        f"- opponents `{settings['opponents']}`, reward `{settings['reward']}`, "
+        f"{settings['n_epochs']} epochs of minibatches of {settings['batch_size']}, "
+        f"network {settings['net_arch']}",
+        f"- selected at {metrics['selected_timesteps']:,} decisions: the best periodic "
+        "evaluation against the best heuristic (deals from 10⁶ on)",
+        "",
+        f"## Evaluation: {games:,} games per line-up, mirrored deals, seats rotated, 95% CIs",
+        "",
+        "Deals from 3·10⁶ on, disjoint from those that selected the checkpoint. Own share: "
+        "the opponent in the same seat against copies of itself, on the same deals.",
+        "",
+        "| against | pretrained: win rate | mean score | own share: win rate | mean score |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        lines.append(
+            f"| 3 × {row['opponent']} | {_cell(row['learner'])} | {_score(row['learner'])} | "
+            f"{_cell(row['own_share'])} | {_score(row['own_share'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def build(game: str, runs: Path, games: int) -> None:
+    config = RUNS[game]
+    folder = runs / game
+    started = time.perf_counter()
+    resume = (folder / "config.json").exists() and not (folder / "metrics.json").exists()
+    if (folder / "metrics.json").exists():
+        metrics = json.loads((folder / "metrics.json").read_text())
+    else:
+        metrics = train(config, folder, resume=resume, progress=False).metrics
+    policy, info = read_policy(folder / "policy.npz")
+    rows = evaluate_against_each(config, policy, int(info.get("frame_stack", 1)), games)
+    PRETRAINED.mkdir(exist_ok=True)
+    shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{game}.npz")
+    (PRETRAINED / f"{game}.md").write_text(model_card(game, config, metrics, rows, games))
+    print(f"{game}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=",".join(RUNS), help="which games, comma-separated")
+    parser.add_argument("--eval-games", type=int, default=2000)
+    parser.add_argument("--runs", type=Path, default=Path("runs/pretrained"))
+    args = parser.parse_args()
+    for game in (name.strip() for name in args.games.split(",")):
+        build(game, args.runs, args.eval_games)
+
+
+if __name__ == "__main__":
+    main()
