@@ -7,7 +7,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.t
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 
-.PHONY: demo test lint bench bench-training-speed bench-learning clean
+.PHONY: demo test lint bench bench-training-speed bench-learning pretrained clean
 
 # torch first and pinned: the CPU build lies on this machine's disk; an unpinned torch would pull CUDA.
 $(INSTALLED): pyproject.toml constraints.txt
@@ -47,6 +47,11 @@ bench-training-speed: $(INSTALLED)
 # an interruption). Rebuilds the table from benchmarks/learning_results.json.
 bench-learning: $(INSTALLED)
 	$(PY) benchmarks/learning.py --out runs/bench
+
+# The pretrained agents in cardzoo/agents/pretrained/ with their model cards, rebuilt from fixed
+# seeds (resumable; about half an hour a game on 2 cores).
+pretrained: $(INSTALLED)
+	$(PY) benchmarks/pretrained.py --runs runs/pretrained
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -64,6 +64,9 @@ from cardzoo.training.threads import torch_threads
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
 FORMAT_VERSION = 1
+#: the first deal of the periodic evaluations (which choose the checkpoint and draw the
+#: learning curve) and of the final evaluation: the ranges of deals they use never meet
+#: (:func:`evaluation_deals`); training deals come from the run's own generator instead
 PERIODIC_EVAL_SEED = 1_000_000
 #: the settings a resumed run may change: neither changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games")
@@ -213,6 +216,7 @@ def _train(
     config: TrainConfig, out: str | os.PathLike, resume: bool, force: bool, progress: bool
 ) -> TrainResult:
     run = RunFolder(Path(out))
+    evaluation_deals(config)  # disjoint, or nothing starts
     run.prepare(config, resume=resume, force=force)
     game = run_game(config)
     resumed = run.checkpoint.exists()
@@ -415,8 +419,24 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
     return evaluation
 
 
+def evaluation_deals(config: TrainConfig) -> dict[str, range]:
+    """The deals (reset seeds) of the periodic and the final evaluations, checked disjoint:
+    the deals that choose the checkpoint never grade it."""
+    n = run_game(config).num_players
+    deals = {
+        "periodic": range(
+            PERIODIC_EVAL_SEED, PERIODIC_EVAL_SEED + math.ceil(config.eval_games / n)
+        ),
+        "final": range(FINAL_EVAL_SEED, FINAL_EVAL_SEED + math.ceil(config.final_eval_games / n)),
+    }
+    if set(deals["periodic"]) & set(deals["final"]):
+        raise ValueError("the periodic and the final evaluations would share deals")
+    return deals
+
+
 def _summary(agent: dict[str, Any]) -> dict[str, Any]:
     return {
+        "seat_games": agent["seat_games"],
         "win_rate": agent["win_rate"],
         "win_rate_ci": agent["win_rate_ci"],
         "mean_score": agent["mean_score"],
@@ -614,7 +634,11 @@ class RunFolder:
     def write_curve(self, config: TrainConfig, loop: LoopState) -> None:
         from cardzoo.training.plots import learning_curve
 
-        title = f"{config.game} {full_params(config)}, training reward {config.reward}"
+        title = (
+            f"{config.game} {full_params(config)}, training reward {config.reward}\n"
+            f"periodic evaluations on deals {PERIODIC_EVAL_SEED:,}.. (they also choose the "
+            "checkpoint; the final evaluation uses other deals)"
+        )
         learning_curve(loop.history, self.curve, title=title)
 
 
