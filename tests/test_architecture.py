@@ -29,6 +29,7 @@ LAYERS = {
     "cardzoo.single_agent": 3,
     "cardzoo.play": 3,
     "cardzoo.recording": 3,
+    "cardzoo.web": 3,
     "cardzoo.training": 4,
     "cardzoo.cli": 5,
     "cardzoo.__main__": 5,
