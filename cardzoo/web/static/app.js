@@ -94,6 +94,7 @@ function show(described) {
   showMoves();
   $("result").hidden = !session.over;
   $("result").textContent = session.over ? session.result.text : "";
+  document.body.dataset.steps = session.steps; // lets a test wait for the page to catch up
 }
 
 function statusText() {
