@@ -264,16 +264,17 @@ class Sessions:
         table = Table(
             game, game.new_state(game_rng_from_seed(seed)), agents, game.default_max_cycles
         )
+        human = human_seats[0] if human_seats else None
         with self._lock:
             session_id = f"g{next(self._ids)}"
-            human = human_seats[0] if human_seats else None
-            session = Session(session_id, game_name, game, seed, lineup, table, human)
+        session = Session(session_id, game_name, game, seed, lineup, table, human)
+        if human is not None:  # the agents before the person move first
+            while not (table.over or session.your_turn):
+                session._agent_moves()
+        with self._lock:  # shown to other requests only once set up
             self._games[session_id] = session
             while len(self._games) > MAX_SESSIONS:
                 self._games.popitem(last=False)
-        if human is not None:
-            while not (table.over or session.your_turn):
-                session._agent_moves()
         return session
 
     def _checked_request(self, request: Any) -> tuple[str, list[str], int]:
