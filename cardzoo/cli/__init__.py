@@ -3,6 +3,7 @@
     cardzoo list --agents
     cardzoo simulate henhouse --players 4 --games 10000 --seed 0
     cardzoo match nobody_wants_it --agents "nwi_dodger, random, random, random" --games 2000
+    cardzoo serve --replays replays     # a local web page: watch and play the games
     python -m cardzoo --version
 
 A game is named as ``cardzoo list`` prints it (``henhouse_v0``) or without the version suffix
