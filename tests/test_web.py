@@ -24,6 +24,7 @@ from cardzoo.play import play  # noqa: E402
 from cardzoo.web import sessions as web_sessions  # noqa: E402
 from cardzoo.web.app import create_app  # noqa: E402
 
+LOCAL = "http://127.0.0.1:8000"
 NWI = {"game": "nobody_wants_it", "lineup": ["you", "nwi_dodger", "random"], "seed": 7}
 WATCH = {"game": "nobody_wants_it", "lineup": ["nwi_dodger", "random", "random"], "seed": 7}
 
@@ -45,7 +46,7 @@ def replay_folder(tmp_path):
 
 @pytest.fixture
 def client(replay_folder):
-    with TestClient(create_app(replay_folder)) as test_client:
+    with TestClient(create_app(replay_folder), base_url=LOCAL) as test_client:
         yield test_client
 
 
@@ -232,6 +233,16 @@ def test_unknown_games_views_routes_and_methods_are_refused(client):
     refused(client.get("/api/sessions"), 405, "Method Not Allowed")
 
 
+@pytest.mark.parametrize("host", ["testserver", "evil.example:8000", "127.0.0.1.evil.example"])
+def test_requests_for_another_host_are_refused(replay_folder, host):
+    """A page elsewhere that points its own name at 127.0.0.1 (DNS rebinding) reads nothing."""
+    with TestClient(create_app(replay_folder), base_url=f"http://{host}") as client:
+        for url in ["/", "/api/games", "/api/replay?name=game_0001.gif"]:
+            refused(client.get(url), 400, f"host {host!r} refused")
+    with TestClient(create_app(replay_folder), base_url="http://localhost:8123") as client:
+        assert client.get("/api/replay", params={"name": "game_0001.gif"}).status_code == 200
+
+
 def test_the_oldest_games_are_forgotten_beyond_the_limit(client, monkeypatch):
     monkeypatch.setattr(web_sessions, "MAX_SESSIONS", 2)
     ids = [client.post("/api/sessions", json=WATCH).json()["id"] for _ in range(3)]
@@ -241,7 +252,7 @@ def test_the_oldest_games_are_forgotten_beyond_the_limit(client, monkeypatch):
 
 def test_an_offered_saved_policy_may_be_named_and_its_loading_errors_are_refused(tmp_path):
     offered = f"ppo:{tmp_path}"
-    with TestClient(create_app(None, [offered])) as client:
+    with TestClient(create_app(None, [offered]), base_url=LOCAL) as client:
         assert offered in client.get("/api/games").json()["games"][0]["agents"]
         request = {"game": "nobody_wants_it", "lineup": ["you", offered]}
         refused(client.post("/api/sessions", json=request), 400, f"agent '{offered}'")
@@ -280,7 +291,7 @@ def test_replay_requests_outside_the_folder_are_refused(client, name, status, me
 
 
 def test_no_replay_folder_offers_nothing():
-    with TestClient(create_app()) as client:
+    with TestClient(create_app(), base_url=LOCAL) as client:
         assert client.get("/api/games").json()["replays"] is False
         assert client.get("/api/replays").json() == {"replays": []}
         refused(client.get("/api/replay", params={"name": "a.gif"}), 404, "offers no replays")

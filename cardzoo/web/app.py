@@ -13,6 +13,11 @@ Routes (JSON in and out unless said otherwise; every refusal is a 4xx ``{"error"
   up to the person's next decision;
 - ``GET /api/sessions/{id}/picture.png?view=all|SEAT``: the table as a PNG;
 - ``GET /api/replays``: the GIFs of the replay folder; ``GET /api/replay?name=PATH``: one of them.
+
+Decision (local names only): a request whose ``Host`` is not ``127.0.0.1`` or ``localhost`` (with
+any port) is refused with 400. The server listens on the loopback interface only, but a web page
+elsewhere could point a name of its own at 127.0.0.1 (DNS rebinding) and read the answers; with
+this check its requests never reach the games or the replays.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -39,6 +46,8 @@ PAGE_FILES = {
     "/style.css": ("style.css", "text/css; charset=utf-8"),
 }
 NO_STORE = {"Cache-Control": "no-store"}
+#: the names the page may be reached by (see the module's Decision)
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
 
 def create_app(
@@ -111,7 +120,25 @@ def create_app(
         Route("/api/replay", replay),
     ]
     handlers = {RequestError: _refused, HTTPException: _http_error}
-    return Starlette(routes=routes, exception_handlers=handlers)
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(LocalOnly)])
+
+
+class LocalOnly:
+    """ASGI middleware: HTTP requests addressed to another host than :data:`LOCAL_HOSTS` get a
+    400 with a JSON message and go no further."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host = Headers(scope=scope).get("host", "")
+            name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+            if name not in LOCAL_HOSTS:
+                message = f"host {host!r} refused: open the page at http://127.0.0.1:PORT/"
+                await JSONResponse({"error": message}, status_code=400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 async def _json(request: Request, empty_ok: bool = False) -> dict[str, Any]:
