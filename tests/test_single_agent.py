@@ -226,6 +226,17 @@ def test_rgb_array_render_hides_what_the_learner_cannot_see():
     assert not np.array_equal(env.render(), env.game.picture(env.state))  # others' hands hidden
 
 
+def test_no_last_action_in_the_picture():
+    """Decision: the header names no last action (the opponents moved since the learner's)."""
+    env = SingleAgentEnv("nobody_wants_it", num_players=3, learner_seat=0, render_mode="rgb_array")
+    env.reset(seed=0)
+    action = int(np.flatnonzero(env.action_masks())[0])
+    env.step(action)
+    frame = env.render()
+    np.testing.assert_array_equal(frame, env.game.picture(env.state, 0, None))
+    assert not np.array_equal(frame, env.game.picture(env.state, 0, {0: action}))
+
+
 def test_render_collection_records_a_frame_per_reset_and_step():
     """Decision: the frames Gymnasium's wrappers collect are the learner's pictures, one after
     the reset and one after each of its steps (the opponents' moves fall in between)."""
