@@ -13,11 +13,11 @@ BENCH_INSTALLED := $(VENV)/.bench-installed
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
-	$(PIP) -e ".[train,dev]"
+	$(PIP) -e ".[train,dev,web]"
 	touch $@
 
 $(BENCH_INSTALLED): $(INSTALLED)
-	$(PIP) -e ".[train,dev,bench]"
+	$(PIP) -e ".[train,dev,web,bench]"
 	touch $@
 
 # The main job: train Nobody Wants It for about a minute on 2 cores (at most 3 on a machine

@@ -276,8 +276,7 @@ def play_match(
             batch = range(first, min(first + slots, num_games))
             tables = []
             for slot, g in enumerate(batch):
-                deal = seed + (g // n if mirrored else g)
-                seat_entries = [(seat + g) % n for seat in range(n)]  # rotated one seat per game
+                deal, seat_entries = match_seating(seed, g, n, mirrored)
                 agents = [pools[slot][entry] for entry in seat_entries]
                 for agent, entry in zip(agents, seat_entries):
                     agent.reseed(agent_seed(seed, g, entry))
@@ -296,6 +295,13 @@ def play_match(
                     )
                 advance()
     return MatchResult(game_name, game.params(), labels, games, records, mirrored)
+
+
+def match_seating(seed: int, game_index: int, num_players: int, mirrored: bool) -> tuple:
+    """Game ``game_index`` of a match: the seed of its deal and the line-up entry in each seat
+    (rotated one seat per game; with ``mirrored`` a deal is replayed under every rotation)."""
+    deal = seed + (game_index // num_players if mirrored else game_index)
+    return deal, [(seat + game_index) % num_players for seat in range(num_players)]
 
 
 @contextlib.contextmanager

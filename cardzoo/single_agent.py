@@ -35,15 +35,25 @@ as the turn-based games' PettingZoo forms do, in Foxy too (whose PettingZoo form
 the view is one seat's sequence of decisions, and the default, the game's
 ``default_max_cycles``, lets every game end first.
 
-**Rendering.** ``render_mode="ansi"``: ``render()`` returns the table as text, from the learner's
-seat (what that seat could not see is hidden). ``"human"``: the table is printed after every
-``reset()`` and ``step()``, and ``render()`` prints it and returns None. Without a render mode,
-``render()`` warns and returns None, as Gymnasium's environments do.
+**Rendering.** Everything is drawn from the learner's seat (what that seat could not see is
+hidden, as in ``render_seat``). ``render_mode="rgb_array"``: ``render()`` returns the picture of
+the table, an ``(H, W, 3)`` uint8 array of one size for the whole game (``Game.picture``), so
+Gymnasium's ``RecordVideo`` and ``RenderCollection`` record episodes and Stable-Baselines3's
+``make_vec_env``, which asks for ``"rgb_array"`` by default, renders without a warning.
+``render_mode="ansi"``: ``render()`` returns the table as text. ``"human"``: the text is printed
+after every ``reset()`` and ``step()``, and ``render()`` prints it and returns None. Without a
+render mode, ``render()`` warns and returns None, as Gymnasium's environments do.
 
-**Decision (unoffered render mode):** a render mode the environment does not offer (``"rgb_array"``,
-which Stable-Baselines3's ``make_vec_env`` asks for by default) is reported with a ``UserWarning``
-and rendering is off (``render_mode`` is None), as Gymnasium's own environments only warn about such
-modes; a ``render_mode`` that is not a string at all raises ``ValueError``.
+**Decision (no last action in the picture):** the picture's header names no last action. Between
+two decisions of the learner the opponents move, and several of their moves are secret at a real
+table (Foxy's numbers, Nobody Wants It's horse gifts); the table drawn shows what the learner
+could see of them, as terminal play does.
+
+**Decision (unoffered render mode):** a render mode the environment does not offer (say
+``"rgb_array_list"``) is reported with a ``UserWarning`` and rendering is off (``render_mode`` is
+None), as Gymnasium's own environments only warn about such modes (wrap the environment in
+``gymnasium.wrappers.RenderCollection`` for a list of frames); a ``render_mode`` that is not a
+string at all raises ``ValueError``.
 
 **Decision (deal again):** when a deal ends before the learner is ever asked to decide (a seat can
 be out early in some games, or the opponents may use up a small ``max_cycles``), the environment
@@ -72,6 +82,7 @@ from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name
 from cardzoo.envs import load_game
 from cardzoo.envs.core import check_choice, check_int, check_seed, known_options, spawn_game_rng
 from cardzoo.envs.registry import gym_id  # noqa: F401  (the ids' spelling, documented here)
+from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.table import Table
 
 #: deals in a row that may end before the learner decides before ``reset()`` gives up
@@ -83,8 +94,8 @@ class SingleAgentEnv(gymnasium.Env):
     ``opponents`` in the other seats: one agent name or factory for all, or one per other seat.
     ``max_cycles`` counts the decisions of all seats (see the module docstring)."""
 
-    # render_fps: Gymnasium's checker asks for it; text frames, as in Gymnasium's toy-text games
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    # render_fps: what RecordVideo plays a recording at (the AEC forms' rate)
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -198,14 +209,18 @@ class SingleAgentEnv(gymnasium.Env):
             self._refuse("action_masks()")
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: a picture (``"rgb_array"``) or text."""
         if self.render_mode is None:
             gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi' or 'human'"
+                "render() called without a render_mode; pass render_mode='rgb_array', 'ansi' "
+                "or 'human'"
             )
             return None
         if self.state is None:
             self._refuse("render()")
+        if self.render_mode == "rgb_array":
+            return self.game.picture(self.state, self.seat)
         text = self.game.render(self.state, self.seat)
         if self.render_mode == "human":
             print(text)

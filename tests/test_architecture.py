@@ -28,6 +28,8 @@ LAYERS = {
     "cardzoo.tournament_plots": 3,
     "cardzoo.single_agent": 3,
     "cardzoo.play": 3,
+    "cardzoo.recording": 3,
+    "cardzoo.web": 3,
     "cardzoo.training": 4,
     "cardzoo.cli": 5,
     "cardzoo.__main__": 5,

@@ -347,3 +347,11 @@ def test_argparse_errors_point_to_the_subcommand_help(capsys):
         2,
         "cardzoo: error: unrecognized arguments: --bogus (see 'cardzoo match --help')\n",
     )
+
+
+def test_cli_serve_without_the_web_extra_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the web extra were not installed
+    code, out, err = run(capsys, "serve")
+    assert code == 2 and out == ""
+    assert "cardzoo serve needs the web extra (uvicorn is missing)" in err
+    assert "pip install 'cardzoo[web]'" in err

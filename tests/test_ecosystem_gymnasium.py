@@ -1,7 +1,8 @@
 """Other people's tools run on the single-agent Gymnasium view exactly as their users run them:
 Gymnasium's ``check_env`` and vector environments, Stable-Baselines3's ``make_vec_env`` (which asks
-for ``render_mode="rgb_array"``) and sb3-contrib's ``MaskablePPO`` through it. No argument is
-adapted to cardzoo beyond the environment id and the game's own parameters."""
+for ``render_mode="rgb_array"``, drawn from the learner's seat) and sb3-contrib's ``MaskablePPO``
+through it. No argument is adapted to cardzoo beyond the environment id and the game's own
+parameters."""
 
 from __future__ import annotations
 
@@ -134,10 +135,13 @@ def test_a_python_that_has_not_imported_cardzoo_makes_it_by_the_module_in_the_id
 def test_sb3_make_vec_env_out_of_the_box(name):
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     maskable_utils = pytest.importorskip("sb3_contrib.common.maskable.utils")
-    with pytest.warns(UserWarning, match="render_mode='rgb_array'"):  # SB3 asks for it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SB3 asks for render_mode="rgb_array": offered, no warning
         vec_env = env_util.make_vec_env(gym_id(name), n_envs=2, seed=0)
     try:
         vec_env.reset()
+        frames = vec_env.get_images()
+        assert len(frames) == 2 and all(frame.dtype == np.uint8 for frame in frames)
         assert maskable_utils.is_masking_supported(vec_env)
         for _ in range(30):
             masks = maskable_utils.get_action_masks(vec_env)  # env_method("action_masks")
@@ -151,15 +155,9 @@ def test_sb3_make_vec_env_out_of_the_box(name):
 def maskable_ppo_learns(vec_env_cls, env_id: str = "cardzoo/NobodyWantsIt-v0") -> None:
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*render_mode='rgb_array'", category=UserWarning)
-        vec_env = env_util.make_vec_env(
-            env_id,
-            n_envs=2,
-            seed=0,
-            vec_env_cls=vec_env_cls,
-            env_kwargs={"num_players": 3},
-        )
+    vec_env = env_util.make_vec_env(
+        env_id, n_envs=2, seed=0, vec_env_cls=vec_env_cls, env_kwargs={"num_players": 3}
+    )
     try:
         model = sb3_contrib.MaskablePPO(
             "MlpPolicy", vec_env, n_steps=64, batch_size=64, n_epochs=2, seed=0, verbose=0

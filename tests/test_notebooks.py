@@ -9,6 +9,8 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+#: pictures of the table (PNG outputs) a notebook shows where it used to print the text table
+PICTURES = {"1_quickstart": 9}
 
 
 def test_the_notebooks_of_the_design_are_there():
@@ -42,3 +44,11 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
         if output.output_type == "error"
     ]
     assert errors == []
+    pictures = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if "image/png" in output.get("data", {})
+    ]
+    assert len(pictures) >= PICTURES.get(path.stem, 0)

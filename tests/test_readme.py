@@ -84,8 +84,6 @@ def test_readme_has_the_gymnasium_example():
     assert any('gymnasium.make("cardzoo/' in code for _, code in README_BLOCKS)
 
 
-# The README says make_vec_env's render_mode="rgb_array" is met with this warning.
-@pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array':UserWarning")
 @pytest.mark.parametrize(
     "line, code", README_BLOCKS, ids=[f"README.md:{line}" for line, _ in README_BLOCKS]
 )

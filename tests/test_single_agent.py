@@ -166,8 +166,8 @@ def test_seed_must_be_a_non_negative_integer():
 
 
 def test_unoffered_render_mode_warns_and_turns_rendering_off():
-    with pytest.warns(UserWarning, match="render_mode='rgb_array' is not offered"):
-        env = SingleAgentEnv("henhouse", render_mode="rgb_array")
+    with pytest.warns(UserWarning, match="render_mode='rgb_array_list' is not offered"):
+        env = SingleAgentEnv("henhouse", render_mode="rgb_array_list")
     assert env.render_mode is None
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="without a render_mode"):
@@ -202,7 +202,74 @@ def test_ansi_render_returns_the_learners_view():
 
 
 def test_metadata_declares_render_modes_and_fps():
-    assert SingleAgentEnv.metadata == {"render_modes": ["ansi", "human"], "render_fps": 4}
+    assert SingleAgentEnv.metadata == {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
+    }
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_rgb_array_render_is_the_picture_from_the_learners_seat(name):
+    env = SingleAgentEnv(name, learner_seat=1, render_mode="rgb_array")
+    env.reset(seed=3)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    np.testing.assert_array_equal(frame, env.game.picture(env.state, 1))
+    first_shape = frame.shape
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert env.render().shape == first_shape  # one size for the whole game: one video
+
+
+def test_rgb_array_render_hides_what_the_learner_cannot_see():
+    env = SingleAgentEnv("nobody_wants_it", num_players=4, learner_seat=2, render_mode="rgb_array")
+    env.reset(seed=0)
+    assert not np.array_equal(env.render(), env.game.picture(env.state))  # others' hands hidden
+
+
+def test_no_last_action_in_the_picture():
+    """Decision: the header names no last action (the opponents moved since the learner's)."""
+    env = SingleAgentEnv("nobody_wants_it", num_players=3, learner_seat=0, render_mode="rgb_array")
+    env.reset(seed=0)
+    action = int(np.flatnonzero(env.action_masks())[0])
+    env.step(action)
+    frame = env.render()
+    np.testing.assert_array_equal(frame, env.game.picture(env.state, 0, None))
+    assert not np.array_equal(frame, env.game.picture(env.state, 0, {0: action}))
+
+
+def test_render_collection_records_a_frame_per_reset_and_step():
+    """Decision: the frames Gymnasium's wrappers collect are the learner's pictures, one after
+    the reset and one after each of its steps (the opponents' moves fall in between)."""
+    env = gymnasium.wrappers.RenderCollection(
+        gymnasium.make(gym_id("henhouse"), render_mode="rgb_array", num_players=3)
+    )
+    _, info = env.reset(seed=0)
+    steps, done = 0, False
+    while not done:
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        _, _, terminated, truncated, info = env.step(action)
+        steps, done = steps + 1, terminated or truncated
+    frames = env.render()
+    assert len(frames) == steps + 1
+    assert {frame.shape for frame in frames} == {frames[0].shape}
+    np.testing.assert_array_equal(frames[-1], env.unwrapped.render())
+
+
+def test_record_video_writes_a_video_of_an_episode(tmp_path):
+    pytest.importorskip("moviepy", reason="RecordVideo needs moviepy (gymnasium[other])")
+    env = gymnasium.wrappers.RecordVideo(
+        gymnasium.make(gym_id("henhouse"), render_mode="rgb_array", num_players=2),
+        str(tmp_path),
+        episode_trigger=lambda episode: True,
+    )
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    env.close()
+    assert [path.suffix for path in tmp_path.iterdir()] == [".mp4"]
 
 
 # --- item 7: one rule for reset options ----------------------------------------------------------

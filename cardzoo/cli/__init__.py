@@ -3,6 +3,7 @@
     cardzoo list --agents
     cardzoo simulate henhouse --players 4 --games 10000 --seed 0
     cardzoo match nobody_wants_it --agents "nwi_dodger, random, random, random" --games 2000
+    cardzoo serve --replays replays     # a local web page: watch and play the games
     python -m cardzoo --version
 
 A game is named as ``cardzoo list`` prints it (``henhouse_v0``) or without the version suffix
@@ -43,11 +44,11 @@ import os
 import sys
 
 from cardzoo import __version__
-from cardzoo.cli import listing, match, play, simulate, tournament, train, train_rllib
+from cardzoo.cli import listing, match, play, serve, simulate, tournament, train, train_rllib
 from cardzoo.cli.args import UsageError, _Parser
 
 #: The subcommands in the order ``cardzoo --help`` lists them; a new one adds its module here.
-SUBCOMMANDS = [listing, simulate, match, tournament, play, train, train_rllib]
+SUBCOMMANDS = [listing, simulate, match, tournament, play, serve, train, train_rllib]
 
 
 # ----------------------------------------------------------------------------------------------

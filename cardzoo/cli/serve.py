@@ -1,0 +1,96 @@
+"""``cardzoo serve``: a local web page to watch the games and play a seat against agents (the
+``web`` extra: Starlette and uvicorn), bound to 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+from pathlib import Path
+
+from cardzoo.cli.args import UsageError, positive_int
+
+HOST = "127.0.0.1"  # never another interface: the page has no login
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="a local web page: watch the games, play a seat, open recorded matches"
+    )
+    parser.add_argument(
+        "--port", type=port_number, default=8000, help="the port on 127.0.0.1 (default 8000)"
+    )
+    parser.add_argument(
+        "--replays",
+        type=existing_folder,
+        default=None,
+        metavar="DIR",
+        help="offer the GIFs under DIR (e.g. written by cardzoo match --record DIR)",
+    )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="KIND:PATH",
+        help="also offer this saved policy (ppo:PATH or rllib:PATH) as an agent (repeatable)",
+    )
+    parser.set_defaults(func=run_serve)
+
+
+def port_number(text: str) -> int:
+    value = positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number 1..65535, got {value}")
+    return value
+
+
+def existing_folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path names no folder; give a folder name")
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    return path
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from cardzoo.web.app import create_app
+    except ImportError as error:
+        raise UsageError(
+            None,
+            f"cardzoo serve needs the web extra ({error.name} is missing): "
+            "pip install 'cardzoo[web]'",
+        ) from None
+    _check_offered_agents(args.agent)
+    _check_port_free(args.port)
+    app = create_app(args.replays, args.agent)
+    print(f"cardzoo: serving on http://{HOST}:{args.port}/ (Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=HOST, port=args.port, log_level="warning")
+    return 0
+
+
+def _check_offered_agents(names: list[str]) -> None:
+    """Each ``--agent`` is ``KIND:PATH`` of a saved-policy kind, and PATH exists (which game it
+    plays is checked when a line-up names it)."""
+    from cardzoo.agents import POLICY_LOADERS
+
+    for name in names:
+        kind, colon, path = name.partition(":")
+        if not colon or kind not in POLICY_LOADERS:
+            raise UsageError(
+                "--agent", f"{name!r} is not KIND:PATH with KIND one of {sorted(POLICY_LOADERS)}"
+            )
+        if not Path(path).exists():
+            raise UsageError("--agent", f"{name!r}: no file or folder {path!r}")
+
+
+def _check_port_free(port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((HOST, port))
+        except OSError as error:
+            raise UsageError(
+                "--port", f"{HOST}:{port} cannot be used ({error.strerror}); pick another port"
+            ) from None

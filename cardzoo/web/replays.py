@@ -1,0 +1,72 @@
+"""The recorded matches a server offers: the GIFs under one folder (``cardzoo serve --replays
+DIR``), listed and read by their path relative to it, and nothing else.
+
+A requested name is refused before any file is opened when it is empty, absolute, holds ``..``,
+a backslash or a NUL, or does not end in ``.gif`` (400); a name whose real path (symbolic links
+followed) lies outside the folder is refused (403); a missing file or a folder is 404.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from cardzoo.web.sessions import RequestError
+
+#: the most replays a listing names (a large folder is listed in part)
+MAX_LISTED = 1000
+
+
+class Replays:
+    """The GIFs under ``folder`` (None: no folder served, every request is 404)."""
+
+    def __init__(self, folder: str | os.PathLike | None):
+        self.root = None if folder is None else Path(folder).resolve()
+
+    def names(self) -> list[str]:
+        """The GIFs' paths relative to the folder, sorted (links out of it left out)."""
+        if self.root is None:
+            return []
+        found = []
+        for directory, folders, files in os.walk(self.root):
+            folders.sort()
+            for name in sorted(files):
+                path = Path(directory, name)
+                if name.lower().endswith(".gif") and self._inside(path):
+                    found.append(path.relative_to(self.root).as_posix())
+                    if len(found) >= MAX_LISTED:
+                        return sorted(found)
+        return sorted(found)
+
+    def read(self, name: str) -> bytes:
+        """The bytes of replay ``name`` (see the module docstring for what is refused)."""
+        if self.root is None:
+            raise RequestError(404, "this server offers no replays (start it with --replays DIR)")
+        relative = _checked_name(name)
+        path = self.root.joinpath(*relative.parts)
+        if not path.exists():  # a dangling link or nothing at all
+            raise RequestError(404, f"no replay {name!r}")
+        if not self._inside(path):
+            raise RequestError(403, f"replay {name!r} lies outside the replay folder")
+        if not path.is_file():
+            raise RequestError(404, f"replay {name!r} is not a file")
+        return path.read_bytes()
+
+    def _inside(self, path: Path) -> bool:
+        """Whether ``path``, links followed, is a file or folder inside the served folder."""
+        return path.resolve().is_relative_to(self.root)
+
+
+def _checked_name(name: str) -> PurePosixPath:
+    if not isinstance(name, str) or not name.strip():
+        raise RequestError(400, "name the replay: ?name=game_0001.gif")
+    if "\\" in name or "\x00" in name:
+        raise RequestError(400, f"replay name {name!r}: no backslashes or NUL characters")
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or (len(name) > 1 and name[1] == ":"):
+        raise RequestError(400, f"replay name {name!r} is absolute; give a path inside the folder")
+    if ".." in relative.parts:
+        raise RequestError(400, f"replay name {name!r} climbs out with '..'")
+    if relative.suffix.lower() != ".gif":
+        raise RequestError(400, f"replay name {name!r}: only .gif files are served")
+    return relative
