@@ -244,7 +244,7 @@ def _train(
         pending = [w.start(learner.numpy_policy(), learner.numpy_value(), pool) for w in workers]
         pool = None  # sent with the next rollout only when it changes
         while loop.timesteps < config.timesteps:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             rollout = _join([w.wait(b) for w, b in zip(workers, pending)])
             # The workers play the next rollout while the learner updates on this one.
             policy, value = learner.numpy_policy(), learner.numpy_value()
@@ -255,6 +255,8 @@ def _train(
             )
             loop.timesteps += len(rollout.actions)
             loop.train_seconds += time.perf_counter() - started
+            # Cores in use: the learner's CPU time here and the samplers' for their rollouts.
+            loop.train_cpu_seconds += time.process_time() - cpu_started + rollout.cpu_seconds
             _log_rollout(writer, loop.timesteps, rollout, losses)
             if bar:
                 bar.update(len(rollout.actions))
@@ -319,11 +321,12 @@ def start_workers(config: TrainConfig, seed: int) -> list[SamplerWorker]:
 
 def _join(rollouts: list[Rollout]) -> Rollout:
     """The workers' rollouts as one (copied out of the shared buffers)."""
-    fields = [field.name for field in dataclasses.fields(Rollout)][:-2]
+    fields = [field.name for field in dataclasses.fields(Rollout)][:-3]
     return Rollout(
         **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in fields},
         episodes=sum(r.episodes for r in rollouts),
         wins=sum(r.wins for r in rollouts),
+        cpu_seconds=sum(r.cpu_seconds for r in rollouts),
     )
 
 
@@ -485,6 +488,7 @@ class LoopState:
     best_score: float = -math.inf
     best_timesteps: int = 0
     train_seconds: float = 0.0
+    train_cpu_seconds: float = 0.0
     timesteps: int = 0
     next_evaluation: int = -1  # set to eval_every when the loop starts
 
@@ -621,6 +625,11 @@ class RunFolder:
             "final_evaluation": final,
             "history": loop.history,
             "train_seconds": round(loop.train_seconds, 1),
+            # CPU time of the learner and the samplers over the training loop's wall clock
+            # (2.0: both cores busy all the time)
+            "cpu_per_wall": round(loop.train_cpu_seconds / loop.train_seconds, 2)
+            if loop.train_seconds
+            else None,
             "samples_per_second": round(timesteps / loop.train_seconds, 1)
             if loop.train_seconds
             else None,

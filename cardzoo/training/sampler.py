@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -171,6 +172,7 @@ class Rollout:
     dones: np.ndarray
     episodes: int = 0
     wins: int = 0
+    cpu_seconds: float = 0.0  # the sampling process's CPU time for this rollout
 
 
 def rollout_shapes(num_samples: int, input_size: int, num_actions: int) -> dict[str, tuple]:
@@ -419,8 +421,10 @@ class SamplerWorker:
         return buffer
 
     def wait(self, buffer: int) -> Rollout:
-        episodes, wins = self._expect("done")
-        return Rollout(**self.buffers[buffer], episodes=episodes, wins=wins)
+        episodes, wins, cpu_seconds = self._expect("done")
+        return Rollout(
+            **self.buffers[buffer], episodes=episodes, wins=wins, cpu_seconds=cpu_seconds
+        )
 
     def _expect(self, what: str) -> Any:
         try:
@@ -493,9 +497,10 @@ def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
             _, buffer, policy, value, pool = message
             if pool is not None:
                 mix.pool = [NumpyPolicy(**state) for state in pool]
-            result = sampler.collect(NumpyPolicy(**policy), NumpyPolicy(**value), n_steps,
-                                     buffers[buffer])  # fmt: skip
-            connection.send(("done", result))
+            started = time.process_time()
+            episodes, wins = sampler.collect(NumpyPolicy(**policy), NumpyPolicy(**value), n_steps,
+                                             buffers[buffer])  # fmt: skip
+            connection.send(("done", (episodes, wins, time.process_time() - started)))
     except (EOFError, KeyboardInterrupt):
         return
     except BaseException:
