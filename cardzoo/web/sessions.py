@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cardzoo.agents import BEST_HEURISTIC, POLICY_LOADERS, Agent, agent_classes, make_agent
+from cardzoo.agents import BEST_HEURISTIC, POLICY_LOADERS, Agent, agent_names, make_agent
 from cardzoo.envs import GAMES, game_spec, load_game
 from cardzoo.envs.core import Game, game_rng_from_seed
 from cardzoo.recording import agent_move
@@ -63,7 +63,7 @@ def catalogue(offered_agents: Sequence[str] = ()) -> list[dict[str, Any]]:
             "min_players": spec.min_players,
             "max_players": spec.max_players,
             "default_players": load_game(name).num_players,
-            "agents": [*agent_classes(name), *offered_agents],
+            "agents": [*agent_names(name), *offered_agents],
             "best_agent": BEST_HEURISTIC.get(name, "random"),
         }
         for name, spec in GAMES.items()
