@@ -220,6 +220,28 @@ def _check_params(params: dict | None) -> dict:
     return dict(params)
 
 
+def check_match(
+    game_name: str,
+    lineup: Sequence[AgentSpec],
+    num_games: int,
+    seed: int,
+    params: dict | None,
+    max_cycles: int | None,
+) -> tuple[Game, list[AgentSpec], int, int, int]:
+    """A match's arguments checked before its first game (``ValueError`` naming the one that
+    is wrong): the game, the line-up, the number of games, the seed and ``max_cycles``."""
+    lineup = _check_lineup(lineup)
+    num_games = check_int("num_games", num_games, 1)
+    seed = check_int("seed", seed, 0)
+    params = _check_params(params)
+    params.setdefault("num_players", len(lineup))
+    game = load_game(game_name, **params)
+    max_cycles = _check_max_cycles(game, max_cycles)
+    if len(lineup) != game.num_players:
+        raise ValueError(f"lineup has {len(lineup)} agents for {game.num_players} seats")
+    return game, lineup, num_games, seed, max_cycles
+
+
 def play_match(
     game_name: str,
     lineup: Sequence[AgentSpec],
@@ -251,16 +273,10 @@ def play_match(
     the game's full parameters (defaults included), so a saved summary says exactly what was
     played.
     """
-    lineup = _check_lineup(lineup)
-    num_games = check_int("num_games", num_games, 1)
-    seed = check_int("seed", seed, 0)
-    params = _check_params(params)
-    params.setdefault("num_players", len(lineup))
-    game = load_game(game_name, **params)
-    max_cycles = _check_max_cycles(game, max_cycles)
+    game, lineup, num_games, seed, max_cycles = check_match(
+        game_name, lineup, num_games, seed, params, max_cycles
+    )
     n = game.num_players
-    if len(lineup) != n:
-        raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
     labels = [agent_label(entry) for entry in lineup]
     slots = min(check_int("parallel", parallel, 1), num_games)
     # Agents are built once per game slot and reseeded for every game from (seed, game, entry):

@@ -26,19 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, build_agent
-from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
 from cardzoo.envs.recording import write_gif
 from cardzoo.envs.rendering import RENDER_FPS
-from cardzoo.evaluation import (
-    GameRecord,
-    _check_lineup,
-    _check_max_cycles,
-    _check_params,
-    agent_seed,
-    game_record,
-    match_seating,
-)
+from cardzoo.evaluation import GameRecord, agent_seed, check_match, game_record, match_seating
 from cardzoo.table import Table
 
 #: how many games ``cardzoo match --record`` records unless told otherwise
@@ -86,16 +77,10 @@ def record_games(
     paths in order. ``viewer`` (a seat number) draws every frame from that seat's eyes. Every
     argument and the folder are checked before the first game (``ValueError`` naming the
     argument); the folder is created if missing."""
-    lineup = _check_lineup(lineup)
-    num_games = check_int("num_games", num_games, 1)
-    seed = check_int("seed", seed, 0)
-    params = _check_params(params)
-    params.setdefault("num_players", len(lineup))
-    game = load_game(game_name, **params)
-    max_cycles = _check_max_cycles(game, max_cycles)
+    game, lineup, num_games, seed, max_cycles = check_match(
+        game_name, lineup, num_games, seed, params, max_cycles
+    )
     n = game.num_players
-    if len(lineup) != n:
-        raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
     if viewer is not None:
         viewer = check_int("viewer", viewer, 0, n - 1)
     path = check_record_folder(folder, num_games)
