@@ -71,10 +71,12 @@ def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
     """``agent`` decides for ``state.current_player`` from that seat's observation and mask; the
     action is checked and applied. Returns the step's rewards, as :meth:`Game.step` does."""
     player = state.current_player
-    observation = {"action_mask": game.legal_mask(state, player)}
+    mask = game.legal_mask(state, player)
+    mask.flags.writeable = False  # the agent's copy is the one the action is checked against
+    observation = {"action_mask": mask}
     if agent.uses_observation:
         observation["observation"] = game.observe(state, player)
-    return game.step(state, agent.act(observation))
+    return game.step(state, agent.act(observation), mask)
 
 
 class RandomAgent(Agent):

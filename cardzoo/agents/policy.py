@@ -195,7 +195,10 @@ class PolicyAgent(Agent):
         """The actions of several seats that play one policy, in one forward pass: exactly what
         each agent's :meth:`act` would choose (the same inputs, and a sampling agent draws from
         its own generator)."""
-        inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
+        if all(agent.inputs.frame_stack == 1 for agent in agents):
+            inputs = agents[0].inputs.scaler(observations.astype(np.float32))  # nothing to stack
+        else:
+            inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
         logits = agents[0].policy.logits(inputs)
         logits = np.where(masks.astype(bool), logits, -np.inf)
         actions = np.argmax(logits, axis=1)

@@ -27,6 +27,9 @@ class TrainingDefaults:
     gamma: float = 0.995
     ent_coef: float = 0.01
     n_epochs: int = 4
+    #: sampling processes beside the learner: 2 where sampling costs more than learning
+    #: (Nobody Wants It, Believe It or Not), 1 where the update does (benchmarks/training_speed.md)
+    processes: int = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +77,7 @@ PROFILES: dict[str, GameAgents] = {
             reward="win+points",
             points_scale=0.005,
             n_epochs=8,
+            processes=1,  # 293 actions: the update is the larger cost
         ),
     ),
     # Foxy: 20 decisions whose points the engine pays only at the end. Rewarded that way a run
@@ -90,6 +94,7 @@ PROFILES: dict[str, GameAgents] = {
             params={"num_players": 2, "memory": "perfect"},
             gamma=0.9,
             ent_coef=0.001,
+            processes=1,
         ),
     ),
 }

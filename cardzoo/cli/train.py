@@ -41,8 +41,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--processes",
         type=positive_int,
-        default=2,
-        help="sampling processes playing the games beside the learner (default 2)",
+        help="sampling processes playing the games beside the learner (default per game: 2 "
+        "where sampling costs more than learning, else 1)",
     )
     add_players_argument(parser)
     add_param_argument(parser)

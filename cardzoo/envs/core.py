@@ -400,13 +400,15 @@ class Game(ABC):
 
     # --- checked entry points -------------------------------------------------------------
 
-    def step(self, state: State, action: int) -> np.ndarray | None:
+    def step(self, state: State, action: int, mask: np.ndarray | None = None) -> np.ndarray | None:
         """Apply ``action`` for ``state.current_player`` after checking it; an illegal or
         out-of-range action raises ``ValueError`` naming the player, the action and the legal
-        ones."""
+        ones. ``mask``: that player's legal actions in ``state`` where the caller has them
+        already (the table loop does), so they are not computed twice."""
         if state.terminal:
             raise ValueError(f"{self.name}: the game is over; no action can be taken")
-        mask = self.legal_mask(state, state.current_player)
+        if mask is None:
+            mask = self.legal_mask(state, state.current_player)
         if not (_is_index(action, self.num_actions) and mask[action]):
             raise self.action_error(state, action, mask)
         return self.apply(state, int(action))

@@ -114,7 +114,7 @@ class TrainConfig:
     timesteps: int | None = None
     seed: int = 0
     n_envs: int = 64  # games played at once, shared out among the sampling processes
-    processes: int = 2  # sampling worker processes beside the learner
+    processes: int | None = None  # sampling processes beside the learner (the game's default)
     reward: str | None = None
     points_scale: float | None = None
     frame_stack: int | None = None
@@ -149,6 +149,7 @@ class TrainConfig:
             frame_stack=defaults.frame_stack if self.frame_stack is None else self.frame_stack,
             gamma=defaults.gamma if self.gamma is None else self.gamma,
             n_epochs=defaults.n_epochs if self.n_epochs is None else self.n_epochs,
+            processes=defaults.processes if self.processes is None else self.processes,
             ent_coef=defaults.ent_coef if self.ent_coef is None else self.ent_coef,
             net_arch=tuple(self.net_arch),
         )
