@@ -25,6 +25,7 @@ from pathlib import Path
 
 import gymnasium
 import torch
+from threadpoolctl import threadpool_limits
 
 import cardzoo  # noqa: F401  (registers the Gymnasium ids)
 from cardzoo.envs.registry import gym_id
@@ -65,14 +66,72 @@ def ours(game: str, steps: int, processes: int) -> tuple[float, float]:
         return result.metrics["samples_per_second"], result.metrics["cpu_per_wall"]
 
 
+def breakdown(game: str) -> str:
+    """Where one rollout's time goes: the sampler's CPU time by part of the code (one sampling
+    process's share of the games, profiled), and the learner's update of the same samples."""
+    import cProfile
+    import pstats
+
+    import numpy as np
+
+    from cardzoo.training.learner import Learner
+    from cardzoo.training.ppo import _game_params, run_game
+    from cardzoo.training.sampler import OpponentMix, Rollout, Sampler, parse_mix, rollout_shapes
+
+    config = TrainConfig(game).resolved()
+    played = run_game(config)
+    learner = Learner(played.observation_size * config.frame_stack, played.num_actions,
+                      config.net_arch, config.learning_rate, seed=0)  # fmt: skip
+    mix = OpponentMix(game, parse_mix(game, config.opponents), config.frame_stack)
+    mix.pool = [learner.numpy_policy()]
+    games = config.n_envs // config.processes
+    sampler = Sampler(game, _game_params(config), mix, games, config.reward, config.points_scale,
+                      config.frame_stack, config.gamma, config.gae_lambda, seed=0)  # fmt: skip
+    shapes = rollout_shapes(games * config.n_steps, sampler.input_size, played.num_actions)
+    out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
+    policy, value = learner.numpy_policy(), learner.numpy_value()
+    sampler.collect(policy, value, config.n_steps, out)  # warm up
+    profile = cProfile.Profile()
+    profile.runcall(sampler.collect, policy, value, config.n_steps, out)
+    parts: dict[str, float] = {}
+    for (path, _, function), (_, _, own, _, _) in pstats.Stats(profile).stats.items():
+        if "cardzoo/agents/policy" in path or function == "logits":
+            part = "policy forward passes (learner and self-play snapshots)"
+        elif "cardzoo/agents/" in path:
+            part = "heuristic opponents"
+        elif "cardzoo/envs/" in path:
+            part = "engine (steps, masks, observations)"
+        else:
+            part = "table loop, sampler and numpy glue"
+        parts[part] = parts.get(part, 0.0) + own
+    started = time.process_time()
+    learner.update(Rollout(**out), config.n_epochs, config.batch_size, ent_coef=config.ent_coef)
+    update = time.process_time() - started
+    total = sum(parts.values())
+    samples = games * config.n_steps
+    lines = [f"**{game}** ({samples:,} decisions: one sampling process's share of a rollout, "
+             f"{config.processes} process(es) by default)", "",
+             "| part | CPU ms | share of sampling |", "| --- | ---: | ---: |"]  # fmt: skip
+    for part, seconds in sorted(parts.items(), key=lambda item: -item[1]):
+        lines.append(f"| {part} | {1000 * seconds:,.0f} | {seconds / total:.0%} |")
+    update_ms = 1000 * update * games * config.processes / config.n_envs
+    lines.append(f"| PPO update of the same decisions ({config.n_epochs} epochs) | "
+                 f"{update_ms:,.0f} | |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=65536)
     parser.add_argument("--reference-steps", type=int, default=16384)
     parser.add_argument("--games", default=",".join(GAME_DEFAULTS))
     parser.add_argument("--out", type=Path, default=HERE / "training_speed.md")
+    parser.add_argument(
+        "--breakdown-only", action="store_true", help="only where a rollout's time goes"
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
+    threadpool_limits(1)  # as in training: one BLAS thread per process
     games = [g.strip() for g in args.games.split(",")]
     lines = [
         "# Training speed",
@@ -87,6 +146,10 @@ def main() -> None:
         "default mix, 1 sampling process | CPU/wall | × | 2 sampling processes | CPU/wall | × |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    breakdowns = [breakdown(game) for game in games]
+    if args.breakdown_only:
+        print("\n\n".join(breakdowns))
+        return
     for game in games:
         base, base_cpu = user_default(game, args.reference_steps)
         one, one_cpu = ours(game, args.steps, 1)
@@ -96,6 +159,10 @@ def main() -> None:
             f"{one / base:.1f} | {two:,.0f} | {two_cpu:.2f} | {two / base:.1f} |"
         )
         print(lines[-1], flush=True)
+    lines += ["", "## Where the time goes", "", "Profiled in this process (cProfile's own time "
+              "per function, grouped by the part of the code it belongs to; profiling slows "
+              "Python code more than numpy, so read the shares, not the totals):", ""]  # fmt: skip
+    lines += ["\n\n".join(breakdowns)]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"written to {args.out}")
 

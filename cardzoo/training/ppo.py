@@ -207,9 +207,12 @@ def train(
     progress: bool = True,
 ) -> TrainResult:
     """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``.
-    Torch runs on one thread meanwhile (5-10x faster than its default on these small networks
-    and few cores); the caller's setting is restored on return."""
-    with torch_threads(1):
+    Torch and numpy's BLAS run on one thread meanwhile (5-10x faster than their defaults on
+    these small networks and few cores, and a spinning second thread slows the samplers); the
+    caller's settings are restored on return."""
+    from threadpoolctl import threadpool_limits
+
+    with torch_threads(1), threadpool_limits(1):
         return _train(config.resolved(), out, resume, force, progress)
 
 
