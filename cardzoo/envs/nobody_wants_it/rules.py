@@ -547,6 +547,66 @@ class NobodyWantsIt(Game):
             return np.zeros(self.num_players, bool)
         return state.points == state.points.min()
 
+    # --- sampled worlds for search -------------------------------------------------------------
+
+    def resample(
+        self, state: NobodyWantsItState, player: int, rng: np.random.Generator
+    ) -> NobodyWantsItState:
+        """A world ``player`` cannot tell from ``state`` (see :meth:`Game.resample`).
+
+        ``player`` knows: their own hand and the card they set aside for a horse exchange; the
+        discard pile, card by card (it is face up); every hand size, who has set a card aside,
+        the draw pile's size; where the NWI cards are; scores, round, dealer, whose turn and
+        which decision. Everything else is redrawn: the animal cards ``player`` has not seen
+        (each species' 18 minus their own and the discard pile's) are shuffled with ``rng`` and
+        dealt into the other hands (their sizes kept), the other players' set-aside horse
+        gifts, and the draw pile, in a new order. **Decision:** a round's deck fixed by reset
+        options is forgotten (later rounds are shuffled): nobody at the table knows it.
+        **Decision:** cards a player could place by remembering the play (a discard-pile card
+        another player took, a pig taken back, the horse gift they handed on) are redrawn like
+        every unseen card: the state holds no record of who took what, and the search agents
+        do not remember either."""
+        player = check_int("player", player, 0, self.num_players - 1)
+        world = self.copy_state(state, rng=rng)
+        world.fixed_decks[:] = -1
+        own_gift = state.horse_gifts[player]
+        seen = state.hands[player] + state.discard_counts
+        if own_gift != NO_GIFT:
+            seen[own_gift] += 1
+        unseen = rng.permutation(
+            np.repeat(np.arange(NUM_SPECIES, dtype=np.int8), CARDS_PER_SPECIES - seen)
+        )
+        others = np.arange(self.num_players) != player
+        gift_seats = np.flatnonzero(others & (state.horse_gifts != NO_GIFT))
+        # Deal the unseen cards in one go: each other hand, then each other gift, then the pile.
+        sizes = np.where(others, state.hand_sizes, 0)
+        receivers = np.repeat(np.arange(self.num_players), sizes)
+        dealt = receivers.size
+        counts = np.bincount(receivers * NUM_SPECIES + unseen[:dealt], minlength=4 * len(sizes))
+        world.hands[others] = counts.reshape(-1, NUM_SPECIES)[others]
+        world.horse_gifts[gift_seats] = unseen[dealt : dealt + gift_seats.size]
+        pile = unseen[dealt + gift_seats.size :]
+        world.draw_pile[: pile.size] = pile
+        return world
+
+    def random_playouts(
+        self,
+        states: list[NobodyWantsItState],
+        rng: np.random.Generator,
+        first_actions: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each state played to the end with uniformly random legal actions (after
+        ``first_actions[i]`` where given and >= 0), without changing ``states``; returns the
+        winners (bool, ``(len(states), n)``; none for a playout cut at ``max_cycles`` steps) and
+        the scores. The fast rollouts of search (:mod:`cardzoo.envs.nobody_wants_it.playout`)."""
+        from cardzoo.envs.nobody_wants_it import playout  # it imports this module
+
+        rows = playout.playouts(self, playout.pack(states), rng, first_actions)
+        points = playout.final_points(self, rows)
+        finished = rows[:, playout.TERMINAL] == 1
+        winners = (points == points.min(axis=1, keepdims=True)) & finished[:, None]
+        return winners, points
+
     # --- what a player sees -----------------------------------------------------------------
 
     def observe(
