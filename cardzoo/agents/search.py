@@ -4,8 +4,9 @@ Both agents think by playing the game forward in *sampled worlds*: full game sta
 searching seat cannot tell from the real one, drawn by the game's resampler
 (:meth:`~cardzoo.envs.core.Game.resample`: own cards and public information kept, every card the
 seat cannot see dealt again at random among the places it cannot see). Worlds are finished by
-uniformly random legal play (rollouts), through the game's fast batched playouts where it has
-them (``game.random_playouts``) and through the engine (``legal_mask`` + ``apply``) otherwise.
+a cheap default policy (rollouts), through the game's fast batched playouts where it has them
+(``game.random_playouts``, with the policies ``game.playout_policies`` names, the default
+first) and otherwise uniformly at random through the engine (``legal_mask`` + ``apply``).
 
 - :class:`PIMCAgent` (``pimc``): perfect-information Monte Carlo, flat: every legal action is
   tried in the same sampled worlds (common random numbers), each followed by one random
@@ -54,7 +55,13 @@ class SearchAgent(Agent):
     uses_state = True
     uses_observation = False
     #: parameter name -> type, for agent names such as ``ismcts:simulations=400``
-    PARAMS: ClassVar[dict[str, type]] = {"simulations": int, "seconds": float, "seed": int}
+    PARAMS: ClassVar[dict[str, type]] = {
+        "simulations": int,
+        "seconds": float,
+        "seed": int,
+        "rollout": str,
+        "horizon": str,
+    }
     DEFAULT_SIMULATIONS: ClassVar[int] = 200
 
     def __init__(self, game: Game, seed: int | None = None, **params: Any):
@@ -73,7 +80,22 @@ class SearchAgent(Agent):
         if self.simulations is None:
             self.simulations = None if self.seconds is not None else self.DEFAULT_SIMULATIONS
         self._check_resampler(game)
-        self._playouts = getattr(game, "random_playouts", None) or _engine_playouts(game)
+        fast = getattr(game, "random_playouts", None)
+        self._playouts = fast or _engine_playouts(game)
+        policies = game.playout_policies if fast else ("random",)
+        self.rollout = params.get("rollout", policies[0])
+        if self.rollout not in policies:
+            raise ValueError(
+                f"rollout={self.rollout!r} is not a rollout policy of {game.name}; "
+                f"choose one of {list(policies)}"
+            )
+        horizons = game.playout_horizons if fast else ("game",)
+        self.horizon = params.get("horizon", horizons[0])
+        if self.horizon not in horizons:
+            raise ValueError(
+                f"horizon={self.horizon!r} is not a rollout horizon of {game.name}; "
+                f"choose one of {list(horizons)}"
+            )
 
     def _check_resampler(self, game: Game) -> None:
         """A clear error at construction, not at the first move, for a game without one."""
@@ -104,9 +126,18 @@ class SearchAgent(Agent):
         """A sampled world: the only way the agent reads the true state."""
         return self.game.resample(state, seat, self.rng)
 
-    def _shares(self, worlds: list[State], first_actions: np.ndarray | None) -> np.ndarray:
+    def _shares(
+        self, worlds: list[State], first_actions: np.ndarray | None, seed_groups: int = 1
+    ) -> np.ndarray:
         """Each world's rollout result for every seat: its share of the win."""
-        winners, _scores = self._playouts(worlds, self.rng, first_actions)
+        winners, _scores = self._playouts(
+            worlds,
+            self.rng,
+            first_actions,
+            policy=self.rollout,
+            seed_groups=seed_groups,
+            horizon=self.horizon,
+        )
         counts = winners.sum(axis=1, keepdims=True)
         return np.divide(winners, counts, out=np.zeros(winners.shape), where=counts > 0)
 
@@ -118,7 +149,7 @@ class SearchAgent(Agent):
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}({self.game.name}, simulations={self.simulations}, "
-            f"seconds={self.seconds}, seed={self.seed})"
+            f"seconds={self.seconds}, seed={self.seed}, rollout={self.rollout!r})"
         )
 
 
@@ -137,7 +168,8 @@ class PIMCAgent(SearchAgent):
             sampled = [self._world(state, seat) for _ in range(worlds)]
             # World-major: world w with each legal action in turn.
             repeated = [world for world in sampled for _ in legal]
-            shares = self._shares(repeated, np.tile(legal, worlds))
+            # Common random numbers: one world plays on alike after each first action.
+            shares = self._shares(repeated, np.tile(legal, worlds), seed_groups=legal.size)
             totals += shares[:, seat].reshape(worlds, legal.size).sum(axis=0)
             done += worlds * legal.size
         return int(legal[np.argmax(totals)])  # equal totals: the lowest action id
@@ -232,21 +264,26 @@ class ISMCTSAgent(SearchAgent):
 
 
 def _engine_playouts(game: Game):
-    """Rollouts through the engine, one game at a time, for games without fast playouts."""
+    """Random rollouts through the engine, one game at a time, to the end of the game, for
+    games without fast playouts. ``seed_groups`` consecutive states play with generators
+    seeded alike (common random numbers)."""
 
-    def playouts(states: list[State], rng: np.random.Generator, first_actions=None):
+    def playouts(states, rng, first_actions=None, policy="random", seed_groups=1, horizon=""):
         n = game.num_players
         winners = np.zeros((len(states), n), bool)
         scores = np.zeros((len(states), n))
+        seed = 0
         for index, state in enumerate(states):
-            world = game.copy_state(state, rng=rng)
+            if index % seed_groups == 0:
+                seed = int(rng.integers(2**63))
+            world = game.copy_state(state, rng=np.random.default_rng(seed))
             steps = 0
             if first_actions is not None and first_actions[index] >= 0 and not world.terminal:
                 game.apply(world, int(first_actions[index]))
                 steps += 1
             while not world.terminal and steps < game.default_max_cycles:
                 legal = np.flatnonzero(game.legal_mask(world, world.current_player))
-                game.apply(world, int(legal[rng.integers(legal.size)]))
+                game.apply(world, int(legal[world.rng.integers(legal.size)]))
                 steps += 1
             winners[index] = game.winners(world)
             scores[index] = game.scores(world)

@@ -78,9 +78,15 @@ _ARRAY_PARTS = (
 
 def pack(states: Sequence[NobodyWantsItState]) -> np.ndarray:
     """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
-    rows = []
-    for state in states:
-        scalars = (
+    if not states:
+        raise ValueError("pack needs at least one state")
+    first = states[0]
+    num_players, num_rounds = first.hands.shape[0], first.nwi_holder.shape[0]
+    layout = row_layout(num_players, num_rounds)
+    parts = [(layout[name], layout[name] + getattr(first, name).size) for name in _ARRAY_PARTS]
+    rows = np.empty((len(states), layout["size"]), np.int64)
+    for row, state in zip(rows, states):
+        row[:NUM_SCALARS] = (
             state.round_number,
             state.dealer,
             state.active_player,
@@ -88,11 +94,11 @@ def pack(states: Sequence[NobodyWantsItState]) -> np.ndarray:
             state.decision,
             state.draw_size,
             state.discard_size,
-            int(state.terminal),
+            state.terminal,
         )
-        parts = [np.array(scalars)] + [np.ravel(getattr(state, name)) for name in _ARRAY_PARTS]
-        rows.append(np.concatenate(parts))
-    return np.array(rows, np.int64)
+        for (start, stop), name in zip(parts, _ARRAY_PARTS):
+            row[start:stop] = getattr(state, name).reshape(-1)
+    return rows
 
 
 def unpack(game: NobodyWantsIt, row: np.ndarray, rng: np.random.Generator) -> NobodyWantsItState:
@@ -358,17 +364,52 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
         return 8 + pick
 
     @jit
-    def playouts(rows, first_actions, seeds, n, rounds, max_steps, rng):
-        # rows[b] played to the end (or max_steps), first_actions[b] first unless it is -1.
+    def shedding_action(row):
+        # The hand_shedder heuristic: the largest pair; else a pig, horse, sheep; else a cow;
+        # pig answers take a pig that completes a pair; horse gifts give a card without partner.
+        hands = 8 + 4 * row[CURRENT]
+        decision = row[DECISION]
+        if decision == 1:
+            return 11 if row[hands + 1] % 2 == 1 else 10
+        if decision == 2:
+            for species in (3, 0, 2, 1):
+                if row[hands + species] % 2 == 1:
+                    return 12 + species
+            for species in (3, 0, 2, 1):
+                if row[hands + species] > 0:
+                    return 12 + species
+        best, most = -1, 1
+        for species in range(4):
+            if row[hands + species] > most:
+                best, most = species, row[hands + species]
+        if best >= 0:
+            return 4 + best
+        for species in (1, 2, 0, 3):
+            if row[hands + species] > 0:
+                return species
+        return 8
+
+    @jit
+    def playouts(rows, first_actions, seeds, n, rounds, max_steps, rng, random_permille, one_round):
+        # rows[b] played to the end of the game (of its round if one_round; or max_steps),
+        # first_actions[b] first unless it is -1; each action random with probability
+        # random_permille / 1000, else shedding_action.
         for b in range(len(rows)):
             row = rows[b]
             rng[0] = seeds[b]
             steps = 0
+            round_number = row[ROUND]
             if first_actions[b] >= 0 and row[TERMINAL] == 0:
                 apply_action(row, n, rounds, first_actions[b], rng)
                 steps += 1
             while row[TERMINAL] == 0 and steps < max_steps:
-                apply_action(row, n, rounds, random_action(row, n, rounds, rng), rng)
+                if one_round and row[ROUND] != round_number:
+                    break
+                if random_permille >= 1000 or below(rng, 1000) < random_permille:
+                    action = random_action(row, n, rounds, rng)
+                else:
+                    action = shedding_action(row)
+                apply_action(row, n, rounds, action, rng)
                 steps += 1
 
     return playouts, apply_action
@@ -382,34 +423,50 @@ _PLAIN = _build_kernel(_plain)
 _COMPILED = _build_kernel(numba.njit) if numba is not None else None
 
 
+#: rollout policies: name -> the share of actions (per mille) played at random, the rest by the
+#: hand_shedder heuristic. "random" is uniformly random legal play.
+POLICIES = {"random": 1000, "shedder": 100}
+
+
 def playouts(
     game: NobodyWantsIt,
     rows: np.ndarray,
     rng: np.random.Generator,
     first_actions: np.ndarray | None = None,
     compiled: bool | None = None,
+    policy: str = "random",
+    seed_groups: int = 1,
+    one_round: bool = False,
 ) -> np.ndarray:
-    """Play every packed row to the end of the game with uniformly random legal actions (after
-    ``first_actions[b]`` where it is >= 0), in place; returns ``rows``. Seeds come from ``rng``.
-    ``compiled`` None: numba if installed; False forces the plain Python kernel (identical
-    results, slower); True requires numba."""
+    """Play every packed row to the end of the game (of its round if ``one_round``), after
+    ``first_actions[b]`` where it is >= 0, by ``policy`` (:data:`POLICIES`), in place; returns
+    ``rows``. Seeds come from ``rng``, one per ``seed_groups`` consecutive rows (those rows play
+    with the same random numbers: common random numbers for one world after different first
+    actions). ``compiled`` None: numba if installed; False forces the plain Python kernel
+    (identical results, slower); True requires numba."""
+    if policy not in POLICIES:
+        raise ValueError(
+            f"policy={policy!r} is not a rollout policy; choose one of {list(POLICIES)}"
+        )
     rows = np.ascontiguousarray(rows, np.int64)
     count = len(rows)
     if first_actions is None:
         first_actions = np.full(count, -1, np.int64)
-    seeds = rng.integers(1, 2**32, size=count, dtype=np.int64)  # xorshift32: never 0
+    groups = -(-count // seed_groups)
+    seeds = rng.integers(1, 2**32, size=groups, dtype=np.int64).repeat(seed_groups)[:count]
     if compiled is None:
         compiled = _COMPILED is not None
+    if compiled and _COMPILED is None:
+        raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
+    arguments = (game.num_players, game.num_rounds, MAX_STEPS)
+    options = (POLICIES[policy], bool(one_round))
     if compiled:
-        if _COMPILED is None:
-            raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
         first = np.ascontiguousarray(first_actions, np.int64)
-        buffer = np.zeros(1, np.int64)
-        _COMPILED[0](rows, first, seeds, game.num_players, game.num_rounds, MAX_STEPS, buffer)
+        _COMPILED[0](rows, first, seeds, *arguments, np.zeros(1, np.int64), *options)
         return rows
     as_lists = rows.tolist()
     first = np.asarray(first_actions).tolist()
-    _PLAIN[0](as_lists, first, seeds.tolist(), game.num_players, game.num_rounds, MAX_STEPS, [0])
+    _PLAIN[0](as_lists, first, seeds.tolist(), *arguments, [0], *options)
     rows[:] = as_lists
     return rows
 

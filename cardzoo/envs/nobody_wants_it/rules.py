@@ -229,6 +229,10 @@ class NobodyWantsIt(Game):
     default_max_cycles = 10_000
     num_actions = NUM_ACTIONS
     reset_options = ("deck", "decks")
+    #: rollout policies of :meth:`random_playouts`, the search agents' default first
+    playout_policies = ("shedder", "random")
+    #: how far :meth:`random_playouts` plays: the game, or the current round
+    playout_horizons = ("game", "round")
 
     def __init__(self, num_players: int = 4, num_rounds: int = 3, reward: str = "win"):
         self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
@@ -260,6 +264,8 @@ class NobodyWantsIt(Game):
         dealt = np.arange(n * HAND_SIZE)
         self._deal_receivers = [(dealer + 1 + dealt) % n for dealer in range(n)]
         self._build_observation_indices()
+        self._species_ids = np.arange(NUM_SPECIES, dtype=np.int8)
+        self._others = [[other for other in range(n) if other != seat] for seat in range(n)]
 
     def params(self) -> dict:
         return {
@@ -569,24 +575,22 @@ class NobodyWantsIt(Game):
         player = check_int("player", player, 0, self.num_players - 1)
         world = self.copy_state(state, rng=rng)
         world.fixed_decks[:] = -1
-        own_gift = state.horse_gifts[player]
+        gifts = state.horse_gifts
         seen = state.hands[player] + state.discard_counts
-        if own_gift != NO_GIFT:
-            seen[own_gift] += 1
-        unseen = rng.permutation(
-            np.repeat(np.arange(NUM_SPECIES, dtype=np.int8), CARDS_PER_SPECIES - seen)
-        )
-        others = np.arange(self.num_players) != player
-        gift_seats = np.flatnonzero(others & (state.horse_gifts != NO_GIFT))
-        # Deal the unseen cards in one go: each other hand, then each other gift, then the pile.
-        sizes = np.where(others, state.hand_sizes, 0)
-        receivers = np.repeat(np.arange(self.num_players), sizes)
-        dealt = receivers.size
-        counts = np.bincount(receivers * NUM_SPECIES + unseen[:dealt], minlength=4 * len(sizes))
-        world.hands[others] = counts.reshape(-1, NUM_SPECIES)[others]
-        world.horse_gifts[gift_seats] = unseen[dealt : dealt + gift_seats.size]
-        pile = unseen[dealt + gift_seats.size :]
-        world.draw_pile[: pile.size] = pile
+        if gifts[player] != NO_GIFT:
+            seen[gifts[player]] += 1
+        unseen = self._species_ids.repeat(CARDS_PER_SPECIES - seen)
+        rng.shuffle(unseen)
+        # Deal the unseen cards: each other hand (and gift), then the draw pile the rest.
+        dealt = 0
+        for other in self._others[player]:
+            size = int(state.hand_sizes[other])
+            world.hands[other] = np.bincount(unseen[dealt : dealt + size], minlength=NUM_SPECIES)
+            dealt += size
+            if gifts[other] != NO_GIFT:
+                world.horse_gifts[other] = unseen[dealt]
+                dealt += 1
+        world.draw_pile[: unseen.size - dealt] = unseen[dealt:]
         return world
 
     def random_playouts(
@@ -594,16 +598,33 @@ class NobodyWantsIt(Game):
         states: list[NobodyWantsItState],
         rng: np.random.Generator,
         first_actions: np.ndarray | None = None,
+        policy: str = "random",
+        seed_groups: int = 1,
+        horizon: str = "game",
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Each state played to the end with uniformly random legal actions (after
-        ``first_actions[i]`` where given and >= 0), without changing ``states``; returns the
-        winners (bool, ``(len(states), n)``; none for a playout cut at ``max_cycles`` steps) and
-        the scores. The fast rollouts of search (:mod:`cardzoo.envs.nobody_wants_it.playout`)."""
+        """Each state played on by a rollout ``policy`` (:attr:`playout_policies`: uniformly
+        random legal actions, or mostly the hand_shedder heuristic), after ``first_actions[i]``
+        where given and >= 0, without changing ``states``, to the end of the game (``horizon``
+        ``"game"``) or of its round (``"round"``). Returns the winners, as if the game ended
+        there (bool, ``(len(states), n)``; none for a playout cut at ``max_cycles`` steps), and
+        the scores. ``seed_groups`` consecutive states share their random numbers. The fast
+        rollouts of search (:mod:`cardzoo.envs.nobody_wants_it.playout`)."""
         from cardzoo.envs.nobody_wants_it import playout  # it imports this module
 
-        rows = playout.playouts(self, playout.pack(states), rng, first_actions)
+        check_choice("horizon", horizon, self.playout_horizons)
+        rows = playout.pack(states)
+        start_rounds = rows[:, playout.ROUND].copy()
+        playout.playouts(
+            self,
+            rows,
+            rng,
+            first_actions,
+            policy=policy,
+            seed_groups=seed_groups,
+            one_round=horizon == "round",
+        )
         points = playout.final_points(self, rows)
-        finished = rows[:, playout.TERMINAL] == 1
+        finished = (rows[:, playout.TERMINAL] == 1) | (rows[:, playout.ROUND] != start_rounds)
         winners = (points == points.min(axis=1, keepdims=True)) & finished[:, None]
         return winners, points
 
