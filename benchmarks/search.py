@@ -86,7 +86,7 @@ def search_positions(count: int) -> list:
     for seed in range(50):
         state = GAME.new_state(np.random.default_rng(seed))
         choices = np.random.default_rng(seed)
-        for step in range(40 + 7 * seed % 60):
+        for _ in range(40 + 7 * seed % 60):
             legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
             if state.terminal:
                 break
