@@ -85,7 +85,13 @@ def pack(states: Sequence[NobodyWantsItState]) -> np.ndarray:
     layout = row_layout(num_players, num_rounds)
     parts = [(layout[name], layout[name] + getattr(first, name).size) for name in _ARRAY_PARTS]
     rows = np.empty((len(states), layout["size"]), np.int64)
-    for row, state in zip(rows, states):
+    previous = None
+    for index, state in enumerate(states):
+        row = rows[index]
+        if state is previous:  # the same world after several first actions: packed once
+            row[:] = rows[index - 1]
+            continue
+        previous = state
         row[:NUM_SCALARS] = (
             state.round_number,
             state.dealer,
@@ -364,10 +370,13 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
         return 8 + pick
 
     @jit
-    def shedding_action(row):
+    def shedding_action(row, n, rounds, nwi_aware):
         # The hand_shedder heuristic: the largest pair; else a pig, horse, sheep; else a cow;
         # pig answers take a pig that completes a pair; horse gifts give a card without partner.
-        hands = 8 + 4 * row[CURRENT]
+        # nwi_aware: among pairs, first one that passes on an NWI card I hold, last one that
+        # brings an NWI card to me (nwi_dodger's first and last choices).
+        player = row[CURRENT]
+        hands = 8 + 4 * player
         decision = row[DECISION]
         if decision == 1:
             return 11 if row[hands + 1] % 2 == 1 else 10
@@ -378,10 +387,22 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
             for species in (3, 0, 2, 1):
                 if row[hands + species] > 0:
                     return 12 + species
-        best, most = -1, 1
+        _, _, _, _, _, nwi, _, _ = offsets(n, rounds)
+        best, best_value = -1, -1
         for species in range(4):
-            if row[hands + species] > most:
-                best, most = species, row[hands + species]
+            count = row[hands + species]
+            if count < 2:
+                continue
+            value = count
+            if nwi_aware:
+                holder = row[nwi + 4 * (row[ROUND] - 1) + species]
+                lands_on = (player + 1) % n if holder == -1 else (holder + 1) % n
+                if holder == player:
+                    value += 100
+                elif lands_on == player:
+                    value -= 50
+            if value > best_value:
+                best, best_value = species, value
         if best >= 0:
             return 4 + best
         for species in (1, 2, 0, 3):
@@ -390,7 +411,9 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
         return 8
 
     @jit
-    def playouts(rows, first_actions, seeds, n, rounds, max_steps, rng, random_permille, one_round):
+    def playouts(
+        rows, first_actions, seeds, n, rounds, max_steps, rng, random_permille, nwi_aware, one_round
+    ):
         # rows[b] played to the end of the game (of its round if one_round; or max_steps),
         # first_actions[b] first unless it is -1; each action random with probability
         # random_permille / 1000, else shedding_action.
@@ -408,7 +431,7 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
                 if random_permille >= 1000 or below(rng, 1000) < random_permille:
                     action = random_action(row, n, rounds, rng)
                 else:
-                    action = shedding_action(row)
+                    action = shedding_action(row, n, rounds, nwi_aware)
                 apply_action(row, n, rounds, action, rng)
                 steps += 1
 
@@ -423,9 +446,11 @@ _PLAIN = _build_kernel(_plain)
 _COMPILED = _build_kernel(numba.njit) if numba is not None else None
 
 
-#: rollout policies: name -> the share of actions (per mille) played at random, the rest by the
-#: hand_shedder heuristic. "random" is uniformly random legal play.
-POLICIES = {"random": 1000, "shedder": 100}
+#: rollout policies: name -> (the share of actions, per mille, played at random; whether the
+#: others choose their pairs by where the NWI cards go). "random" is uniformly random legal
+#: play, "shedder" mostly the hand_shedder heuristic, "dodger" mostly the same with nwi_dodger's
+#: first and last choices among pairs.
+POLICIES = {"random": (1000, False), "shedder": (100, False), "dodger": (100, True)}
 
 
 def playouts(
@@ -459,7 +484,7 @@ def playouts(
     if compiled and _COMPILED is None:
         raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
     arguments = (game.num_players, game.num_rounds, MAX_STEPS)
-    options = (POLICIES[policy], bool(one_round))
+    options = (*POLICIES[policy], bool(one_round))
     if compiled:
         first = np.ascontiguousarray(first_actions, np.int64)
         _COMPILED[0](rows, first, seeds, *arguments, np.zeros(1, np.int64), *options)

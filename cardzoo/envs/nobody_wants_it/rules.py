@@ -230,7 +230,7 @@ class NobodyWantsIt(Game):
     num_actions = NUM_ACTIONS
     reset_options = ("deck", "decks")
     #: rollout policies of :meth:`random_playouts`, the search agents' default first
-    playout_policies = ("shedder", "random")
+    playout_policies = ("dodger", "shedder", "random")
     #: how far :meth:`random_playouts` plays: the game, or the current round
     playout_horizons = ("game", "round")
 
