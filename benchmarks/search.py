@@ -38,15 +38,18 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
+from cardzoo.agents import make_agent, take_turn  # noqa: E402
 from cardzoo.agents.search import ISMCTSAgent, PIMCAgent  # noqa: E402
 from cardzoo.envs.nobody_wants_it import playout  # noqa: E402
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from search_strength import summary  # noqa: E402
+from search_strength import strength  # noqa: E402
 
 GAME = NobodyWantsIt()
+#: the budgets of the strength runs: a move takes well under 0.1 s of CPU time (measured below)
+PIMC_BUDGET, ISMCTS_BUDGET = 3000, 450
 
 
 def engine_rollouts(seconds: float, seed: int) -> tuple[int, int, float]:
@@ -122,8 +125,15 @@ def measurements(quick: bool) -> dict:
         "kernel, numba, shedder policy": lambda s, seed: kernel_rollouts(
             s, seed, True, "shedder", batch
         ),
-        "in search: pimc (shedder)": lambda s, seed: search_rollouts(s, seed, PIMCAgent, 800),
-        "in search: ismcts (shedder)": lambda s, seed: search_rollouts(s, seed, ISMCTSAgent, 250),
+        "kernel, numba, dodger policy": lambda s, seed: kernel_rollouts(
+            s, seed, True, "dodger", batch
+        ),
+        f"in search: pimc ({PIMC_BUDGET} a move)": lambda s, seed: search_rollouts(
+            s, seed, PIMCAgent, PIMC_BUDGET
+        ),
+        f"in search: ismcts ({ISMCTS_BUDGET} a move)": lambda s, seed: search_rollouts(
+            s, seed, ISMCTSAgent, ISMCTS_BUDGET
+        ),
     }
 
 
@@ -164,8 +174,9 @@ def markdown(rows, seconds: float, repeats: int) -> str:
         "",
         f"Random games from the deal to the end; median of {repeats} interleaved runs of about "
         f"{seconds:g} s of CPU time each. The ratio is to the engine, one game at a time, in the "
-        "same run. `in search` rows count a move's rollouts (pimc, 800 per move) or iterations "
-        "(ismcts, 250 per move) with resampling, packing and the tree included.",
+        "same run. The `in search` rows count the rollouts of a move (pimc; rollouts by the "
+        "default `dodger` policy) or its iterations (ismcts), resampling, packing and the tree "
+        "included, from positions of random games.",
         "",
         "| path | rollouts/s per core | x engine | spread |",
         "| --- | ---: | ---: | ---: |",
@@ -183,10 +194,115 @@ def markdown(rows, seconds: float, repeats: int) -> str:
     return "\n".join(lines)
 
 
+def move_times(agent_class, budget: int, deals: int) -> np.ndarray:
+    """CPU seconds of each searched move (more than one legal action) of the agent in seat 0
+    against three nwi_dodger, over ``deals`` games."""
+    bot = agent_class(GAME, seed=0, simulations=budget)
+    times = []
+    for deal in range(deals):
+        state = GAME.new_state(np.random.default_rng(deal))
+        agents = [bot] + [make_agent(GAME.name, "nwi_dodger", GAME, seed=i) for i in range(3)]
+        while not state.terminal:
+            agent = agents[state.current_player]
+            searched = agent is bot and GAME.legal_mask(state, state.current_player).sum() > 1
+            start = time.process_time()
+            take_turn(GAME, state, agent)
+            if searched:
+                times.append(time.process_time() - start)
+    return np.array(times)
+
+
+def move_time_section(deals: int) -> str:
+    lines = [
+        "## Thinking time per move (CPU time of one core)",
+        "",
+        f"The bot in one seat against three nwi_dodger, {deals} deals, every move with more than "
+        "one legal action (forced moves are taken without search).",
+        "",
+        "| agent | moves | mean | 95th percentile | max |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for agent_class, budget in ((PIMCAgent, PIMC_BUDGET), (ISMCTSAgent, ISMCTS_BUDGET)):
+        times = move_times(agent_class, budget, deals) * 1e3
+        lines.append(
+            f"| {agent_class.name}:simulations={budget} | {times.size} | {times.mean():.0f} ms "
+            f"| {np.percentile(times, 95):.0f} ms | {times.max():.0f} ms |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+#: exploratory 40-game checks on the way (file -> what was played), kept as they were measured
+QUICK_CHECKS = {
+    "quick_ismcts250_random.jsonl": "ismcts, 250 iterations, uniformly random rollouts",
+    "quick_ismcts250_shedder.jsonl": "ismcts, 250 iterations, `shedder` rollouts",
+    "quick_pimc800_shedder.jsonl": "pimc, 800 rollouts, `shedder` rollouts",
+    "quick_pimc800_shedder_round.jsonl": "pimc, 800 rollouts, `shedder`, to the round's end",
+}
+
+
 def strength_section() -> str:
-    paths = sorted(glob.glob(os.path.join(HERE, "results", "search_*.jsonl")))
-    lines = ["## Strength (one seat against three nwi_dodger, mirrored deals, seats rotated)", ""]
-    lines += [f"- {summary(path)}" for path in paths] or ["(no result files yet)"]
+    results = os.path.join(HERE, "results")
+    baseline = os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl")
+    lines = [
+        "## Strength: one seat against three nwi_dodger",
+        "",
+        "Mirrored deals (every deal played four times, the bot in each seat once), seats "
+        "rotated, deals 0, 1, 2, ... (`benchmarks/search_strength.py`; 95% Wilson intervals). "
+        "The bar is the heuristic's own share in a seat: the same deals with nwi_dodger in all "
+        "four seats (ties make every tied player a winner, so shares add up to more than 1).",
+        "",
+        "| agent (defaults: `dodger` rollouts to the end of the game) | games | win rate [95% CI] "
+        "| wall s per game |",
+        "| --- | ---: | --- | ---: |",
+    ]
+    rows = [baseline] + sorted(glob.glob(os.path.join(results, "search_nwi_[ip]*.jsonl")))
+    bar = None
+    for path in rows:
+        if not os.path.exists(path):
+            continue
+        stats = strength(path)
+        bar = bar or stats
+        lines.append(
+            f"| {stats['agent']} | {stats['games']} | {stats['rate']:.3f} "
+            f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
+        )
+        if stats is not bar:
+            verdict = (
+                "above the heuristic's interval"
+                if stats["low"] > bar["high"]
+                else "above the heuristic's share"
+                if stats["low"] > bar["rate"]
+                else "NOT above the heuristic's share"
+            )
+            lines[-1] = lines[-1].replace(
+                f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
+            )
+    lines += ["", "Quick checks on the way (40 games each, the code of their day):", ""]
+    for name, description in QUICK_CHECKS.items():
+        path = os.path.join(results, name)
+        if os.path.exists(path):
+            stats = strength(path)
+            lines.append(
+                f"- {description}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+                f"over {stats['games']} games"
+            )
+    lines += [
+        "",
+        "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
+        "skips the deals it has):",
+        "",
+        "```",
+        "python benchmarks/search_strength.py --agent nwi_dodger --deals 125 \\",
+        "    --out benchmarks/results/search_nwi_dodger_in_every_seat.jsonl",
+        f"python benchmarks/search_strength.py --agent pimc:simulations={PIMC_BUDGET} "
+        "--deals 125 \\",
+        "    --out benchmarks/results/search_nwi_pimc.jsonl",
+        f"python benchmarks/search_strength.py --agent ismcts:simulations={ISMCTS_BUDGET} "
+        "--deals 125 \\",
+        "    --out benchmarks/results/search_nwi_ismcts.jsonl",
+        "python benchmarks/search.py   # this file",
+        "```",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -199,6 +315,7 @@ def main(argv: list[str] | None = None) -> list:
     args = parser.parse_args(argv)
     rows = run(args.seconds, args.repeats, args.quick)
     text = markdown(rows, args.seconds, args.repeats)
+    text += "\n" + move_time_section(1 if args.quick else 4)
     with open(args.output, "w") as file:
         file.write(text + "\n" + strength_section())
     print(text)

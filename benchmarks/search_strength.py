@@ -72,17 +72,31 @@ def _done_deals(out: str) -> set[int]:
         return {json.loads(line)["deal"] for line in file if line.strip()}
 
 
-def summary(path: str) -> str:
+def strength(path: str) -> dict:
+    """The win rate of a result file with its 95% Wilson interval."""
     with open(path) as file:
         lines = [json.loads(line) for line in file if line.strip()]
     wins = sum(sum(line["wins"]) for line in lines)
     games = sum(len(line["wins"]) for line in lines)
     low, high = wilson_interval(wins, games)
-    seconds = sum(line["seconds"] for line in lines)
+    return {
+        "agent": lines[0]["agent"],
+        "opponent": lines[0]["opponent"],
+        "deals": len(lines),
+        "games": games,
+        "rate": wins / games,
+        "low": low,
+        "high": high,
+        "seconds": sum(line["seconds"] for line in lines) / games,
+    }
+
+
+def summary(path: str) -> str:
+    s = strength(path)
     return (
-        f"{lines[0]['agent']} vs 3 x {lines[0]['opponent']}: {games} games "
-        f"({len(lines)} deals x 4 seats), win rate {wins / games:.3f} "
-        f"[{low:.3f}, {high:.3f}], {seconds / games:.1f} s per game"
+        f"{s['agent']} vs 3 x {s['opponent']}: {s['games']} games ({s['deals']} deals x 4 "
+        f"seats), win rate {s['rate']:.3f} [{s['low']:.3f}, {s['high']:.3f}], "
+        f"{s['seconds']:.1f} s per game"
     )
 
 
