@@ -237,6 +237,8 @@ QUICK_CHECKS = {
     "quick_ismcts250_shedder.jsonl": "ismcts, 250 iterations, `shedder` rollouts",
     "quick_pimc800_shedder.jsonl": "pimc, 800 rollouts, `shedder` rollouts",
     "quick_pimc800_shedder_round.jsonl": "pimc, 800 rollouts, `shedder`, to the round's end",
+    "quick_pimc1500_shedder.jsonl": "pimc, 1500 rollouts, `shedder` rollouts",
+    "quick_pimc1500_dodger.jsonl": "pimc, 1500 rollouts, `dodger` rollouts",
 }
 
 
@@ -277,7 +279,7 @@ def strength_section() -> str:
             lines[-1] = lines[-1].replace(
                 f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
             )
-    lines += ["", "Quick checks on the way (40 games each, the code of their day):", ""]
+    lines += ["", "Quick checks on the way (40-60 games each, the code of their day):", ""]
     for name, description in QUICK_CHECKS.items():
         path = os.path.join(results, name)
         if os.path.exists(path):

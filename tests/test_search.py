@@ -406,3 +406,22 @@ def test_seed_groups_play_alike_after_alike_first_actions():
 def test_bad_rollout_options_are_refused(params, message):
     with pytest.raises(ValueError, match=message):
         ISMCTSAgent(GAME, **params)
+
+
+def test_dodger_rollout_policy_passes_on_an_nwi_card_and_avoids_taking_one():
+    """Decision: the default rollout policy chooses pairs like nwi_dodger's first and last
+    choices (a fixed position: seed 0's deal, hands and NWI holders set by hand)."""
+    state = GAME.new_state(np.random.default_rng(0))
+    state.hands[0] = [3, 2, 2, 0]  # player_0 to play: pairs of sheep, pig and horse
+    state.hand_sizes[0] = 7
+    state.nwi_holder[0] = [-1, 3, 0, -1]  # pig's NWI card: player_3 (passes it to me); horse's: me
+    row = playout.pack([state])[0]
+    assert playout.policy_action(GAME, row, "shedder") == 4  # the largest pair: sheep
+    assert playout.policy_action(GAME, row, "dodger") == 6  # passes the horse's NWI card on
+    state.nwi_holder[0, 2] = -1
+    row = playout.pack([state])[0]
+    assert playout.policy_action(GAME, row, "dodger") == 4  # sheep; never the pig pair first
+    state.hands[0] = [0, 2, 0, 1]
+    state.hand_sizes[0] = 3
+    row = playout.pack([state])[0]
+    assert playout.policy_action(GAME, row, "dodger") == 5  # still better than a single card

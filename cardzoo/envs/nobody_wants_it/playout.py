@@ -388,7 +388,7 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
                 if row[hands + species] > 0:
                     return 12 + species
         _, _, _, _, _, nwi, _, _ = offsets(n, rounds)
-        best, best_value = -1, -1
+        best, best_value = -1, -1000
         for species in range(4):
             count = row[hands + species]
             if count < 2:
@@ -435,7 +435,7 @@ def _build_kernel(jit: Callable) -> tuple[Callable, Callable]:
                 apply_action(row, n, rounds, action, rng)
                 steps += 1
 
-    return playouts, apply_action
+    return playouts, apply_action, shedding_action
 
 
 def _plain(function: Callable) -> Callable:
@@ -510,6 +510,15 @@ def apply_packed(
     return np.array(out, np.int64)
 
 
+def policy_action(game: NobodyWantsIt, row: np.ndarray, policy: str) -> int:
+    """The action the heuristic part of a rollout ``policy`` takes in a packed row (for tests;
+    "random" has none)."""
+    if policy not in POLICIES or policy == "random":
+        raise ValueError(f"policy={policy!r}: choose one of {list(POLICIES)[1:]}")
+    nwi_aware = POLICIES[policy][1]
+    return int(_PLAIN[2](list(map(int, row)), game.num_players, game.num_rounds, nwi_aware))
+
+
 def final_points(game: NobodyWantsIt, rows: np.ndarray) -> np.ndarray:
     """Each row's points per seat (the final scores of finished games)."""
     start = row_layout(game.num_players, game.num_rounds)["points"]
@@ -521,6 +530,7 @@ __all__ = [
     "final_points",
     "pack",
     "playouts",
+    "policy_action",
     "row_layout",
     "unpack",
 ]
