@@ -22,7 +22,7 @@ through ``game.resample(state, seat, rng)``, besides the seat id and the action 
 world it searches is drawn from what the seat knows. The tests check it: the chosen action does
 not change when the cards the seat cannot see are dealt differently.
 
-Result of a rollout for a seat (**Decision**): its share of the win, 1/k when it is one of the
+Result of a rollout for a seat. **Decision:** its share of the win, 1/k when it is one of the
 k players the game names winners, else 0 (0 for everybody in a rollout cut off at the game's
 ``max_cycles``). Shares add up to 1, so every player's results in the tree are on one scale.
 
