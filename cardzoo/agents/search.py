@@ -9,8 +9,9 @@ a cheap default policy (rollouts), through the game's fast batched playouts wher
 first) and otherwise uniformly at random through the engine (``legal_mask`` + ``apply``).
 
 - :class:`PIMCAgent` (``pimc``): perfect-information Monte Carlo, flat: every legal action is
-  tried in the same sampled worlds (common random numbers), each followed by one random
-  rollout; the action with the best mean result is played.
+  tried in the same sampled worlds, each followed by one rollout (the rollouts of one world
+  share their random numbers: common random numbers); the action with the best mean result is
+  played.
 - :class:`ISMCTSAgent` (``ismcts``): single-observer information-set MCTS (Cowling, Powley and
   Whitehouse, 2012): one tree over the searching seat's information sets, a new sampled world
   per iteration, every player choosing by UCB1 on their own results, with availability counts
@@ -33,8 +34,15 @@ time per move (it stops at whichever of the two limits comes first); a time limi
 number of rollouts, and so the moves, depend on the machine's speed and load: it is not
 deterministic. A decision with one legal action is taken without search.
 
-Parameters in an agent name: ``ismcts:simulations=400:seconds=0.05:seed=3``
-(:func:`parse_agent_params`).
+Parameters (``PARAMS``; in an agent name ``ismcts:simulations=400:seconds=0.05:seed=3``, read
+by :func:`parse_agent_params`): ``simulations`` (default 200 when no ``seconds`` is given),
+``seconds``, ``seed``, ``rollout`` (the rollout policy, one of the game's
+``playout_policies``: Nobody Wants It's default ``dodger`` plays mostly like its nwi_dodger
+heuristic's pair choice, which measured far stronger than uniformly random rollouts against
+the heuristics), ``horizon`` (``game``, or ``round`` where the game offers it: rollouts stop at
+the round's end and score the points as they stand), and for ISMCTS ``exploration`` (UCB1's
+constant, default 0.7). A budget that keeps a move under 0.1 s of CPU time in Nobody Wants It:
+``pimc:simulations=3000`` or ``ismcts:simulations=450`` (benchmarks/search.md).
 """
 
 from __future__ import annotations
@@ -83,19 +91,9 @@ class SearchAgent(Agent):
         fast = getattr(game, "random_playouts", None)
         self._playouts = fast or _engine_playouts(game)
         policies = game.playout_policies if fast else ("random",)
-        self.rollout = params.get("rollout", policies[0])
-        if self.rollout not in policies:
-            raise ValueError(
-                f"rollout={self.rollout!r} is not a rollout policy of {game.name}; "
-                f"choose one of {list(policies)}"
-            )
         horizons = game.playout_horizons if fast else ("game",)
-        self.horizon = params.get("horizon", horizons[0])
-        if self.horizon not in horizons:
-            raise ValueError(
-                f"horizon={self.horizon!r} is not a rollout horizon of {game.name}; "
-                f"choose one of {list(horizons)}"
-            )
+        self.rollout = _option(game, "rollout", "rollout policy", params, policies)
+        self.horizon = _option(game, "horizon", "rollout horizon", params, horizons)
 
     def _check_resampler(self, game: Game) -> None:
         """A clear error at construction, not at the first move, for a game without one."""
@@ -290,6 +288,16 @@ def _engine_playouts(game: Game):
         return winners, scores
 
     return playouts
+
+
+def _option(game: Game, name: str, what: str, params: dict, allowed: tuple[str, ...]) -> str:
+    """``params[name]``, one of ``allowed`` (default: the first)."""
+    value = params.get(name, allowed[0])
+    if value not in allowed:
+        raise ValueError(
+            f"{name}={value!r} is not a {what} of {game.name}; choose one of {list(allowed)}"
+        )
+    return value
 
 
 def _positive_int(name: str, value: Any) -> int | None:
