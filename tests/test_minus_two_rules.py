@@ -744,6 +744,9 @@ def redeal_hidden_cards(game: MinusTwo, state, observer: int) -> None:
             state.face_down[player, position] = card
         else:
             state.cards[HAND, player, card] += 1
+    # The table's memory of the hands (not observed) must still fit the redealt hands.
+    np.minimum(state.hidden_hand, state.cards[HAND], out=state.hidden_hand)
+    state.hand_excludes[:] = False
     game.check_invariants(state)
 
 

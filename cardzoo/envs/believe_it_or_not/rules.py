@@ -151,6 +151,30 @@ Observation (float32; seat-relative: the n-sized fields list the observer first,
     peeker, and only while the peeked placement is the last one (the peeker must then believe or
     doubt at once). At the end of the game ``to_act`` and ``decision`` are all 0.
 
+Resampling (what a seat knows, for determinized search)
+    ``BelieveItOrNot.resample(state, player, rng)`` deals again every card ``player`` cannot see
+    — the other hands, the other players' face-down cards on the table and the cards another
+    player is placing — and returns a new state that gives the seat the same observation, legal
+    actions and memory of the game. The seat keeps its hand, its own placements card by card,
+    the cards it is placing and the card it is peeking at; every count, claim and doubt outcome
+    is public and kept. The cards are drawn uniformly at random among the deals the seat cannot
+    rule out: nobody holds four of a species in hand and own placements together (they would
+    have gone out as a set), and the cards the seat saw go to the latest doubt's taker are still
+    the taker's.
+
+    - **Decision (memory of the taken table):** the state records, for each player, the cards
+      they saw go to the taker at the latest doubt (their own cards on the table, the card
+      turned, the card they peeked at) that must still be the taker's (``taken_known``): no
+      table has been taken since, so they are in the taker's hand or placements; specials are
+      left out (the taker may have played them since, unseen among the specials played) and so
+      are species gone as a set. Cards seen going to earlier takers are not followed (they may
+      have moved on with later tables), and in a resampled state the other players remember only
+      the card turned (what else they saw is theirs alone).
+    - **Decision (peeks remembered while live):** a peek is remembered by the resampler exactly
+      as long as the observation shows it: while the peeked placement is the last one, and as
+      one of the cards seen going to the taker if the peeker then doubts. After the peeker
+      believes, the peeked card is redrawn like any other unseen card.
+
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
 ``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v0``.
@@ -228,6 +252,12 @@ class BelieveItOrNotState(State):
     revealed_true: bool = False  # it was the declared species
     revealed_taker: int = NO_ONE  # who took the table then
     winner_mask: np.ndarray = None  # (n,) bool, set when the game ends
+    # (n, 11) int8: the cards each player saw go to revealed_taker with the table at the latest
+    # doubt and knows are still the taker's (see "Decision (memory of the taken table)")
+    taken_known: np.ndarray = None
+
+
+_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(BelieveItOrNotState))
 
 
 class BelieveItOrNot(Game):
@@ -401,6 +431,7 @@ class BelieveItOrNot(Game):
             table_counts=np.zeros((n, NUM_TYPES), np.int8),
             out_of_game=np.zeros(NUM_TYPES, np.int8),
             winner_mask=np.zeros(n, bool),
+            taken_known=np.zeros((n, NUM_TYPES), np.int8),
         )
         for player in range(n):
             self._discard_sets(state, player)
@@ -501,14 +532,39 @@ class BelieveItOrNot(Game):
 
     def _turn_card(self, state: BelieveItOrNotState, doubter: int, position: int) -> np.ndarray:
         last = state.num_placements - 1
-        card = int(state.table_cards[state.table_size - state.placement_sizes[last] + position])
+        last_start = state.table_size - state.placement_sizes[last]
+        card = int(state.table_cards[last_start + position])
         is_true = card == state.declared
         taker = doubter if is_true else int(state.placement_owners[last])
+        self._remember_taken_cards(state, last_start, position)
         self._take_table(state, taker)
+        self._forget_what_can_leave_unseen(state, taker)
         state.revealed_card = card
         state.revealed_true = is_true
         state.revealed_taker = taker
         return self._end_turn(state, taker, LEAD)
+
+    def _remember_taken_cards(
+        self, state: BelieveItOrNotState, last_start: int, position: int
+    ) -> None:
+        """Before the table is taken: every player knows their own cards on it, the card turned
+        face up and the card they peeked at."""
+        known = state.taken_known
+        known[:] = state.table_counts
+        card = state.table_cards[last_start + position]
+        known[:, card] += 1
+        known[state.placement_owners[state.num_placements - 1], card] -= 1  # counted already
+        peeker = state.peek_player
+        if peeker != NO_ONE and state.peek_position != position:
+            known[peeker, state.table_cards[last_start + state.peek_position]] += 1
+
+    def _forget_what_can_leave_unseen(self, state: BelieveItOrNotState, taker: int) -> None:
+        """After the table is taken: the taker knows their own hand; specials may leave it
+        again unseen among the ones played; species discarded as a set are gone."""
+        known = state.taken_known
+        known[taker] = 0
+        known[:, PEEK:] = 0
+        known[:, : self.num_species][:, state.out_of_game[: self.num_species] == SET_SIZE] = 0
 
     def _take_table(self, state: BelieveItOrNotState, taker: int) -> None:
         state.hands[taker] += state.table_counts.sum(axis=0, dtype=np.int8)
@@ -652,6 +708,34 @@ class BelieveItOrNot(Game):
             out[at["peeked_position"] + position] = 1.0
             out[at["peeked_card"] + card] = 1.0
 
+    # --- a seat's view of the unseen cards (determinized search) ----------------------------
+
+    def resample(
+        self, state: BelieveItOrNotState, player: int, rng: np.random.Generator
+    ) -> BelieveItOrNotState:
+        """A new state that ``player`` cannot tell from ``state``: the cards they cannot see (the
+        other hands, the other players' cards on the table and being placed) are dealt again
+        at random among those places, within what the seat knows (see "Resampling" in the
+        module docstring). ``state`` is not changed; the new state's generator is ``rng``
+        itself."""
+        check_int("player", player, 0, self.num_players - 1)
+        if state.terminal:
+            raise ValueError("resample: the game is over; there is nothing left to resample")
+        world = self._copy_with_rng(state, rng)
+        slots = _UnseenSlots(self, state, player)
+        world_cards = slots.deal(rng)
+        slots.write(world, world_cards)
+        return world
+
+    @staticmethod
+    def _copy_with_rng(state: BelieveItOrNotState, rng: np.random.Generator) -> BelieveItOrNotState:
+        fields = {field.name: getattr(state, field.name) for field in dataclasses.fields(state)}
+        for name, value in fields.items():
+            if isinstance(value, np.ndarray):
+                fields[name] = value.copy()
+        fields["rng"] = rng
+        return BelieveItOrNotState(**fields)
+
     # --- reading a state (tests, rendering, debugging) -------------------------------------
 
     def hand_sizes(self, state: BelieveItOrNotState) -> list[int]:
@@ -737,6 +821,7 @@ class BelieveItOrNot(Game):
         self._check_ranges(state)
         self._check_table(state)
         self._check_every_card_once(state)
+        self._check_taken_known(state)
         hands, seat_counts = state.hands, state.seat_counts
         require(np.array_equal(seat_counts[HAND_SIZE], hands.sum(axis=1)), "hand sizes")
         # A hand never keeps 4 of a species; hand plus own cards on the table stay below 4 too.
@@ -810,6 +895,22 @@ class BelieveItOrNot(Game):
         require(np.array_equal(held, self.composition), f"cards {held} != {self.composition}")
         require(np.isin(state.out_of_game[:MAX_SPECIES], (0, SET_SIZE)).all(), "partial set")
 
+    def _check_taken_known(self, state: BelieveItOrNotState) -> None:
+        known, taker = state.taken_known, state.revealed_taker
+        require(in_range(known, 0, SET_SIZE), "taken_known counts out of range")
+        if taker == NO_ONE:
+            require(not known.any(), "cards seen going to a taker before any doubt")
+            return
+        require(not known[taker].any() and not known[:, PEEK:].any(), "taken_known keeps too much")
+        # Since the latest doubt the taker's cards can only have gone onto the table (no table
+        # was taken since) or out as specials, which taken_known does not keep.
+        theirs = state.hands[taker] + state.table_counts[taker]
+        if state.current_player == taker:
+            theirs = theirs + np.bincount(
+                state.building[: state.building_size], minlength=NUM_TYPES
+            )
+        require((known <= theirs).all(), "cards seen going to the taker are no longer theirs")
+
     def _check_turn(self, state: BelieveItOrNotState) -> None:
         actor, decision = state.current_player, state.decision
         is_out = state.seat_counts[IS_OUT] == 1
@@ -838,3 +939,130 @@ class BelieveItOrNot(Game):
             if player != owner and not mid_turn:
                 require(state.seat_counts[HAND_SIZE, player] > 0, f"player_{player} in, no cards")
         require(self.legal_mask(state, actor).any(), "the player to act has no legal action")
+
+
+#: Rejected deals before :meth:`BelieveItOrNot.resample` gives up: far more than any position
+#: of the test games needs (see tests/test_resample_believe_it_or_not.py).
+MAX_RESAMPLE_TRIES = 100_000
+
+
+class _UnseenSlots:
+    """The places a seat cannot see, one slot per card, listed from public facts only (so that
+    the deal does not depend on where the cards really are), with what the seat knows about
+    them."""
+
+    def __init__(self, game: BelieveItOrNot, state: BelieveItOrNotState, seat: int):
+        self.game, self.seat = game, seat
+        n = game.num_players
+        others = [q for q in range(n) if q != seat]
+        self.hand_owners = np.repeat(others, state.seat_counts[HAND_SIZE, others])
+        owner_at = np.repeat(
+            state.placement_owners[: state.num_placements],
+            state.placement_sizes[: state.num_placements],
+        )
+        unseen = owner_at != seat
+        known = self._known_on_table(state)  # (position, card) the seat peeked at, or None
+        if known is not None:
+            unseen[known[0]] = False
+        self.table_positions = np.flatnonzero(unseen)
+        builder = state.current_player
+        self.building_size = state.building_size if builder != seat else 0
+        owners = [self.hand_owners, owner_at[unseen], np.full(self.building_size, builder)]
+        self.owners = np.concatenate(owners).astype(np.int64)
+        self.unseen = self._unseen_counts(state, known)
+        require(self.unseen.sum() == self.owners.size, "unseen cards and places disagree")
+        self.fixed = np.zeros((n, NUM_TYPES), np.int64)  # seen cards counted in a seat's cap
+        if known is not None:
+            self.fixed[owner_at[known[0]], known[1]] += 1
+        self.taker_slots, self.taker_counts = self._cards_known_with_the_taker(state, known)
+
+    def _known_on_table(self, state: BelieveItOrNotState) -> tuple[int, int] | None:
+        if state.peek_player != self.seat or not state.table_size:
+            return None
+        last_size = state.placement_sizes[state.num_placements - 1]
+        position = state.table_size - last_size + state.peek_position
+        return int(position), int(state.table_cards[position])
+
+    def _unseen_counts(self, state: BelieveItOrNotState, known: tuple | None) -> np.ndarray:
+        seat = self.seat
+        seen = state.out_of_game + state.hands[seat] + state.table_counts[seat]
+        if state.current_player == seat:
+            seen = seen + np.bincount(state.building[: state.building_size], minlength=NUM_TYPES)
+        if known is not None:
+            seen[known[1]] += 1
+        return self.game.composition - seen
+
+    def _cards_known_with_the_taker(
+        self, state: BelieveItOrNotState, known: tuple | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The slots of the latest doubt's taker and the cards the seat saw go to them, which
+        are in those slots (less one the seat now sees on the table: it may be one of them)."""
+        taker = state.revealed_taker
+        if taker in (NO_ONE, self.seat):
+            return np.zeros(0, np.int64), np.zeros(NUM_TYPES, np.int64)
+        counts = state.taken_known[self.seat].astype(np.int64)
+        if known is not None and counts[known[1]]:
+            counts[known[1]] -= 1
+        return np.flatnonzero(self.owners == taker), counts
+
+    def deal(self, rng: np.random.Generator) -> np.ndarray:
+        """The unseen cards dealt to the slots uniformly at random among the deals that keep
+        every known card with the taker and give no seat four of a species (its hand and own
+        table together; rejection sampling)."""
+        types = np.arange(NUM_TYPES)
+        with_taker = np.repeat(types, self.taker_counts)
+        rest = np.repeat(types, self.unseen - self.taker_counts)
+        n, species = self.game.num_players, self.game.num_species
+        dealt = np.empty(self.owners.size, np.int64)
+        free = np.ones(self.owners.size, bool)
+        for _ in range(MAX_RESAMPLE_TRIES):
+            if with_taker.size:  # into slots of the taker's chosen at random
+                free[:] = True
+                chosen = rng.permutation(self.taker_slots)[: with_taker.size]
+                dealt[chosen] = with_taker
+                free[chosen] = False
+            dealt[free] = rng.permutation(rest)
+            held = np.bincount(self.owners * NUM_TYPES + dealt, minlength=n * NUM_TYPES)
+            held = held.reshape(n, NUM_TYPES) + self.fixed
+            if (held[:, :species] < SET_SIZE).all():
+                return dealt
+        raise RuntimeError(
+            f"resample: no deal of the unseen cards found in {MAX_RESAMPLE_TRIES} tries"
+        )
+
+    def write(self, world: BelieveItOrNotState, dealt: np.ndarray) -> None:
+        """Put the dealt cards into their places and recount the table."""
+        n = self.game.num_players
+        in_hands = self.hand_owners.size
+        others = [q for q in range(n) if q != self.seat]
+        hands = np.bincount(
+            self.hand_owners * NUM_TYPES + dealt[:in_hands], minlength=n * NUM_TYPES
+        ).reshape(n, NUM_TYPES)
+        world.hands[others] = hands[others]
+        on_table = in_hands + self.table_positions.size
+        world.table_cards[self.table_positions] = dealt[in_hands:on_table]
+        world.building[: self.building_size] = dealt[on_table:]
+        owner_at = np.repeat(
+            world.placement_owners[: world.num_placements],
+            world.placement_sizes[: world.num_placements],
+        ).astype(np.int64)
+        table = np.bincount(
+            owner_at * NUM_TYPES + world.table_cards[: world.table_size],
+            minlength=n * NUM_TYPES,
+        )
+        world.table_counts[:] = table.reshape(n, NUM_TYPES)
+        self._forget_what_others_saw(world)
+
+    def _forget_what_others_saw(self, world: BelieveItOrNotState) -> None:
+        """What the others saw go to the taker is theirs alone: in the new state they remember
+        only the card everybody saw turned (which is still the taker's unless it was a special
+        or went out in a set)."""
+        taker, card = world.revealed_taker, world.revealed_card
+        if taker == NO_ONE:
+            return
+        others = np.ones(self.game.num_players, bool)
+        others[[self.seat, taker]] = False
+        world.taken_known[others] = 0
+        discarded = card < self.game.num_species and world.out_of_game[card] == SET_SIZE
+        if card < PEEK and not discarded:
+            world.taken_known[others, card] = 1

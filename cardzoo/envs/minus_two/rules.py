@@ -143,6 +143,32 @@ Observation (float32, seat-relative: per-player fields list the observer first, 
     ``target``              1       the current target score
     ======================  ======  ==========================================================
 
+Resampling (what a seat knows, for determinized search)
+    ``MinusTwo.resample(state, player, rng)`` deals again every card ``player`` cannot see and
+    returns a new state that gives the seat the same observation, legal actions and memory of the
+    game; the cards are drawn uniformly at random among the deals the seat cannot rule out.
+    Everything played is face up, so what a seat cannot see is: other players' hand cards from
+    their deal that have not been played, every face-down card, and the order of later deals (the
+    new state's generator is the ``rng`` passed in, not the true one).
+
+    - **Decision (own face-down row known):** a seat knows which cards its face-down row holds
+      (its colour less the nine cards it saw at the deal, less those it turned), not their order;
+      the resampler only shuffles their positions.
+    - **Decision (unseen cards stay with their seat):** another seat's face-down cards and unseen
+      hand cards all come from its own deal, so the resampler redeals them among that seat's
+      places only: the multiset is its colour less its face-up row at the deal and every card of
+      its deal seen since, which the whole table can follow. A fixed ``deals`` option that is not
+      one colour per player is treated the same way (its split is as good as known).
+    - **Decision (public memory of hands):** the state records what the whole table can remember
+      about each hand, which the observation does not carry: ``hidden_hand``, the hand cards from
+      the deal nobody else has seen (cards taken with the pile or turned blind are seen), and
+      ``hand_excludes``, the types those cards cannot be: taking the pile shows that none could be
+      played (no number up to the limit, no ``-2``, no ``>>>``), and playing from the face-up or
+      face-down row while holding hand cards shows they are all ``-2``. The engine counts types,
+      not colours, so a card played from the hand is taken as the publicly known one when the
+      hand holds one of that type (the resampler then stays a little less sure than a player who
+      follows colours). Both fields are in snapshots.
+
 Rewards
     ``reward="win"`` (default): at the end of the game the winner gets +1, every other player -1.
     ``reward="points"``: at each round's end, minus the points each player added to their total
@@ -252,6 +278,9 @@ class MinusTwoState(State):
     round: int = 1
     round_points: np.ndarray = None  # (n,) points added at the last round's end
     round_winner: int = -1  # who went out in the last finished round
+    # What the whole table knows about the hands (see "Decision (public memory of hands)"):
+    hidden_hand: np.ndarray = None  # (n, 12) hand cards from the deal nobody else has seen
+    hand_excludes: np.ndarray = None  # (n, 12) bool: types those hidden cards cannot be
 
     def __post_init__(self) -> None:
         for name, (part, shape) in table_parts(len(self.face_down)).items():
@@ -264,6 +293,9 @@ class MinusTwoState(State):
     def __setstate__(self, fields: dict) -> None:
         self.__dict__.update(fields)
         self.__post_init__()
+
+
+_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(MinusTwoState))
 
 
 class MinusTwo(Game):
@@ -321,6 +353,11 @@ class MinusTwo(Game):
         self._playable = [[*range(MINUS_TWO), CLEAR]]  # empty pile: numbers and >>>
         for limit in range(1, 11):
             self._playable.append([*range(limit), MINUS_TWO, CLEAR])
+        self._playable_mask = np.zeros((11, NUM_TYPES), bool)
+        for limit, types in enumerate(self._playable):
+            self._playable_mask[limit, types] = True
+        self._types = np.arange(NUM_TYPES)
+        self._not_minus_two = self._types != MINUS_TWO
         self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
         self._play_from = list(np.eye(3, dtype=np.float32))  # one-hot rows by place
         n = self.num_players
@@ -415,6 +452,8 @@ class MinusTwo(Game):
             dealer=n - 1,
             round=1,
             round_points=np.zeros(n, np.int64),
+            hidden_hand=np.zeros((n, NUM_TYPES), np.int64),
+            hand_excludes=np.zeros((n, NUM_TYPES), bool),
         )
         if "deals" in options:
             cards = self._parse_deals(options["deals"])
@@ -459,6 +498,8 @@ class MinusTwo(Game):
         state.pile_counts[:] = 0
         state.limit = 0
         state.removed[:] = 0
+        state.hidden_hand[:] = state.cards[HAND]
+        state.hand_excludes[:] = False
         state.current_player = (state.dealer + 1) % self.num_players
 
     # --- where to play from, and what is legal ---------------------------------------------
@@ -516,6 +557,8 @@ class MinusTwo(Game):
 
     def apply(self, state: MinusTwoState, action: int) -> np.ndarray | None:
         player = state.current_player
+        if action >= ACTIONS_PER_SOURCE and state.sizes[HAND, player]:
+            self._note_what_the_move_shows(state, player, action)
         if action == TAKE_PILE:
             self._take_pile(state, player)
             self._pass_turn(state, player)
@@ -527,9 +570,23 @@ class MinusTwo(Game):
         if card == MINUS_TWO and count > state.cards[source, player, MINUS_TWO]:
             self._remove_every_minus_two(state, player)  # the last cards, hand and face-up
         else:
-            state.cards[source, player, card] -= count
+            held = state.cards[source, player, card] - count
+            state.cards[source, player, card] = held
             state.sizes[source, player] -= count
+            # A card played from the hand is the publicly known one while there is one.
+            if source == HAND and state.hidden_hand[player, card] > held:
+                state.hidden_hand[player, card] = held
         return self._play(state, player, card, count)
+
+    def _note_what_the_move_shows(self, state: MinusTwoState, player: int, action: int) -> None:
+        """What everybody learns about the unseen cards of ``player``'s hand (not empty) when
+        they do not play from it: taking the pile shows that none of them could be played;
+        playing from the face-up or face-down row shows that they are all -2 (on an empty
+        pile)."""
+        if action == TAKE_PILE:
+            state.hand_excludes[player] |= self._playable_mask[state.limit]
+        else:
+            state.hand_excludes[player] |= self._not_minus_two
 
     def _play(self, state: MinusTwoState, player: int, card: int, count: int) -> np.ndarray | None:
         """Put ``count`` cards of type ``card``, already out of the player's hands, on the pile
@@ -583,6 +640,7 @@ class MinusTwo(Game):
         """Take every -2 out of the player's hand and face-up row; return how many."""
         in_hand, face_up = state.cards[:, player, MINUS_TWO].tolist()
         state.cards[:, player, MINUS_TWO] = 0
+        state.hidden_hand[player, MINUS_TWO] = 0
         state.sizes[HAND, player] -= in_hand
         state.sizes[FACE_UP, player] -= face_up
         return in_hand + face_up
@@ -661,6 +719,68 @@ class MinusTwo(Game):
         out[self._obs_pile_size] = state.pile_size
         out[self._obs_target] = state.target
         return out
+
+    # --- a seat's view of the unseen cards (determinized search) ----------------------------
+
+    def resample(
+        self, state: MinusTwoState, player: int, rng: np.random.Generator
+    ) -> MinusTwoState:
+        """A new state that ``player`` cannot tell from ``state``: the cards they cannot see are
+        dealt again at random, within what the table knows (see "Resampling" in the module
+        docstring). ``state`` is not changed; the new state's generator is ``rng`` itself (the
+        true one would foretell later rounds' deals)."""
+        check_int("player", player, 0, self.num_players - 1)
+        if state.terminal:
+            raise ValueError("resample: the game is over; there is nothing left to resample")
+        world = self.copy_state(state, rng=rng)
+        for seat in range(self.num_players):
+            if seat == player:
+                self._shuffle_own_face_down(world, seat, rng)
+            else:
+                self._redeal_unseen(world, seat, rng)
+        return world
+
+    def copy_state(
+        self, state: MinusTwoState, rng: np.random.Generator | None = None
+    ) -> MinusTwoState:
+        """An independent copy of ``state``, its arrays copied and its named views rebuilt on
+        the copy's own table (a shallow copy would leave them on the original's). Its generator
+        is a copy of ``state.rng`` at its position, or ``rng`` itself if given."""
+        fields = {name: getattr(state, name) for name in _STATE_FIELDS}
+        for name, value in fields.items():
+            if isinstance(value, np.ndarray):
+                fields[name] = value.copy()
+        if rng is None:
+            rng = np.random.Generator(type(state.rng.bit_generator)())
+            rng.bit_generator.state = state.rng.bit_generator.state
+        fields["rng"] = rng
+        return MinusTwoState(**fields)
+
+    @staticmethod
+    def _shuffle_own_face_down(world: MinusTwoState, seat: int, rng: np.random.Generator) -> None:
+        """A seat knows which cards its face-down row holds (its colour less the nine it saw at
+        the deal and those it turned), not in which order."""
+        held = np.flatnonzero(world.face_down[seat] != NO_CARD)
+        world.face_down[seat, held] = rng.permutation(np.sort(world.face_down[seat, held]))
+
+    def _redeal_unseen(self, world: MinusTwoState, seat: int, rng: np.random.Generator) -> None:
+        """Another seat's unseen cards (its face-down row and the hand cards from its deal that
+        nobody has seen) are its own deal's cards less every one seen so far, a multiset the
+        whole table knows; they are split again at random between hand and face-down row, the
+        hand taking none of the types its moves ruled out."""
+        held = np.flatnonzero(world.face_down[seat] != NO_CARD)
+        hidden = world.hidden_hand[seat].copy()
+        unseen = hidden + np.bincount(world.face_down[seat, held], minlength=NUM_TYPES)
+        # The unseen cards in a random order (from their sorted list: no trace of where they
+        # were); the hand takes the first ones it may hold, the face-down row the rest, shuffled
+        # again (the cards the hand left over come late in the first order).
+        cards = rng.permutation(np.repeat(self._types, unseen))
+        to_hand = np.zeros(cards.size, bool)
+        to_hand[np.flatnonzero(~world.hand_excludes[seat, cards])[: hidden.sum()]] = True
+        new_hidden = np.bincount(cards[to_hand], minlength=NUM_TYPES)
+        world.cards[HAND, seat] += new_hidden - hidden
+        world.hidden_hand[seat] = new_hidden
+        world.face_down[seat, held] = rng.permutation(cards[~to_hand])
 
     # --- reading the table (tests, debugging, rendering) -----------------------------------
 
@@ -741,6 +861,7 @@ class MinusTwo(Game):
             np.array_equal(state.pile_counts, np.bincount(pile, minlength=NUM_TYPES)),
             "pile counts disagree with the pile",
         )
+        self._check_public_memory(state)
         if state.terminal:  # the winner's last cards lie on the pile, their effect not applied
             require(self.winners(state).sum() == 1, "a finished game has one winner")
             require(state.totals.max() >= state.target, "the game ended below the target")
@@ -752,6 +873,13 @@ class MinusTwo(Game):
         actor = state.current_player
         require(state.sizes[:, actor].any(), "the player to act holds no card")
         require(self.legal_mask(state, actor).any(), "the player to act has no legal action")
+
+    def _check_public_memory(self, state: MinusTwoState) -> None:
+        hidden = state.hidden_hand
+        require(in_range(hidden, 0, HAND_DEAL), "hidden hand counts out of range")
+        require((hidden <= state.cards[HAND]).all(), "more hidden hand cards than hand cards")
+        require(hidden.sum(axis=1).max() <= HAND_DEAL, "more hidden hand cards than were dealt")
+        require(not (state.hand_excludes & (hidden > 0)).any(), "a hidden card of an excluded type")
 
     def _check_ranges(self, state: MinusTwoState) -> None:
         """Every number within the range the rules allow, before anything is indexed by it.
