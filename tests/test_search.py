@@ -12,7 +12,9 @@ import pytest
 
 from cardzoo.agents.base import Agent, take_turn
 from cardzoo.agents.search import AGENTS, ISMCTSAgent, PIMCAgent, parse_agent_params
+from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
 from cardzoo.envs.henhouse.rules import Henhouse
+from cardzoo.envs.minus_two.rules import MinusTwo
 from cardzoo.envs.nobody_wants_it import playout
 from cardzoo.envs.nobody_wants_it.rules import (
     HORSE_GIFT,
@@ -425,3 +427,35 @@ def test_dodger_rollout_policy_passes_on_an_nwi_card_and_avoids_taking_one():
     state.hand_sizes[0] = 3
     row = playout.pack([state])[0]
     assert playout.policy_action(GAME, row, "dodger") == 5  # still better than a single card
+
+
+def other_game_positions(game, count, seed=0):
+    """Positions with a real choice from a random game of ``game`` (seeded)."""
+    state = game.new_state(np.random.default_rng(seed))
+    choices = np.random.default_rng(seed)
+    found = []
+    while not state.terminal and len(found) < count:
+        legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+        if legal.size > 1 and choices.random() < 0.2:
+            found.append(game.copy_state(state))
+        game.apply(state, int(choices.choice(legal)))
+    return found
+
+
+@pytest.mark.parametrize(
+    "game",
+    [BelieveItOrNot(variant="quick"), BelieveItOrNot(), MinusTwo()],
+    ids=["believe_it_or_not-quick", "believe_it_or_not-standard", "minus_two"],
+)
+@pytest.mark.parametrize("agent_class", [PIMCAgent, ISMCTSAgent])
+def test_search_never_peeks_in_the_other_decision_games(game, agent_class):
+    """The leak test through the engine's rollouts (these games have no fast playouts yet)."""
+    shuffler = np.random.default_rng(3)
+    for state in other_game_positions(game, 3):
+        seat = state.current_player
+        mask = game.legal_mask(state, seat)
+        action = agent_class(game, seed=2, simulations=6).act({"action_mask": mask, "state": state})
+        other = game.resample(state, seat, shuffler)
+        other.rng = np.random.default_rng(54321)
+        again = agent_class(game, seed=2, simulations=6).act({"action_mask": mask, "state": other})
+        assert again == action
