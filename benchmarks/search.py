@@ -176,7 +176,9 @@ def markdown(rows, seconds: float, repeats: int) -> str:
         f"{seconds:g} s of CPU time each. The ratio is to the engine, one game at a time, in the "
         "same run. The `in search` rows count the rollouts of a move (pimc; rollouts by the "
         "default `dodger` policy) or its iterations (ismcts), resampling, packing and the tree "
-        "included, from positions of random games.",
+        "included, from mid-game positions of random games (so their rollouts are shorter than "
+        "from the deal). The numba rows need the `search` extra; without numba the search runs "
+        "the plain Python kernel, with identical results.",
         "",
         "| path | rollouts/s per core | x engine | spread |",
         "| --- | ---: | ---: | ---: |",
@@ -231,6 +233,8 @@ def move_time_section(deals: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+STRENGTH_HEADING = "## Strength: one seat against three nwi_dodger"
+
 #: exploratory 40-game checks on the way (file -> what was played), kept as they were measured
 QUICK_CHECKS = {
     "quick_ismcts250_random.jsonl": "ismcts, 250 iterations, uniformly random rollouts",
@@ -246,7 +250,7 @@ def strength_section() -> str:
     results = os.path.join(HERE, "results")
     baseline = os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl")
     lines = [
-        "## Strength: one seat against three nwi_dodger",
+        STRENGTH_HEADING,
         "",
         "Mirrored deals (every deal played four times, the bot in each seat once), seats "
         "rotated, deals 0, 1, 2, ... (`benchmarks/search_strength.py`; 95% Wilson intervals). "
@@ -314,7 +318,18 @@ def main(argv: list[str] | None = None) -> list:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="small batches (a smoke run)")
     parser.add_argument("--output", default=os.path.join(HERE, "search.md"))
+    parser.add_argument(
+        "--strength-only",
+        action="store_true",
+        help="keep the measured speed sections of --output, rewrite only the strength section",
+    )
     args = parser.parse_args(argv)
+    if args.strength_only:
+        with open(args.output) as file:
+            speed = file.read().split(STRENGTH_HEADING)[0]
+        with open(args.output, "w") as file:
+            file.write(speed + strength_section())
+        return []
     rows = run(args.seconds, args.repeats, args.quick)
     text = markdown(rows, args.seconds, args.repeats)
     text += "\n" + move_time_section(1 if args.quick else 4)

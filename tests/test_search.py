@@ -332,6 +332,15 @@ def test_bad_parameters_are_refused(agent_class, params, message):
         agent_class(GAME, **params)
 
 
+def test_leaf_rollouts_average_several_rollouts_of_an_iteration_world():
+    state = decision_positions(1)[0]
+    mask = GAME.legal_mask(state, state.current_player)
+    agent = ISMCTSAgent(GAME, seed=0, simulations=20, leaf_rollouts=4)
+    assert mask[agent.act({"action_mask": mask, "state": state})]
+    with pytest.raises(ValueError, match="leaf_rollouts must be an integer >= 1"):
+        ISMCTSAgent(GAME, leaf_rollouts=0)
+
+
 def test_bad_exploration_is_refused():
     with pytest.raises(ValueError, match="exploration must be a finite number >= 0"):
         ISMCTSAgent(GAME, exploration=-0.5)

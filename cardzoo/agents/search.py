@@ -41,8 +41,10 @@ by :func:`parse_agent_params`): ``simulations`` (default 200 when no ``seconds``
 heuristic's pair choice, which measured far stronger than uniformly random rollouts against
 the heuristics), ``horizon`` (``game``, or ``round`` where the game offers it: rollouts stop at
 the round's end and score the points as they stand), and for ISMCTS ``exploration`` (UCB1's
-constant, default 0.7). A budget that keeps a move under 0.1 s of CPU time in Nobody Wants It:
-``pimc:simulations=3000`` or ``ismcts:simulations=450`` (benchmarks/search.md).
+constant, default 0.7) and ``leaf_rollouts`` (rollouts of each iteration's world, default 1;
+their mean is the iteration's result). A budget that keeps a move under 0.1 s of CPU time in
+Nobody Wants It: ``pimc:simulations=3000`` or ``ismcts:simulations=450``
+(benchmarks/search.md).
 """
 
 from __future__ import annotations
@@ -197,13 +199,19 @@ class ISMCTSAgent(SearchAgent):
     """Single-observer information-set MCTS with UCB1 and availability counts."""
 
     name = "ismcts"
-    PARAMS: ClassVar[dict[str, type]] = {**SearchAgent.PARAMS, "exploration": float}
+    PARAMS: ClassVar[dict[str, type]] = {
+        **SearchAgent.PARAMS,
+        "exploration": float,
+        "leaf_rollouts": int,
+    }
     #: UCB1's exploration constant (results are win shares in [0, 1])
     DEFAULT_EXPLORATION = 0.7
 
     def __init__(self, game: Game, seed: int | None = None, **params: Any):
         exploration = params.pop("exploration", self.DEFAULT_EXPLORATION)
+        leaf_rollouts = params.pop("leaf_rollouts", 1)
         super().__init__(game, seed, **params)
+        self.leaf_rollouts = _positive_int("leaf_rollouts", leaf_rollouts)
         if isinstance(exploration, bool) or not isinstance(exploration, (int, float)):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
         if not (math.isfinite(exploration) and exploration >= 0):
@@ -244,7 +252,8 @@ class ISMCTSAgent(SearchAgent):
             node = node.children[action]
             game.apply(world, action)
             path.append(node)
-        shares = self._shares([world], None)[0]
+        # Several rollouts of the leaf's world (cheap next to the tree walk): a steadier result.
+        shares = self._shares([world] * self.leaf_rollouts, None).mean(axis=0)
         for visited in path:
             visited.visits += 1
             visited.total += shares[visited.player]
