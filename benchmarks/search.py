@@ -242,7 +242,10 @@ QUICK_CHECKS = {
     "quick_pimc800_shedder.jsonl": "pimc, 800 rollouts, `shedder` rollouts",
     "quick_pimc800_shedder_round.jsonl": "pimc, 800 rollouts, `shedder`, to the round's end",
     "quick_pimc1500_shedder.jsonl": "pimc, 1500 rollouts, `shedder` rollouts",
-    "quick_pimc1500_dodger.jsonl": "pimc, 1500 rollouts, `dodger` rollouts",
+    "quick_pimc1500_dodger.jsonl": "pimc, 1500 rollouts, `dodger` rollouts (before the fix of "
+    "its pair choice: it shed a single card rather than play a pair that brings it an NWI card)",
+    "quick_ismcts400_leaf8.jsonl": "ismcts, 400 iterations of 8 rollouts each (`leaf_rollouts=8`), "
+    "`dodger` rollouts",
 }
 
 
@@ -283,7 +286,7 @@ def strength_section() -> str:
             lines[-1] = lines[-1].replace(
                 f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
             )
-    lines += ["", "Quick checks on the way (40-60 games each, the code of their day):", ""]
+    lines += ["", "Checks on the way (40-100 games each, the code of their day):", ""]
     for name, description in QUICK_CHECKS.items():
         path = os.path.join(results, name)
         if os.path.exists(path):
