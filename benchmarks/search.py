@@ -286,6 +286,7 @@ def strength_section() -> str:
             lines[-1] = lines[-1].replace(
                 f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
             )
+    lines.append(budget_curve(os.path.join(HERE, "search_nwi_budget.png")))
     lines += ["", "Checks on the way (40-100 games each, the code of their day):", ""]
     for name, description in QUICK_CHECKS.items():
         path = os.path.join(results, name)
@@ -313,6 +314,59 @@ def strength_section() -> str:
         "```",
     ]
     return "\n".join(lines) + "\n"
+
+
+def budget_curve(path: str) -> str:
+    """The PNG of pimc's win rate against its budget (with 95% bands and the heuristic's share),
+    from the result files; returns the markdown that shows it, or "" without curve files."""
+    results = os.path.join(HERE, "results")
+    files = {
+        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(results, name)
+        for name in os.listdir(results)
+        if name.startswith("curve_nwi_pimc_")
+    }
+    if not files:
+        return ""
+    main_run = os.path.join(results, "search_nwi_pimc.jsonl")
+    if os.path.exists(main_run):
+        files[PIMC_BUDGET] = main_run
+    points = sorted((budget, strength(file)) for budget, file in files.items())
+    bar = strength(os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl"))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    budgets = [budget for budget, _ in points]
+    rates = np.array([stats["rate"] for _, stats in points])
+    low = rates - [stats["low"] for _, stats in points]
+    high = [stats["high"] for _, stats in points] - rates
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
+    axes.axhline(bar["rate"], color="grey", label="nwi_dodger's own share in a seat")
+    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
+    axes.set_xscale("log")
+    axes.set_xticks(budgets, [str(budget) for budget in budgets])
+    axes.minorticks_off()
+    axes.set_xlabel("rollouts per move (simulations)")
+    axes.set_ylabel("win rate against three nwi_dodger")
+    axes.set_title("Nobody Wants It: pimc against its budget (95% intervals)", fontsize=10)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    rows = [
+        f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+        f"over {stats['games']} games"
+        for budget, stats in points
+    ]
+    return (
+        "\n### pimc's strength against its budget\n\n"
+        f"![pimc win rate against budget]({os.path.basename(path)})\n\n"
+        "Deals 0, 1, ... for every budget (the 3000 point is the long run above):\n\n"
+        + "\n".join(rows)
+        + "\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> list:
