@@ -330,7 +330,9 @@ def budget_curve(path: str) -> str:
     main_run = os.path.join(results, "search_nwi_pimc.jsonl")
     if os.path.exists(main_run):
         files[PIMC_BUDGET] = main_run
-    points = sorted((budget, strength(file)) for budget, file in files.items())
+    # Every point on the same deals: those of the shortest curve run.
+    deals = min(strength(file)["deals"] for file in files.values())
+    points = sorted((budget, strength(file, deals)) for budget, file in files.items())
     bar = strength(os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl"))
     import matplotlib
 
@@ -363,9 +365,8 @@ def budget_curve(path: str) -> str:
     return (
         "\n### pimc's strength against its budget\n\n"
         f"![pimc win rate against budget]({os.path.basename(path)})\n\n"
-        "Deals 0, 1, ... for every budget (the 3000 point is the long run above):\n\n"
-        + "\n".join(rows)
-        + "\n"
+        f"Deals 0 to {deals - 1} for every budget (the 3000 point: those deals of the long "
+        "run above):\n\n" + "\n".join(rows) + "\n"
     )
 
 

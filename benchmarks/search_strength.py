@@ -72,10 +72,13 @@ def _done_deals(out: str) -> set[int]:
         return {json.loads(line)["deal"] for line in file if line.strip()}
 
 
-def strength(path: str) -> dict:
-    """The win rate of a result file with its 95% Wilson interval."""
+def strength(path: str, deals: int | None = None) -> dict:
+    """The win rate of a result file with its 95% Wilson interval (of its deals below ``deals``
+    if given)."""
     with open(path) as file:
         lines = [json.loads(line) for line in file if line.strip()]
+    if deals is not None:
+        lines = [line for line in lines if line["deal"] < deals]
     wins = sum(sum(line["wins"]) for line in lines)
     games = sum(len(line["wins"]) for line in lines)
     low, high = wilson_interval(wins, games)
