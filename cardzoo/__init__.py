@@ -1,19 +1,22 @@
 """cardzoo: five animal card games as multi-agent reinforcement-learning environments.
 
-- ``cardzoo.envs``: the PettingZoo environments (``from cardzoo.envs import henhouse_v0``);
-- ``cardzoo.agents``: random and heuristic baseline agents;
-- ``cardzoo.evaluation``: matches between agents with confidence intervals;
+- ``cardzoo.envs``: the PettingZoo environments (``from cardzoo.envs import henhouse_v0``) and
+  the engines (``cardzoo.envs.load_game``);
+- ``cardzoo.agents``: random and heuristic baseline agents, trained policies, ``make_agent``;
+- ``cardzoo.evaluation``: matches between agents with confidence intervals; ``cardzoo.tournament``;
+- ``cardzoo.training``: learning policies (SB3's MaskablePPO, Ray RLlib);
 - PettingZoo: every game is registered on import as ``cardzoo/<game>-v0``, so
   ``pettingzoo.make("aec", "cardzoo/henhouse-v0")`` and, for Foxy,
-  ``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work (:mod:`cardzoo.envs.registry`);
+  ``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work;
 - Gymnasium: every game is registered as ``cardzoo/<GameName>-v0`` on import, one learning seat
-  against agents (:mod:`cardzoo.training.single_agent`).
+  against agents (:mod:`cardzoo.single_agent`).
+
+Importing cardzoo imports only the list of games: each layer loads when it is used.
 """
 
-from cardzoo.envs.registry import register_pettingzoo
-from cardzoo.training.single_agent import register_all
+from cardzoo.envs.registry import register_gymnasium, register_pettingzoo
 
 __version__ = "0.1.0"
 
 register_pettingzoo()
-register_all()
+register_gymnasium()

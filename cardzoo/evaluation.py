@@ -20,38 +20,11 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from cardzoo.agents import Agent, make_agent, take_turn
-from cardzoo.envs import game_spec
+from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
+from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_int, game_rng_from_seed
-
-Z_95 = 1.959963984540054
-
-
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (sensible at 0% and 100% too)."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    # Exactly 0 (1) when nothing (everything) succeeded, not a rounding error away from it.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == trials else min(1.0, centre + half)
-    return (low, high)
-
-
-def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, float, float]:
-    """Mean and its 95% normal-approximation interval."""
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(values.mean())
-    if values.size == 1:
-        return (mean, mean, mean)
-    half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
-    return (mean, mean - half, mean + half)
-
+from cardzoo.stats import mean_interval, wilson_interval
+from cardzoo.table import Table, Tables
 
 # ----------------------------------------------------------------------------------------------
 # One game
@@ -76,19 +49,23 @@ def play_game(
     """Play one game with ``agents[i]`` in seat i on the deal ``env.reset(seed=seed)`` makes."""
     seed = check_int("seed", seed, 0)
     max_cycles = _check_max_cycles(game, max_cycles)
-    state = game.new_state(game_rng_from_seed(seed))
     for agent in agents:
         agent.reset()
-    rewards = np.zeros(game.num_players)
-    length = 0
-    while not state.terminal and length < max_cycles:
-        step_rewards = take_turn(game, state, agents[state.current_player])
-        length += 1
-        if step_rewards is not None and (state.terminal or length < max_cycles):
-            rewards += step_rewards
-    truncated = not state.terminal
+    table = Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
+    table.play()
+    return game_record(table, seed)
+
+
+def game_record(table: Table, seed: int) -> GameRecord:
+    """The outcome of the finished game on ``table``, dealt from ``seed``."""
+    game, state, truncated = table.game, table.state, table.truncated
     winners = np.zeros(game.num_players, bool) if truncated else game.winners(state)
-    return GameRecord(seed, rewards, game.scores(state), winners, length, truncated)
+    return GameRecord(seed, table.rewards, game.scores(state), winners, table.steps, truncated)
+
+
+def agent_seed(seed: int, game_index: int, entry: int) -> int:
+    """The seed of line-up entry ``entry``'s agent in game ``game_index`` of a match."""
+    return int(np.random.SeedSequence((seed, game_index, entry)).generate_state(1)[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -202,6 +179,7 @@ def _fmt(mean: float, interval: list[float]) -> str:
     return f"{mean:+.3f} [{interval[0]:+.3f}, {interval[1]:+.3f}]"
 
 
+#: a factory ``f(game, seed) -> Agent``: a line-up entry that is not a registry name
 AgentFactory = Callable[[Game, int], Agent]
 
 
@@ -210,7 +188,7 @@ def _check_max_cycles(game: Game, max_cycles: int | None) -> int:
     return game.default_max_cycles if max_cycles is None else check_int("max_cycles", max_cycles, 1)
 
 
-def _check_lineup(lineup: Sequence[str | AgentFactory]) -> list[str | AgentFactory]:
+def _check_lineup(lineup: Sequence[AgentSpec]) -> list[AgentSpec]:
     """A lineup is a sequence of agents: registry names or factories. Decision: a single string
     is refused rather than read as one agent, since ``"random"`` for ``["random"]`` and
     ``"random,random"`` for two agents are both plausible readings."""
@@ -230,22 +208,28 @@ def _check_lineup(lineup: Sequence[str | AgentFactory]) -> list[str | AgentFacto
 
 
 def _check_params(params: dict | None) -> dict:
+    """The game's parameters; environment settings are refused by name, not ignored."""
     if params is None:
         return {}
     if not isinstance(params, dict):
         raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+    for key in ("max_cycles", "render_mode"):
+        if key in params:
+            own = "pass max_cycles= itself" if key == "max_cycles" else "games here are not drawn"
+            raise ValueError(f"params: {key} is not a game parameter ({own})")
     return dict(params)
 
 
 def play_match(
     game_name: str,
-    lineup: Sequence[str | AgentFactory],
+    lineup: Sequence[AgentSpec],
     num_games: int,
     seed: int = 0,
     params: dict | None = None,
     mirrored: bool = True,
     max_cycles: int | None = None,
     progress: bool = False,
+    parallel: int = 64,
 ) -> MatchResult:
     """Play ``num_games`` games between the agents of ``lineup``, one per seat.
 
@@ -255,39 +239,62 @@ def play_match(
     replayed under every rotation; otherwise every game has a deal of its own. Deals use seeds
     ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does.
 
+    Up to ``parallel`` games are played side by side (:class:`~cardzoo.table.Tables`), so that a
+    policy decides for all the seats it plays in one forward pass. Decision: the agents of game
+    ``g`` are reseeded from ``(seed, g, lineup entry)`` (:func:`agent_seed`) at its start, so a
+    game is the same whether it is played alone, first, or beside others (``parallel=1`` plays
+    the same games one at a time); a factory must return a new agent at every call.
+
     Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an int
-    >= 0, ``max_cycles`` None (the game's limit) or an int >= 1; anything else is a
-    ``ValueError`` naming the argument. Decision: the result's ``params`` are the game's full
-    parameters (defaults included), so a saved summary says exactly what was played.
+    >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1;
+    anything else is a ``ValueError`` naming the argument. Decision: the result's ``params`` are
+    the game's full parameters (defaults included), so a saved summary says exactly what was
+    played.
     """
     lineup = _check_lineup(lineup)
     num_games = check_int("num_games", num_games, 1)
     seed = check_int("seed", seed, 0)
     params = _check_params(params)
     params.setdefault("num_players", len(lineup))
-    game = game_spec(game_name).module().raw_env(**params).game
+    game = load_game(game_name, **params)
     max_cycles = _check_max_cycles(game, max_cycles)
     n = game.num_players
     if len(lineup) != n:
         raise ValueError(f"lineup has {len(lineup)} agents for {n} seats")
-    labels = _labels(lineup)
-    agents = [_build(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
+    labels = [agent_label(entry) for entry in lineup]
+    slots = min(check_int("parallel", parallel, 1), num_games)
+    # Agents are built once per game slot and reseeded for every game from (seed, game, entry):
+    # each game is the same whether the match plays it alone or beside others.
+    pools = [
+        [build_agent(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
+        for _ in range(slots)
+    ]
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
     with _progress_bar(num_games, f"{game_name} match", progress) as advance:
-        for g in range(num_games):
-            deal = seed + (g // n if mirrored else g)
-            seat_entries = [(seat + g) % n for seat in range(n)]  # rotated one seat per game
-            record = play_game(game, [agents[e] for e in seat_entries], deal, max_cycles)
-            games.append(record)
-            for label, stats in records.items():
-                seats = [seat for seat, entry in enumerate(seat_entries) if labels[entry] == label]
-                stats.add_game(
-                    [bool(record.winners[seat]) for seat in seats],
-                    [float(record.rewards[seat]) for seat in seats],
-                    [float(record.scores[seat]) for seat in seats],
-                )
-            advance()
+        for first in range(0, num_games, slots):
+            batch = range(first, min(first + slots, num_games))
+            tables = []
+            for slot, g in enumerate(batch):
+                deal = seed + (g // n if mirrored else g)
+                seat_entries = [(seat + g) % n for seat in range(n)]  # rotated one seat per game
+                agents = [pools[slot][entry] for entry in seat_entries]
+                for agent, entry in zip(agents, seat_entries):
+                    agent.reseed(agent_seed(seed, g, entry))
+                state = game.new_state(game_rng_from_seed(deal))
+                tables.append((deal, seat_entries, Table(game, state, agents, max_cycles)))
+            Tables([table for _, _, table in tables]).play()
+            for deal, seat_entries, table in tables:
+                record = game_record(table, deal)
+                games.append(record)
+                for label, stats in records.items():
+                    seats = [s for s, entry in enumerate(seat_entries) if labels[entry] == label]
+                    stats.add_game(
+                        [bool(record.winners[seat]) for seat in seats],
+                        [float(record.rewards[seat]) for seat in seats],
+                        [float(record.scores[seat]) for seat in seats],
+                    )
+                advance()
     return MatchResult(game_name, game.params(), labels, games, records, mirrored)
 
 
@@ -302,18 +309,6 @@ def _progress_bar(total: int, description: str, enabled: bool) -> Iterator[Calla
 
     with tqdm(total=total, desc=description, unit="game") as bar:
         yield bar.update
-
-
-def _labels(lineup: Sequence[str | AgentFactory]) -> list[str]:
-    return [
-        entry if isinstance(entry, str) else getattr(entry, "name", repr(entry)) for entry in lineup
-    ]
-
-
-def _build(game_name: str, entry: str | AgentFactory, game: Game, seed: int) -> Agent:
-    if isinstance(entry, str):
-        return make_agent(game_name, entry, game, seed=seed)
-    return entry(game, seed)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -377,10 +372,10 @@ def simulate(
     num_games = check_int("num_games", num_games, 1)
     seed = check_int("seed", seed, 0)
     params = _check_params(params)
-    game = game_spec(game_name).module().raw_env(**params).game
+    game = load_game(game_name, **params)
     max_cycles = _check_max_cycles(game, max_cycles)
     agents = [
-        make_agent(game_name, "random", game, seed=seed * 7919 + i) for i in range(game.num_players)
+        build_agent(game_name, "random", game, seed * 7919 + i) for i in range(game.num_players)
     ]
     records = []
     with _progress_bar(num_games, f"{game_name} simulation", progress) as advance:
@@ -395,13 +390,3 @@ def simulate(
         np.array([r.winners for r in records]),
         np.array([r.seed for r in records]),
     )
-
-
-def __getattr__(name: str):
-    # tournament() lives in cardzoo.tournament, which uses this module; loaded on first use so
-    # neither module imports the other at import time.
-    if name in ("tournament", "TournamentResult"):
-        from cardzoo import tournament as module
-
-        return getattr(module, name)
-    raise AttributeError(f"module 'cardzoo.evaluation' has no attribute {name!r}")

@@ -38,9 +38,10 @@ from typing import TextIO
 
 import numpy as np
 
-from cardzoo.agents import Agent, make_agent, take_turn
-from cardzoo.envs import game_spec
+from cardzoo.agents import Agent, make_agent
+from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
+from cardzoo.table import Table
 
 QUIT_WORDS = ("q", "quit", "exit")
 #: runs of at least this many consecutive numbered moves are listed as one range
@@ -88,22 +89,20 @@ def play(
     max_cycles = game.default_max_cycles if max_cycles is None else max_cycles
     max_cycles = check_int("max_cycles", max_cycles, 1)
     agents = _opponents(game_name, game, names, seat, seed)
-    state = game.new_state(game_rng_from_seed(seed))
+    table = Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
+    state = table.state
     players = ["you" if s == seat else names[s] for s in range(game.num_players)]
     _write(out, _introduction(game_name, game, seat, players, seed))
-    steps = 0
-    while not state.terminal and steps < max_cycles:
-        player = state.current_player
-        if player == seat:
-            action = _ask_move(game, state, seat, read, out)
-            if action is None:
-                _write(out, "You quit the game; no result.")
-                return _result(game, state, seed, seat, players, quit=True)
-            game.step(state, action)
-        else:
-            take_turn(game, state, agents[player])
-        steps += 1
-    result = _result(game, state, seed, seat, players, truncated=not state.terminal)
+    while True:
+        table.play(until=seat)
+        if table.over:
+            break
+        action = _ask_move(game, state, seat, read, out)
+        if action is None:
+            _write(out, "You quit the game; no result.")
+            return _result(game, state, seed, seat, players, quit=True)
+        table.step(action)
+    result = _result(game, state, seed, seat, players, truncated=table.truncated)
     _write(out, "\n" + game.render(state, seat) + "\n\n" + _ending(result, max_cycles))
     return result
 
@@ -138,14 +137,15 @@ def _set_up(
         )
     seat = check_int("seat", seat, 0, players - 1)
     other_seats = [s for s in range(players) if s != seat]
-    game = spec.module().raw_env(**params).game
+    game = load_game(game_name, **params)
     return game, seat, dict(zip(other_seats, opponents))
 
 
 def _opponents(
     game_name: str, game: Game, names: dict[int, str], seat: int, seed: int
-) -> dict[int, Agent]:
-    agents = {}
+) -> list[Agent | None]:
+    """An agent in every seat but the person's (None)."""
+    agents: list[Agent | None] = [None] * game.num_players
     for player, name in names.items():
         try:
             agents[player] = make_agent(game_name, name, game, seed=seed * 7919 + player)
@@ -302,59 +302,3 @@ def _ending(result: PlayResult, max_cycles: int) -> str:
 def _write(out: TextIO, text: str) -> None:
     out.write(text + "\n")
     out.flush()
-
-
-# ----------------------------------------------------------------------------------------------
-# The command: cardzoo play GAME --opponents A,B
-# ----------------------------------------------------------------------------------------------
-
-
-def add_play_parser(subparsers) -> None:
-    """``cardzoo play``, registered in :data:`cardzoo.cli.SUBCOMMANDS`."""
-    from cardzoo import cli  # imported here: cardzoo.cli imports this module
-
-    parser = subparsers.add_parser(
-        "play", help="play one seat yourself, in the terminal, against agents"
-    )
-    cli.add_game_argument(parser)
-    parser.add_argument(
-        "--opponents",
-        type=cli.agent_names,
-        default=[],
-        metavar="NAMES",
-        help="comma-separated agent names, one per other seat (e.g. 'nwi_dodger, random'); "
-        "a saved policy is ppo:PATH or rllib:PATH; leave it out for solo Foxy",
-    )
-    parser.add_argument(
-        "--seat",
-        type=cli.nonnegative_int,
-        default=0,
-        metavar="N",
-        help="your seat: 0 for player_0 (default), 1 for player_1, ...",
-    )
-    parser.add_argument(
-        "--seed",
-        type=cli.nonnegative_int,
-        default=None,
-        help="seed of the deal, an integer >= 0 (default: a random deal; its seed is printed)",
-    )
-    cli.add_param_argument(parser)
-    cli.add_max_cycles_argument(parser)
-    parser.set_defaults(func=run_play)
-
-
-def run_play(args) -> int:
-    from cardzoo import cli
-
-    cli.check_agent_names(args.game, args.opponents, option="--opponents")
-    params = cli.game_params(args)  # --param, checked; the player count comes from --opponents
-    params.pop("num_players", None)
-    play(
-        args.game,
-        args.opponents,
-        seat=args.seat,
-        seed=args.seed,
-        params=params,
-        max_cycles=args.max_cycles,
-    )
-    return 0

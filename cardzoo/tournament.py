@@ -63,11 +63,12 @@ from pathlib import Path
 import numpy as np
 from openskill.models import PlackettLuce
 
-from cardzoo.agents import Agent, make_agent
-from cardzoo.envs import game_spec
+from cardzoo.agents import Agent, build_agent
+from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game, check_int
-from cardzoo.evaluation import AgentFactory, MatchResult, play_match, wilson_interval
+from cardzoo.evaluation import AgentFactory, MatchResult, play_match
 from cardzoo.io import write_json_atomic
+from cardzoo.stats import wilson_interval
 
 RATING_MODEL = "openskill PlackettLuce (Weng-Lin), tau=0"
 #: how many sigmas the conservative ordinal subtracts from mu (openskill's default)
@@ -382,7 +383,7 @@ def _check_game(game_name: str, players: int, params: dict | None) -> tuple[Game
     if "num_players" in params:
         raise ValueError("give the player count as players=, not params['num_players']")
     params["num_players"] = players
-    return spec.module().raw_env(**params).game, params
+    return load_game(game_name, **params), params
 
 
 def _check_agents(
@@ -405,7 +406,7 @@ def _check_agents(
         )
     for label, entry in entries.items():
         try:
-            _build(game_name, entry, game, seed=0)
+            build_agent(game_name, entry, game, 0)
         except (ValueError, OSError) as error:
             detail = str(error) if label in str(error) else f"{label}: {error}"
             raise ValueError(f"agents: {detail}") from error
@@ -423,22 +424,16 @@ def _label(entry: str | AgentFactory) -> str:
     )
 
 
-def _build(game_name: str, entry: str | AgentFactory, game: Game, seed: int) -> Agent:
-    if isinstance(entry, str):
-        return make_agent(game_name, entry, game, seed=seed)
-    return entry(game, seed)
-
-
 def _factories(
     game_name: str, entries: dict[str, str | AgentFactory], lineup: LineUp, bar
 ) -> list[AgentFactory]:
     """Agent factories for play_match, one per seat of ``lineup``. With a progress bar, the
-    first seat's agent ticks it at the start of every game (play_match resets every agent once
+    first seat's agent ticks it at the start of every game (play_match reseeds every agent once
     per game)."""
 
     def factory(label: str, ticks: bool) -> AgentFactory:
         def build(game: Game, seed: int) -> Agent:
-            agent = _build(game_name, entries[label], game, seed)
+            agent = build_agent(game_name, entries[label], game, seed)
             return _Ticking(agent, bar) if ticks else agent
 
         build.name = label  # play_match's label for this seat
@@ -462,6 +457,9 @@ class _Ticking(Agent):
 
     def reset(self) -> None:
         self.agent.reset()
+
+    def reseed(self, seed: int | None) -> None:
+        self.agent.reseed(seed)
         self.bar.update(1)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
@@ -534,62 +532,3 @@ def _rate(
             wilson_interval(points, games),
         )
     return ratings
-
-
-# ----------------------------------------------------------------------------------------------
-# The command: cardzoo tournament GAME --agents A,B,C
-# ----------------------------------------------------------------------------------------------
-
-
-def add_tournament_parser(subparsers) -> None:
-    """``cardzoo tournament``, registered in :data:`cardzoo.cli.SUBCOMMANDS`."""
-    from cardzoo import cli  # imported here: cardzoo.cli imports this module
-
-    parser = subparsers.add_parser(
-        "tournament", help="every agent against every other: ratings, pairwise scores, plots"
-    )
-    cli.add_game_argument(parser)
-    cli.add_agents_argument(
-        parser,
-        help="comma-separated agent names, at least 2 (e.g. 'random, nwi_dodger'); "
-        "a saved policy is ppo:PATH or rllib:PATH",
-    )
-    cli.add_players_argument(parser, default=2)
-    cli.add_param_argument(parser)
-    parser.add_argument(
-        "--games",
-        type=cli.positive_int,
-        default=200,
-        metavar="N",
-        help="games per pair of agents, rounded up to whole deals in every seat (default 200)",
-    )
-    cli.add_seed_argument(parser)
-    cli.add_max_cycles_argument(parser)
-    cli.add_out_argument(
-        parser, folder=True, help="write tournament.json, ratings.png and pairwise.png here"
-    )
-    cli.add_quiet_argument(parser)
-    parser.set_defaults(func=run_tournament)
-
-
-def run_tournament(args) -> int:
-    from cardzoo import cli
-
-    cli.check_agent_names(args.game, args.agents)
-    params = cli.game_params(args)  # --players and --param, checked by building the game
-    params.pop("num_players")
-    result = tournament(
-        args.game,
-        args.agents,
-        games=args.games,
-        seed=args.seed,
-        players=args.players,
-        params=params,
-        max_cycles=args.max_cycles,
-        progress=not args.quiet,
-    )
-    print(result.table())
-    if args.out:
-        paths = result.save(args.out)
-        print(f"written: {', '.join(str(path) for path in paths.values())}")
-    return 0

@@ -14,8 +14,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from cardzoo.evaluation import Z_95
 from cardzoo.io import write_bytes_atomic
+from cardzoo.stats import Z_95
 
 
 def _figure_and_axes(ax, width: float, height: float):

@@ -161,7 +161,7 @@ def test_bad_parameters_raise_value_error(spec, config):
     with pytest.raises(ValueError, match="max_cycles"):
         module.env(max_cycles=0)
     with pytest.raises(ValueError, match="render_mode"):
-        module.env(render_mode="rgb_array")
+        module.env(render_mode="svg")
     with pytest.raises(TypeError):
         module.env(no_such_parameter=1)
 

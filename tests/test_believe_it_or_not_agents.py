@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from cardzoo.agents import agent_classes, make_agent
+from cardzoo.agents.believe_it_or_not import _draw
 from cardzoo.envs.believe_it_or_not.rules import (
     ADD_CARD,
     CARD_NAMES,
@@ -232,3 +233,21 @@ def test_heuristic_beats_random_clearly(agent_name, variant):
     heuristic, random = result.agents[agent_name].summary(), result.agents["random"].summary()
     assert heuristic["win_rate_ci"][0] > random["win_rate_ci"][1]
     assert heuristic["mean_reward"] > random["mean_reward"] + 0.3
+
+
+def test_a_draw_from_a_list_is_rng_choice():
+    """The agents draw from lists with ``_draw``; it must give what ``rng.choice`` gives and
+    leave the generator where ``rng.choice`` leaves it."""
+    drawn, chosen = np.random.default_rng(4), np.random.default_rng(4)
+    for size in [1, 2, 3, 5, 8] * 200:
+        values = list(range(10, 10 + size))
+        assert _draw(drawn, values) == int(chosen.choice(values))
+    assert drawn.bit_generator.state == chosen.bit_generator.state
+
+
+def test_shuffling_fewer_than_two_cards_draws_nothing_as_permutation():
+    agent = make_agent("believe_it_or_not", "bluffer", BelieveItOrNot(), seed=0)
+    reference = np.random.default_rng(0)
+    for cards in ([], [3]):
+        assert agent._shuffled(cards) == [cards[i] for i in reference.permutation(len(cards))]
+    assert agent.rng.bit_generator.state == reference.bit_generator.state

@@ -746,8 +746,10 @@ def test_max_cycles_step_that_ends_the_game_is_a_normal_end():
     assert rewards(env) == [1.0, -1.0]
 
 
-def test_default_max_cycles_is_10000():
-    assert believe_it_or_not_v0.raw_env().max_cycles == 10_000
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_default_max_cycles_is_500_per_player(num_players):
+    """Decision (default max_cycles)."""
+    assert believe_it_or_not_v0.raw_env(num_players=num_players).max_cycles == 500 * num_players
 
 
 def test_scores_count_cards_in_hand_being_placed_and_on_the_table():

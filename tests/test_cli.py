@@ -8,11 +8,13 @@ import signal
 import stat
 import subprocess
 import sys
+import types
 
 import pytest
 
 import cardzoo
 from cardzoo import cli
+from cardzoo.cli import args as cli_args
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -183,7 +185,7 @@ def test_unwritable_out_fails_before_the_match_runs(tmp_path, capsys, monkeypatc
 
 def test_out_in_a_folder_without_write_permission_is_refused(tmp_path, capsys, monkeypatch):
     # os.access is what the check asks; faked here because the tests may run as root
-    monkeypatch.setattr(cli.os, "access", lambda path, mode: path != tmp_path)
+    monkeypatch.setattr(cli_args.os, "access", lambda path, mode: path != tmp_path)
     argv = ["match", "henhouse", "--agents", "random,random", "--out", str(tmp_path / "r.json")]
     code, _, err = run(capsys, *argv)
     assert code == 2
@@ -250,23 +252,24 @@ def test_shared_helpers_build_a_new_subcommand(capsys, tmp_path, monkeypatch):
 
     def add_echo_parser(subparsers):
         parser = subparsers.add_parser("echo")
-        cli.add_game_argument(parser)
-        cli.add_players_argument(parser)
-        cli.add_param_argument(parser)
-        cli.add_seed_argument(parser)
-        cli.add_max_cycles_argument(parser)
-        cli.add_agents_argument(parser, required=False)
-        cli.add_out_argument(parser, folder=True)
+        cli_args.add_game_argument(parser)
+        cli_args.add_players_argument(parser)
+        cli_args.add_param_argument(parser)
+        cli_args.add_seed_argument(parser)
+        cli_args.add_max_cycles_argument(parser)
+        cli_args.add_agents_argument(parser, required=False)
+        cli_args.add_out_argument(parser, folder=True)
         parser.set_defaults(func=run_echo)
 
     def run_echo(args):
-        seen["params"] = cli.game_params(args)
+        seen["params"] = cli_args.game_params(args)
         seen["args"] = args
         if args.agents:
-            cli.check_agent_names(args.game, args.agents)
+            cli_args.check_agent_names(args.game, args.agents)
         return 0
 
-    monkeypatch.setattr(cli, "SUBCOMMANDS", [*cli.SUBCOMMANDS, add_echo_parser])
+    echo = types.SimpleNamespace(add_parser=add_echo_parser)
+    monkeypatch.setattr(cli, "SUBCOMMANDS", [*cli.SUBCOMMANDS, echo])
     argv = ["echo", "minus_two_v0", "--players", "3", "--param", "target_score=60", "--seed", "7"]
     assert cli.main([*argv, "--out", str(tmp_path / "run")]) == 0
     args = seen["args"]
@@ -287,7 +290,7 @@ def test_shared_helpers_build_a_new_subcommand(capsys, tmp_path, monkeypatch):
 def test_agent_factory_turns_a_load_error_into_a_usage_error():
     from cardzoo.envs import henhouse_v0
 
-    factory = cli.agent_factory("henhouse", "xyz:nowhere")
+    factory = cli_args.agent_factory("henhouse", "xyz:nowhere")
     assert factory.name == "xyz:nowhere"
     with pytest.raises(cli.UsageError, match="--agents: unknown policy kind"):
         factory(henhouse_v0.raw_env().game, 0)

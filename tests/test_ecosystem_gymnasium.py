@@ -17,7 +17,7 @@ from gymnasium.utils.env_checker import check_env
 
 import cardzoo  # noqa: F401  (registers the Gymnasium ids)
 from cardzoo.envs import GAMES
-from cardzoo.training.single_agent import gym_id
+from cardzoo.single_agent import gym_id
 
 # Minus Two's running totals and target have no upper (and the totals no lower) bound: a round
 # won with a -2 lowers a total by 80 and a tie for lowest raises the target. Its observation

@@ -269,15 +269,6 @@ def test_write_json_atomic_keeps_the_mode_of_the_file_it_replaces(tmp_path):
     assert json.loads(target.read_text()) == {"a": 2}
 
 
-def test_evaluation_re_exports_tournament():
-    import cardzoo.evaluation
-    import cardzoo.tournament
-
-    assert cardzoo.evaluation.tournament is cardzoo.tournament.tournament
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        cardzoo.evaluation.nope  # noqa: B018
-
-
 def test_a_mask_only_agent_is_not_handed_an_observation_and_plays_the_same_games():
     from cardzoo.agents import RandomAgent, take_turn
     from cardzoo.envs import nobody_wants_it_v0

@@ -8,9 +8,19 @@ import pytest
 from test_foxy_rules import ANSWERS, STACK
 
 from cardzoo.agents import agent_classes, make_agent
-from cardzoo.agents.foxy import ForgetfulAgent, MemoryAgent, circle_thresholds
+from cardzoo.agents.foxy import (
+    ForgetfulAgent,
+    MemoryAgent,
+    _convolve,
+    _python_choice,
+    _unknown_card_odds,
+    _unknown_card_odds_list,
+    choice,
+    circle_thresholds,
+)
 from cardzoo.envs import foxy_v0
-from cardzoo.envs.foxy.rules import CARD_SPECIES, Foxy, parse_stack
+from cardzoo.envs.core import split_observation
+from cardzoo.envs.foxy.rules import CARD_SPECIES, KIND_COPIES, Foxy, parse_stack
 from cardzoo.evaluation import play_match
 
 G = 40
@@ -184,3 +194,62 @@ def test_perfect_memory_beats_forgetful():
     result = play_match("foxy", ["perfect_memory", "forgetful"], 100, seed=0)
     summary = {s["agent"]: s for s in result.summary()["agents"]}
     assert summary["perfect_memory"]["win_rate_ci"][0] > 0.9
+
+
+@pytest.mark.parametrize("memory", ["none", "perfect"])
+@pytest.mark.parametrize("agent_class", [MemoryAgent, ForgetfulAgent])
+def test_fast_choice_is_the_choice_of_the_full_belief(agent_class, memory):
+    """At every decision of 20 seeded games, what the agent plays (from its running counts and
+    cached choices) is what the full belief (``answer_distribution``) gives: the number with the
+    best expected score, or the circle when its gain reaches the threshold and it may circle."""
+    env = foxy_v0.raw_env(num_players=3, memory=memory)
+    game = env.game
+    agents = [agent_class(game, seed=seat) for seat in range(3)]
+    for seed in range(20):
+        env.reset(seed=seed)
+        for agent in agents:
+            agent.reset()
+        for name in env.agent_iter():
+            if env.terminations[name]:
+                env.step(None)
+                continue
+            observation = env.observe(name)
+            agent = agents[env.agents.index(name)]
+            action = agent.act(observation)
+            fields = game_fields(game, observation)
+            write, circle, gain = choice(agent.answer_distribution(fields), game.max_guess)
+            circles = gain > 0 and gain >= agent.thresholds[agent.cards_turned - 1]
+            circles = circles and observation["action_mask"][game.max_guess + 1 :].any()
+            assert action == (circle + game.max_guess + 1 if circles else write)
+            env.step(action)
+
+
+def game_fields(game, observation):
+    return split_observation(game.observation_layout, observation["observation"])
+
+
+def test_convolve_without_checks_gives_numpys_numbers():
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        a, v = rng.random(rng.integers(1, 25)), rng.random(rng.integers(1, 25))
+        assert np.array_equal(_convolve(a, v), np.convolve(a, v))
+
+
+def test_python_choice_gives_numpys_choice():
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        distribution = rng.random(rng.integers(1, 60))
+        distribution /= distribution.sum()
+        max_guess = int(rng.integers(1, 50))
+        expected = choice(distribution, max_guess)
+        assert _python_choice(distribution.tolist(), max_guess) == expected
+
+
+def test_odds_of_an_unknown_card_in_python_are_numpys():
+    rng = np.random.default_rng(2)
+    deck = np.repeat(np.arange(len(KIND_COPIES)), KIND_COPIES)
+    for _ in range(500):
+        remembered = rng.choice(deck, size=rng.integers(0, 20), replace=False)
+        counts = np.bincount(remembered, minlength=len(KIND_COPIES))
+        expected = _unknown_card_odds(remembered).tolist()
+        assert _unknown_card_odds_list(tuple(counts.tolist())) == expected

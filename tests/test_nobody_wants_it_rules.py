@@ -685,7 +685,12 @@ def test_max_cycles_counts_pig_answers_and_horse_gifts():
     play(env, GIVE["c"])  # player_1's gift: the third step
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert set(env.rewards.values()) == {0.0}
-    assert nobody_wants_it_v0.raw_env().max_cycles == 10_000
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 7])
+def test_default_max_cycles_is_500_per_player(num_players):
+    """Decision (default max_cycles)."""
+    assert nobody_wants_it_v0.raw_env(num_players=num_players).max_cycles == 500 * num_players
 
 
 def test_game_ending_step_at_max_cycles_is_a_normal_end():

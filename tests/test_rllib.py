@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardzoo.training.rllib_run import (
+from cardzoo.training.rllib.run import (
     CHECKPOINT_INFO,
     KEEP_CHECKPOINTS,
     RUN_KIND,
@@ -150,7 +150,7 @@ def _nwi_module(num_players: int = 2):
     """A fresh MaskedActorCritic for Nobody Wants It (no Ray instance needed)."""
     from cardzoo.envs import nobody_wants_it_v0
     from cardzoo.envs.core import agent_spaces
-    from cardzoo.training.rllib_module import MaskedActorCritic
+    from cardzoo.training.rllib.module import MaskedActorCritic
 
     game = nobody_wants_it_v0.raw_env(num_players=num_players).game
     observation_space, action_space = agent_spaces(game)
@@ -185,12 +185,12 @@ def test_masked_module_never_samples_an_illegal_action(rllib):
 def test_module_scales_bounded_fields_and_log_squashes_unbounded_ones(rllib):
     import gymnasium
 
-    from cardzoo.training.rllib_module import observation_scaling
+    from cardzoo.agents.policy import observation_scaling
 
     space = gymnasium.spaces.Box(
         np.zeros(3, np.float32), np.array([4.0, np.inf, 0.0], np.float32), dtype=np.float32
     )
-    scale, unbounded = observation_scaling(space)
+    scale, unbounded = observation_scaling(space.high)
     assert scale.tolist() == [0.25, 1.0, 1.0]
     assert unbounded.tolist() == [False, True, False]
 
@@ -211,10 +211,11 @@ def test_module_default_networks_are_separate_tanh_mlps_of_128_128(rllib):
 def test_numpy_policy_gives_the_modules_masked_logits(rllib):
     import torch
 
+    from cardzoo.agents.policy import ObservationScaler
     from cardzoo.envs import minus_two_v0
     from cardzoo.envs.core import agent_spaces
-    from cardzoo.training.rllib_agent import NumpyMaskedPolicy
-    from cardzoo.training.rllib_module import MaskedActorCritic
+    from cardzoo.training.rllib.agent import numpy_policy
+    from cardzoo.training.rllib.module import MaskedActorCritic
 
     env = minus_two_v0.raw_env(num_players=3)  # unbounded totals: the log squashing too
     observation_space, action_space = agent_spaces(env.game)
@@ -228,28 +229,29 @@ def test_numpy_policy_gives_the_modules_masked_logits(rllib):
         expected = module.masked_logits(
             {key: torch.as_tensor(value[None]) for key, value in observation.items()}
         )[0].numpy()
-    got = NumpyMaskedPolicy(module).logits(observation["observation"], observation["action_mask"])
+    scaled = ObservationScaler(env.game)(observation["observation"].copy())
+    got = numpy_policy(module).logits(scaled)
     legal = observation["action_mask"].astype(bool)
     np.testing.assert_allclose(got[legal], expected[legal], rtol=1e-5, atol=1e-5)
-    assert np.all(np.isneginf(got[~legal]))
 
 
 @needs_ray
 def test_rllib_agent_plays_its_most_likely_legal_action_and_samples_only_legal_ones(rllib):
-    from cardzoo.training.rllib_agent import NumpyMaskedPolicy, RLlibAgent
+    from cardzoo.agents.policy import ObservationScaler, PolicyAgent
+    from cardzoo.training.rllib.agent import numpy_policy
 
     game, module = _nwi_module()
-    policy = NumpyMaskedPolicy(module)
+    policy = numpy_policy(module)
     rng = np.random.default_rng(0)
     observation = {
         "observation": rng.random(game.observation_size, dtype=np.float32),
         "action_mask": np.zeros(game.num_actions, np.int8),
     }
     observation["action_mask"][[1, 4, 9]] = 1
-    logits = policy.logits(observation["observation"], observation["action_mask"])
-    greedy = RLlibAgent(game, policy, seed=0)
+    logits = policy.logits(ObservationScaler(game)(observation["observation"].copy()))
+    greedy = PolicyAgent(game, policy, seed=0)
     assert greedy.act(observation) == [1, 4, 9][int(np.argmax(logits[[1, 4, 9]]))]
-    sampler = RLlibAgent(game, policy, seed=0, deterministic=False)
+    sampler = PolicyAgent(game, policy, seed=0, deterministic=False)
     assert {sampler.act(observation) for _ in range(200)} == {1, 4, 9}
     observation["action_mask"][:] = 0
     with pytest.raises(ValueError, match="no legal action"):
@@ -260,7 +262,7 @@ def test_rllib_agent_plays_its_most_likely_legal_action_and_samples_only_legal_o
 def test_learner_process_trains_with_one_torch_thread(rllib):
     import torch
 
-    from cardzoo.training.rllib_algorithm import one_torch_thread
+    from cardzoo.training.rllib.algorithm import one_torch_thread
 
     torch.set_num_threads(2)
     with one_torch_thread():
@@ -271,7 +273,7 @@ def test_learner_process_trains_with_one_torch_thread(rllib):
 
 @needs_ray
 def test_turn_based_games_use_the_raw_env_so_an_illegal_action_raises(rllib):
-    from cardzoo.training.rllib_envs import TurnBasedEnv, env_class, env_config
+    from cardzoo.training.rllib.envs import TurnBasedEnv, env_class, env_config
 
     env = TurnBasedEnv(env_config("nobody_wants_it", {"num_players": 2}))
     observations, _ = env.reset(seed=0)
@@ -285,7 +287,7 @@ def test_turn_based_games_use_the_raw_env_so_an_illegal_action_raises(rllib):
 
 @needs_ray
 def test_more_env_runners_than_cores_share_them(rllib):
-    from cardzoo.training.rllib_algorithm import cpus_per_env_runner
+    from cardzoo.training.rllib.algorithm import cpus_per_env_runner
 
     assert cpus_per_env_runner(2, 2) == 1.0
     assert cpus_per_env_runner(2, 0) == 1.0
@@ -294,7 +296,7 @@ def test_more_env_runners_than_cores_share_them(rllib):
 
 @needs_ray
 def test_rollout_length_counts_decisions_per_env_runner(rllib):
-    from cardzoo.training.rllib_algorithm import ppo_config
+    from cardzoo.training.rllib.algorithm import ppo_config
 
     settings = rllib.run_settings(
         "foxy", {"num_players": 3}, env_runners=3, rollout_length=100, envs_per_runner=4
@@ -309,7 +311,7 @@ def test_rollout_length_counts_decisions_per_env_runner(rllib):
 
 @needs_ray
 def test_local_ray_gets_a_token_in_the_environment_not_in_home(rllib, monkeypatch, tmp_path):
-    from cardzoo.training.rllib_algorithm import _provide_auth_token
+    from cardzoo.training.rllib.algorithm import _provide_auth_token
 
     monkeypatch.setenv("HOME", str(tmp_path))
     for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"):
@@ -367,28 +369,49 @@ def test_resume_keeps_the_saved_settings_and_changes_only_resumable_ones(rllib, 
         rllib.resumed_settings(folder, "nobody_wants_it", None, {"policy": "per-seat"})
 
 
-@needs_ray
-def test_load_agent_errors_name_the_problem(rllib, tmp_path):
-    from cardzoo.envs import nobody_wants_it_v0
+def test_rllib_agent_errors_name_the_problem(tmp_path):
+    """rllib:PATH needs no Ray: a run's policies are numpy files beside its checkpoints."""
+    from cardzoo.agents import make_agent
+    from cardzoo.agents.policy import NumpyPolicy, save_policy
+    from cardzoo.envs import load_game
 
-    game = nobody_wants_it_v0.raw_env().game
+    game = load_game("nobody_wants_it")
     with pytest.raises(ValueError, match="does not exist"):
-        rllib.load_agent("nobody_wants_it", str(tmp_path / "missing"), game)
+        make_agent("nobody_wants_it", f"rllib:{tmp_path / 'missing'}", game)
     with pytest.raises(ValueError, match="is not an RLlib run folder of cardzoo"):
-        rllib.load_agent("nobody_wants_it", str(tmp_path), game)
-    folder = _saved_run(rllib, tmp_path)
+        make_agent("nobody_wants_it", f"rllib:{tmp_path}", game)
+    folder = RunFolder(tmp_path / "run")
+    info = _info(1)
+
+    def write_policies(checkpoint):
+        played = load_game(info["game"], **info["params"])
+        layers = [(np.zeros((played.observation_size, played.num_actions), np.float32),
+                   np.arange(played.num_actions, dtype=np.float32), "Identity")]  # fmt: skip
+        (checkpoint / "policies").mkdir()
+        record = {"game": info["game"], "params": played.params(), "module_ids": ["shared"],
+                  "observation_size": played.observation_size,
+                  "num_actions": played.num_actions}  # fmt: skip
+        save_policy(checkpoint / "policies" / "shared.npz", NumpyPolicy(layers), record)
+
+    folder.save_checkpoint(FakeAlgorithm(), info, write_policies)
+    assert (folder.path / "policies" / "shared.npz").is_file()  # the latest, in the run folder
     with pytest.raises(ValueError, match="was trained on nobody_wants_it, not foxy"):
-        rllib.load_agent("foxy", str(folder.path), game)
+        make_agent("foxy", f"rllib:{folder.path}", load_game("foxy"))
     with pytest.raises(ValueError, match=r"has no policy 'player_1'; it has \['shared'\]"):
-        rllib.load_agent("nobody_wants_it", f"{folder.path}@player_1", game)
-    # The fake checkpoint has no network: a damaged checkpoint.
-    with pytest.raises(
-        ValueError, match=r"cannot load the network 'shared' from .*\(damaged or incomplete"
-    ):
-        rllib.load_agent("nobody_wants_it", str(folder.path), game)
-    (folder.latest_checkpoint() / CHECKPOINT_INFO).write_text("{not json")
-    with pytest.raises(ValueError, match="unreadable cardzoo.json"):
-        rllib.load_agent("nobody_wants_it", str(folder.path), game)
+        make_agent("nobody_wants_it", f"rllib:{folder.path}@player_1", game)
+    with pytest.raises(ValueError, match="observations or actions differ"):
+        make_agent("nobody_wants_it", f"rllib:{folder.path}", load_game("nobody_wants_it"))
+    three = load_game("nobody_wants_it", num_players=3)
+    agent = make_agent("nobody_wants_it", f"rllib:{folder.path}", three, seed=0)
+    observation = {"observation": np.zeros(three.observation_size, np.float32),
+                   "action_mask": np.ones(three.num_actions, np.int8)}  # fmt: skip
+    assert agent.act(observation) == three.num_actions - 1  # the largest bias
+    assert agent.name == "rllib:run"
+    checkpoint = folder.latest_checkpoint()
+    assert make_agent("nobody_wants_it", f"rllib:{checkpoint}", three).act(observation) == 15
+    (folder.path / "policies" / "shared.npz").write_bytes(b"damaged")
+    with pytest.raises(ValueError, match="is not a cardzoo policy file"):
+        make_agent("nobody_wants_it", f"rllib:{folder.path}", three)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -399,9 +422,9 @@ def test_load_agent_errors_name_the_problem(rllib, tmp_path):
 @needs_ray
 def test_train_resume_load_and_evaluate_on_local_ray(rllib, tmp_path, monkeypatch):
     from cardzoo.agents import make_agent
+    from cardzoo.agents.policy import PolicyAgent
     from cardzoo.envs import nobody_wants_it_v0
     from cardzoo.evaluation import play_match
-    from cardzoo.training.rllib_agent import RLlibAgent
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # Ray must write nothing there
     for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"):
@@ -428,8 +451,13 @@ def test_train_resume_load_and_evaluate_on_local_ray(rllib, tmp_path, monkeypatc
     assert sorted(path.name for path in out.iterdir()) == [
         "checkpoints",
         "metrics.json",
+        "policies",
         "progress.jsonl",
         "settings.json",
+    ]
+    assert sorted(path.name for path in (out / "policies").iterdir()) == [
+        "player_0.npz",
+        "player_1.npz",
     ]
     folder = RunFolder(out)
     assert [row["iteration"] for row in folder.read_progress()] == [1, 2, 3]
@@ -454,6 +482,6 @@ def test_train_resume_load_and_evaluate_on_local_ray(rllib, tmp_path, monkeypatc
 
     game = nobody_wants_it_v0.raw_env(**params).game
     agent = make_agent("nobody_wants_it", f"rllib:{out}@player_1", game, seed=0)
-    assert isinstance(agent, RLlibAgent) and agent.name == "rllib:nwi@player_1"
+    assert isinstance(agent, PolicyAgent) and agent.name == "rllib:nwi@player_1"
     result = play_match("nobody_wants_it", [f"rllib:{out}", "random"], 4, params=params)
     assert result.truncated == 0 and len(result.games) == 4

@@ -15,7 +15,7 @@ import pytest
 
 import cardzoo  # noqa: F401  (registers the Gymnasium ids)
 from cardzoo.envs import GAMES
-from cardzoo.training.single_agent import MAX_DEALS, SingleAgentEnv, gym_id
+from cardzoo.single_agent import MAX_DEALS, SingleAgentEnv, gym_id
 
 
 @contextlib.contextmanager
@@ -113,7 +113,7 @@ def test_truncation_after_max_cycles():
     env = SingleAgentEnv("henhouse", learner_seat=0, max_cycles=5, num_players=2)
     env.reset(seed=0)
     _, terminated, truncated, _ = play_out(env)
-    assert truncated and not terminated and env._steps == 5
+    assert truncated and not terminated and env.table.steps == 5
 
 
 def test_max_cycles_counts_decisions_in_foxy_too():
@@ -123,7 +123,7 @@ def test_max_cycles_counts_decisions_in_foxy_too():
     _, _, _, first_truncated, _ = env.step(1)
     _, _, terminated, truncated, _ = env.step(1)
     assert (first_truncated, terminated, truncated) == (False, False, True)
-    assert env._steps == 4 and env.state.turned - 1 == 2  # two cards completed
+    assert env.table.steps == 4 and env.state.turned - 1 == 2  # two cards completed
 
 
 def test_changing_the_info_mask_does_not_make_an_action_legal():
@@ -275,7 +275,7 @@ def test_small_max_cycles_deals_again_until_the_learner_decides():
     env = SingleAgentEnv("henhouse", num_players=2, learner_seat=1, max_cycles=1)
     with fails_instead_of_hanging():
         env.reset(seed=0)
-    assert env.state.current_player == 1 and env._steps == 0
+    assert env.state.current_player == 1 and env.table.steps == 0
     _, reward, terminated, truncated, _ = env.step(0)
     assert (reward, terminated, truncated) == (0.0, False, True)
 

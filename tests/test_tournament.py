@@ -10,13 +10,15 @@ from openskill.models import PlackettLuce
 
 from cardzoo.agents.foxy import ForgetfulAgent
 from cardzoo.cli import main
-from cardzoo.evaluation import GameRecord, MatchResult, tournament, wilson_interval
+from cardzoo.evaluation import GameRecord, MatchResult
+from cardzoo.stats import wilson_interval
 from cardzoo.tournament import (
     ORDINAL_SIGMAS,
     LineUp,
     PairRecord,
     _lineup_outcomes,
     seating_patterns,
+    tournament,
 )
 
 NWI_AGENTS = ["random", "hand_shedder", "nwi_dodger"]

@@ -1,4 +1,4 @@
-"""Training: the run folder, loading a policy as an agent, resuming, the vectorised environments.
+"""Training: the run folder, loading a policy as an agent, resuming, the sampling workers.
 
 The learning runs themselves are benchmarks (benchmarks/learning.py); these tests train a few
 thousand steps and check that everything a user relies on works.
@@ -11,20 +11,23 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
+pytest.importorskip("torch")
 import torch  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from cardzoo.agents import make_agent  # noqa: E402
+from cardzoo.agents.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.envs import minus_two_v0, nobody_wants_it_v0  # noqa: E402
 from cardzoo.evaluation import play_match  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
-from cardzoo.training.envs import OpponentMix, TrainingEnv, make_vec_env, parse_mix  # noqa: E402
-from cardzoo.training.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
-from cardzoo.training.vec_env import MultiGameVecEnv  # noqa: E402
+from cardzoo.training.sampler import (  # noqa: E402
+    OpponentMix,
+    Sampler,
+    SamplerWorker,
+    parse_mix,
+    rollout_shapes,
+)
 
 torch.set_num_threads(1)
 
@@ -56,7 +59,7 @@ def finished_run(tmp_path_factory):
 
 def test_a_run_folder_holds_model_metrics_curve_checkpoint_and_logs(finished_run):
     folder = finished_run.run_dir
-    for name in ("model.zip", "checkpoint.zip", "progress.json", "metrics.json", "config.json"):
+    for name in ("policy.npz", "checkpoint.pt", "progress.json", "metrics.json", "config.json"):
         assert (folder / name).is_file(), name
     assert (folder / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
     assert any((folder / "tb").rglob("events.out.tfevents.*"))
@@ -64,7 +67,7 @@ def test_a_run_folder_holds_model_metrics_curve_checkpoint_and_logs(finished_run
     assert metrics["game"] == "nobody_wants_it"
     assert metrics["timesteps"] == 1024
     assert metrics["seed"] == 0
-    assert metrics["versions"]["sb3-contrib"]
+    assert metrics["versions"]["torch"]
     assert metrics["samples_per_second"] > 0
     assert len(metrics["history"]) == 2  # an evaluation every 512 steps
 
@@ -87,14 +90,14 @@ def test_the_report_names_every_line_up_and_the_curve(finished_run):
 
 
 def test_a_finished_run_is_not_overwritten_without_force(finished_run):
-    before = (finished_run.run_dir / "model.zip").read_bytes()
+    before = (finished_run.run_dir / "policy.npz").read_bytes()
     with pytest.raises(ValueError, match="finished run.*--force"):
         train(tiny(), finished_run.run_dir, progress=False)
     with pytest.raises(ValueError, match="finished; nothing to resume"):
         train(tiny(), finished_run.run_dir, resume=True, progress=False)
     with pytest.raises(ValueError, match="other settings"):
         train(tiny(seed=3, timesteps=2048), finished_run.run_dir, resume=True, progress=False)
-    assert (finished_run.run_dir / "model.zip").read_bytes() == before
+    assert (finished_run.run_dir / "policy.npz").read_bytes() == before
 
 
 def test_a_finished_run_can_be_extended_and_evaluated_on_more_games(tmp_path):
@@ -198,7 +201,7 @@ def test_a_game_without_decisions_cannot_be_trained(tmp_path):
 
 def test_a_run_folder_and_its_model_file_load_as_agents(finished_run):
     game = nobody_wants_it_v0.raw_env().game
-    for path in (finished_run.run_dir, finished_run.run_dir / "model.zip"):
+    for path in (finished_run.run_dir, finished_run.run_dir / "policy.npz"):
         agent = make_agent("nobody_wants_it", f"ppo:{path}", game, seed=0)
         assert isinstance(agent, PolicyAgent)
     result = play_match(
@@ -247,16 +250,22 @@ def test_a_missing_or_corrupt_model_is_a_clear_error(tmp_path):
 
 
 def test_the_numpy_policy_acts_as_the_torch_policy(finished_run):
-    model = MaskablePPO.load(finished_run.run_dir / "model.zip", device="cpu")
-    policy = NumpyPolicy.from_sb3(model.policy)
+    import torch
+
+    from cardzoo.training.learner import Learner
+
+    game = nobody_wants_it_v0.raw_env().game
+    learner = Learner(game.observation_size, game.num_actions, (16,), 3e-4, seed=1)
+    learner.load_state(torch.load(finished_run.run_dir / "checkpoint.pt", weights_only=True))
+    policy = learner.numpy_policy()
     rng = np.random.default_rng(0)
-    size = model.observation_space.shape[0]
-    for _ in range(50):
-        observation = rng.random(size, dtype=np.float32)
-        mask = rng.random(model.action_space.n) < 0.5
-        mask[rng.integers(mask.size)] = True
-        expected, _ = model.predict(observation, action_masks=mask, deterministic=True)
-        assert policy.act(observation, mask) == int(expected)
+    inputs = rng.random((50, game.observation_size), dtype=np.float32)
+    masks = rng.random((50, game.num_actions)) < 0.5
+    masks[np.arange(50), rng.integers(game.num_actions, size=50)] = True
+    with torch.no_grad():
+        expected = learner.network.masked_logits(torch.from_numpy(inputs), torch.from_numpy(masks))
+    for row in range(50):
+        assert policy.act(inputs[row], masks[row]) == int(expected[row].argmax())
 
 
 # --- the training environments ----------------------------------------------------------------
@@ -274,53 +283,69 @@ def test_observations_are_scaled_to_a_fixed_range():
     assert scaled[totals][1] == pytest.approx(-np.log1p(40))
 
 
+def _sampler(game: str, mix: str, params: dict, reward: str = "win", scale: float = 0.0, **kw):
+    options = {"num_games": 1, "frame_stack": 1, "gamma": 0.99, "gae_lambda": 0.95, "seed": 3}
+    options.update(kw)
+    opponents = OpponentMix(game, parse_mix(game, mix), options["frame_stack"])
+    return Sampler(game, params, opponents, reward=reward, points_scale=scale, **options)
+
+
+def _uniform(sampler: Sampler) -> tuple[NumpyPolicy, NumpyPolicy]:
+    size, actions = sampler.input_size, sampler.game.num_actions
+    zero = np.zeros((size, actions), np.float32)
+    policy = NumpyPolicy([(zero, np.zeros(actions, np.float32), "Identity")])
+    value = NumpyPolicy([(np.zeros((size, 1), np.float32), np.zeros(1, np.float32), "Identity")])
+    return policy, value
+
+
+def _collect(sampler: Sampler, n_steps: int) -> dict[str, np.ndarray]:
+    shapes = rollout_shapes(
+        n_steps * len(sampler.tables), sampler.input_size, sampler.game.num_actions
+    )
+    out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
+    sampler.collect(*_uniform(sampler), n_steps, out)
+    return out
+
+
 def test_win_plus_points_reward_is_scaled_points_and_the_result():
-    mix = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "random"))
-    env = TrainingEnv("nobody_wants_it", mix, {"reward": "points"}, "win+points", 0.1)
-    env.reset(seed=3)
-    total, done, rng = 0.0, False, np.random.default_rng(0)
-    while not done:
-        legal = np.flatnonzero(env.action_masks())
-        _, reward, terminated, truncated, _ = env.step(int(rng.choice(legal)))
-        total += reward
-        done = terminated or truncated
-    inner = env.unwrapped
-    points = -float(inner.game.scores(inner.state)[inner.seat])
-    result = 1.0 if inner.game.winners(inner.state)[inner.seat] else -1.0
-    assert total == pytest.approx(0.1 * points + result)
+    sampler = _sampler("nobody_wants_it", "random", {"reward": "points"}, "win+points", 0.1)
+    out = _collect(sampler, 200)
+    end = int(np.flatnonzero(out["dones"])[0])
+    _, seat, scores, won = sampler.finished[0]
+    total = float(out["rewards"][: end + 1].sum())
+    assert total == pytest.approx(0.1 * -float(scores[seat]) + (1.0 if won else -1.0), abs=1e-5)
 
 
 def test_win_plus_score_gives_foxy_its_points_card_by_card_and_the_result():
-    mix = OpponentMix("foxy", parse_mix("foxy", "perfect_memory"))
-    env = TrainingEnv("foxy", mix, {"num_players": 2}, "win+score", 0.01, score_sign=1)
-    env.reset(seed=5)
-    rewards, done, rng = [], False, np.random.default_rng(0)
-    while not done:
-        legal = np.flatnonzero(env.action_masks())
-        _, reward, terminated, truncated, _ = env.step(int(rng.choice(legal[:10])))
-        rewards.append(reward)
-        done = terminated or truncated
-    inner = env.unwrapped
-    result = 1.0 if inner.game.winners(inner.state)[inner.seat] else -1.0
-    final_points = float(inner.game.scores(inner.state)[inner.seat])
-    assert sum(rewards) == pytest.approx(0.01 * final_points + result)
-    assert sum(r != 0 for r in rewards[:-1]) > 0  # points arrive before the end
+    sampler = _sampler("foxy", "perfect_memory", {"num_players": 2}, "win+score", 0.01)
+    out = _collect(sampler, 40)
+    end = int(np.flatnonzero(out["dones"])[0])
+    _, seat, scores, won = sampler.finished[0]
+    rewards = out["rewards"][: end + 1]
+    assert float(rewards.sum()) == pytest.approx(0.01 * float(scores[seat]) + (1 if won else -1))
+    assert (rewards[:-1] != 0).sum() > 0  # points arrive before the end
 
 
 def test_frame_stack_keeps_the_last_observations_oldest_first():
-    mix = OpponentMix("foxy", parse_mix("foxy", "random"))
-    env = TrainingEnv("foxy", mix, {"num_players": 2, "memory": "none"}, frame_stack=3)
-    first, _ = env.reset(seed=0)
+    sampler = _sampler("foxy", "random", {"num_players": 2, "memory": "none"}, frame_stack=3)
+    out = _collect(sampler, 2)
+    first, second = out["inputs"][0], out["inputs"][1]
     size = first.shape[0] // 3
     assert not first[: 2 * size].any()  # nothing seen before the first card
-    second, *_ = env.step(int(np.flatnonzero(env.action_masks())[0]))
     np.testing.assert_array_equal(second[size : 2 * size], first[2 * size :])
+
+
+def test_the_learner_never_plays_an_illegal_action():
+    sampler = _sampler("believe_it_or_not", "bluffer", {"variant": "quick"}, num_games=8)
+    out = _collect(sampler, 100)
+    assert out["masks"][np.arange(800), out["actions"]].all()
 
 
 def test_the_self_entry_is_skipped_until_the_pool_has_a_policy():
     game = nobody_wants_it_v0.raw_env().game
     mix = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "self:0.9,random:0.1"))
-    assert {mix(game, seed).name for seed in range(20)} == {"random"}
+    rng = np.random.default_rng(0)
+    assert {mix.draw(game, 0, seat, rng).name for seat in range(20)} == {"random"}
     layers = [
         (
             np.zeros((game.observation_size, game.num_actions), np.float32),
@@ -329,7 +354,7 @@ def test_the_self_entry_is_skipped_until_the_pool_has_a_policy():
         )
     ]
     mix.pool = [NumpyPolicy(layers)]
-    names = {type(mix(game, seed)).__name__ for seed in range(40)}
+    names = {type(mix.draw(game, 0, seat % 3, rng)).__name__ for seat in range(40)}
     assert names == {"PolicyAgent", "RandomAgent"}
 
 
@@ -338,39 +363,40 @@ def test_mix_weights_are_normalised_and_spaces_allowed():
         "random": 0.25,
         "nwi_dodger": 0.75,
     }
+    assert parse_mix("nobody_wants_it", "ppo:runs/x:1,random") == {"ppo:runs/x": 0.5, "random": 0.5}
 
 
-def _training_env(index: int):
-    mix = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "random,nwi_dodger"))
-    return TrainingEnv("nobody_wants_it", mix, {})
-
-
-def test_games_in_worker_processes_play_exactly_as_in_this_process():
-    inside = make_vec_env(_training_env, 4, seed=7, processes=1)
-    workers = make_vec_env(_training_env, 4, seed=7, processes=2)
-    assert isinstance(inside.venv, DummyVecEnv) and isinstance(workers.venv, MultiGameVecEnv)
+def test_a_worker_process_plays_exactly_as_this_process():
+    arguments = dict(game_name="nobody_wants_it", params={}, num_games=4, reward="win",
+                     points_scale=0.0, frame_stack=1, gamma=0.99, gae_lambda=0.95,
+                     seed=7)  # fmt: skip
+    mix = parse_mix("nobody_wants_it", "random,nwi_dodger")
+    inside = Sampler(mix=OpponentMix("nobody_wants_it", mix), **arguments)
+    worker = SamplerWorker({**arguments, "mix": mix}, 30, inside.game.num_actions)
     try:
-        np.testing.assert_array_equal(inside.reset(), workers.reset())
-        rng = np.random.default_rng(1)
-        for _ in range(300):
-            masks = np.stack(inside.env_method("action_masks"))
-            np.testing.assert_array_equal(masks, np.stack(workers.env_method("action_masks")))
-            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-            a, b = inside.step(actions), workers.step(actions)
-            for left, right in zip(a[:3], b[:3]):
-                np.testing.assert_array_equal(left, right)
-        # the cached masks are the environments' own
-        assert np.array_equal(
-            np.stack(workers.env_method("action_masks")),
-            np.stack(workers.venv.env_method("action_masks")),
-        )
-        assert workers.get_attr("reward_mode") == ["win"] * 4
+        expected = _collect(inside, 30)
+        policy, value = _uniform(inside)
+        got = worker.wait(worker.start(policy, value, None))
+        for name, array in expected.items():
+            np.testing.assert_array_equal(getattr(got, name), array, err_msg=name)
     finally:
-        inside.close()
-        workers.close()
+        worker.close()
 
 
-def test_a_run_with_worker_processes_trains(tmp_path):
+def test_a_worker_that_dies_ends_training_with_a_clear_error():
+    arguments = dict(game_name="nobody_wants_it", params={}, num_games=2, reward="win",
+                     points_scale=0.0, frame_stack=1, gamma=0.99, gae_lambda=0.95, seed=7,
+                     mix={"random": 1.0})  # fmt: skip
+    worker = SamplerWorker(arguments, 8, 16)
+    try:
+        worker.process.kill()
+        with pytest.raises(RuntimeError, match=r"the sampling worker \(pid \d+\) died"):
+            worker.wait(0)
+    finally:
+        worker.close()
+
+
+def test_a_run_with_two_sampling_processes_trains(tmp_path):
     result = train(
         tiny(timesteps=512, processes=2, final_eval_games=4), tmp_path / "r", progress=False
     )
@@ -431,19 +457,17 @@ def test_cardzoo_train_bad_arguments_are_one_line(argv, option, capsys, tmp_path
     assert len(err) == 1 and err[0].startswith("cardzoo: error:") and option in err[0]
 
 
-def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run, monkeypatch):
+def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run):
     import gymnasium
 
-    from cardzoo.training import policy
+    from cardzoo.agents import policy
 
-    loads = []
-    real = policy.load_numpy_policy
-    monkeypatch.setattr(
-        policy, "load_numpy_policy", lambda *a, **k: loads.append(1) or real(*a, **k)
-    )
+    policy._read_policy.cache_clear()
     env = gymnasium.make(
         "cardzoo/NobodyWantsIt-v0", opponents=f"ppo:{finished_run.run_dir}", num_players=4
     )
     for seed in range(3):
         env.reset(seed=seed)
-    assert len(loads) == 3  # one per opponent seat, for all three episodes
+    # three opponent seats in three episodes: nine agents, one read of the policy file
+    assert policy._read_policy.cache_info().misses == 1
+    assert policy._read_policy.cache_info().hits == 8

@@ -54,10 +54,38 @@ from cardzoo.envs.believe_it_or_not.rules import (
     TURN_CARD,
 )
 
+#: the observation fields the agents read
+_FIELDS_READ = (
+    "decision",
+    "declared",
+    "last_size",
+    "hand",
+    "own_table_cards",
+    "building",
+    "out_of_game",
+    "peeked_position",
+    "peeked_card",
+)
+
+
+def _first_max(values: list[float]) -> int:
+    """Index of the first largest value (``np.argmax`` of a short list, without numpy)."""
+    return values.index(max(values))
+
+
+def _draw(rng: np.random.Generator, values: list[int]) -> int:
+    """``int(rng.choice(values))`` for a list: the same single draw, ``rng.integers(0, n)``,
+    without choice()'s argument handling (a test checks that both give the same values)."""
+    return values[int(rng.integers(len(values)))]
+
 
 class BelieveItOrNotAgent(Agent):
     """Shared reading of the observation and the step-by-step building of a planned placement.
-    Subclasses choose the lead, the response and the cards of a placement."""
+    Subclasses choose the lead, the response and the cards of a placement.
+
+    The fields are read into lists of Python numbers once per decision (``view``): on arrays
+    this short numpy's per-call cost dwarfs the work, and the values are small counts and
+    one-hot flags, exact as floats."""
 
     #: the weight of "P tells the truth" in the estimate of a claim
     honesty = 0.5
@@ -69,37 +97,48 @@ class BelieveItOrNotAgent(Agent):
         self.loses_with_elephant = game.variant == "standard"
         self.num_species = game.num_species
         self.composition = game.composition
+        self._num_cards = game.num_cards
+        layout = game.observation_layout
+        self._parts = [(name, layout[name]) for name in _FIELDS_READ]
+        self._decision, self._building = layout["decision"], layout["building"]
         self._plan: list[int] = []
 
     def reset(self) -> None:
         self._plan = []
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        view = self.fields(observation)
+        values = observation["observation"].tolist()
         mask = observation["action_mask"]
-        decision = int(np.argmax(view["decision"]))
+        decision = _first_max(values[self._decision])
+        if decision == BUILD:  # the most frequent decision needs one field
+            action = self._next_card(values[self._building], mask)
+        else:
+            action = self._decide(
+                decision, {name: values[part] for name, part in self._parts}, mask
+            )
+        if not mask[action]:  # a plan that no longer fits: any legal move rather than an error
+            action = int(np.flatnonzero(mask)[0])
+        return action
+
+    def _decide(self, decision: int, view: dict[str, list[float]], mask) -> int:
+        """The action of every decision but adding a card to a placement."""
         if decision == LEAD:
             species, plan = self.plan_lead(view)
             self._plan = self._shuffled(plan)
-            action = DECLARE + species
-        elif decision == BUILD:
-            action = self._next_card(view, mask)
-        elif decision == CHOOSE_TURN:
-            action = TURN_CARD + self.card_to_turn(view)
-        elif decision == CHOOSE_PEEK:
-            action = PEEK_AT + int(self.rng.integers(view["last_size"][0]))
-        else:
-            action = self.respond(view, mask)
-            if action == BELIEVE:
-                self._plan = self._shuffled(self.plan_believe(view))
-        if not mask[action]:  # a plan that no longer fits: any legal move rather than an error
-            action = int(np.flatnonzero(mask)[0])
+            return DECLARE + species
+        if decision == CHOOSE_TURN:
+            return TURN_CARD + self.card_to_turn(view)
+        if decision == CHOOSE_PEEK:
+            return PEEK_AT + int(self.rng.integers(int(view["last_size"][0])))
+        action = self.respond(view, mask)
+        if action == BELIEVE:
+            self._plan = self._shuffled(self.plan_believe(view))
         return action
 
     # --- what the agent knows --------------------------------------------------------------
 
     def declared(self, view) -> int:
-        return int(np.argmax(view["declared"]))
+        return _first_max(view["declared"])
 
     def unseen_copies(self, view, species: int) -> int:
         """Copies of ``species`` the agent cannot see (in other hands or face down)."""
@@ -108,14 +147,14 @@ class BelieveItOrNotAgent(Agent):
         return max(0, SET_SIZE - int(known))
 
     def unseen_cards(self, view) -> int:
-        known = view["hand"].sum() + view["own_table_cards"].sum() + view["out_of_game"].sum()
-        return max(1, int(self.composition.sum() - known - view["building"].sum()))
+        known = sum(view["hand"]) + sum(view["own_table_cards"]) + sum(view["out_of_game"])
+        return max(1, int(self._num_cards - known - sum(view["building"])))
 
     def peeked(self, view) -> tuple[int, int] | None:
         """(position, card type) of the peeked card of P's last placement, if any."""
-        if not view["peeked_position"].any():
+        if not any(view["peeked_position"]):
             return None
-        return int(np.argmax(view["peeked_position"])), int(np.argmax(view["peeked_card"]))
+        return _first_max(view["peeked_position"]), _first_max(view["peeked_card"])
 
     def chance_claim_true(self, view) -> float:
         """Estimated chance that the card the agent would turn shows the declared species."""
@@ -142,16 +181,19 @@ class BelieveItOrNotAgent(Agent):
             if card != self.declared(view) or len(positions) == 1:
                 return position
             positions.remove(position)
-        return int(self.rng.choice(positions))
+        return _draw(self.rng, positions)
 
     def _shuffled(self, cards: list[int]) -> list[int]:
         """Cards in a random order: where a bluff lies in a placement tells nothing."""
+        if len(cards) < 2:
+            return list(cards)  # as permutation() returns it, and it draws nothing then
         return [cards[i] for i in self.rng.permutation(len(cards))]
 
     # --- building a placement ---------------------------------------------------------------
 
-    def _next_card(self, view, mask) -> int:
-        chosen = int(view["building"].sum())
+    def _next_card(self, building: list[float], mask) -> int:
+        """The next planned card that may be added (``building``: the placement so far)."""
+        chosen = int(sum(building))
         while self._plan and chosen < MAX_PLACEMENT:
             card = self._plan.pop(0)
             if mask[ADD_CARD + card]:
@@ -177,13 +219,14 @@ class BelieveItOrNotAgent(Agent):
         return spares
 
     def most_held_species(self, view) -> int:
-        hand = view["hand"][: self.num_species].astype(float)
-        if hand.max() > 0:
-            best = np.flatnonzero(hand == hand.max())
+        hand = view["hand"][: self.num_species]
+        most = max(hand)
+        if most > 0:
+            best = [s for s, count in enumerate(hand) if count == most]
         else:  # no animal in hand: claim the species with the most copies still around
             unseen = [self.unseen_copies(view, s) for s in range(self.num_species)]
-            best = np.flatnonzero(np.array(unseen) == max(unseen))
-        return int(self.rng.choice(best))
+            best = [s for s, count in enumerate(unseen) if count == max(unseen)]
+        return _draw(self.rng, best)
 
     def any_card(self, view) -> list[int]:
         """One card to part with when nothing better is at hand."""

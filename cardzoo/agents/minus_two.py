@@ -20,6 +20,8 @@ action when a position repeats exactly within a game; see :class:`_LoopBreaker`.
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from cardzoo.agents.base import Agent
@@ -31,58 +33,115 @@ from cardzoo.envs.minus_two.rules import (
     TAKE_PILE,
 )
 
+# The card type and the number of cards of each play action (two sources: hand, face up).
+_CARD_OF_PLAY = [(action % ACTIONS_PER_SOURCE) // 12 for action in range(BLIND)]
+_COUNT_OF_PLAY = [action % 12 + 1 for action in range(BLIND)]
+
+
+class _Layout:
+    """Where the fields the agents read lie in the observation vector of one table size: the
+    three size fields, then the totals, then the pile's limit and size, read as one slice."""
+
+    def __init__(self, layout: dict[str, slice], num_players: int):
+        self.num_players = num_players
+        self.table = slice(layout["hand_sizes"].start, layout["pile_size"].stop)
+        # offsets inside that slice
+        self.limit = layout["pile_limit"].start - self.table.start
+        self.pile_size = layout["pile_size"].start - self.table.start
+        if layout["face_down_sizes"].stop != layout["hand_sizes"].start + 3 * num_players:
+            raise ValueError("minus_two agents: unexpected observation layout")
+
+
+def _first_max(values: list[int]) -> int:
+    """Index of the first largest value (``np.argmax`` without numpy)."""
+    return values.index(max(values))
+
 
 class _Choices:
     """The legal actions of one decision, sorted into kinds, and the table as this seat sees it
-    (seats relative: 0 is me, 1 my left neighbour, who plays after me)."""
+    (seats relative: 0 is me, 1 my left neighbour, who plays after me).
 
-    def __init__(self, fields: dict[str, np.ndarray], mask: np.ndarray):
-        legal = np.flatnonzero(mask)
-        plays = legal[legal < BLIND]
-        self.cards = (plays % ACTIONS_PER_SOURCE) // 12
-        self.counts = plays % 12 + 1
-        self.plays = plays
-        self.blind = legal[(legal >= BLIND) & (legal < TAKE_PILE)]
+    Everything is read into Python numbers once: the legal actions are few, and numpy's
+    per-call cost on arrays this short dwarfs the work (the observed values are small integer
+    counts, exact as floats)."""
+
+    def __init__(self, layout: _Layout, vector: np.ndarray, mask: np.ndarray):
+        legal = mask.nonzero()[0].tolist()
+        first_blind = bisect.bisect_left(legal, BLIND)
+        self.plays = plays = legal[:first_blind]
+        self.cards = [_CARD_OF_PLAY[play] for play in plays]
+        self.counts = [_COUNT_OF_PLAY[play] for play in plays]
+        self.blind = [action for action in legal[first_blind:] if action < TAKE_PILE]
         self.can_take = bool(mask[TAKE_PILE])
-        self.limit = int(fields["pile_limit"][0])
-        self.pile_size = int(fields["pile_size"][0])
-        held = fields["hand_sizes"] + fields["face_up_sizes"] + fields["face_down_sizes"]
-        self.held = held.astype(int)  # cards each seat holds in all
+        self._table = table = vector[layout.table].tolist()
+        self.limit = int(table[layout.limit])
+        self.pile_size = int(table[layout.pile_size])
+        self.num_players = layout.num_players
 
-    def first(self, which: np.ndarray) -> int | None:
-        return int(self.plays[which][0]) if which.any() else None
+    def held(self, seat: int) -> int:
+        """Cards ``seat`` holds in all: hand, face up and face down."""
+        table, n = self._table, self.num_players
+        return int(table[seat] + table[n + seat] + table[2 * n + seat])
+
+    def first(self, which: list[bool]) -> int | None:
+        """The first play for which ``which`` holds, if any."""
+        for play, selected in zip(self.plays, which):
+            if selected:
+                return play
+        return None
+
+    def most_copies(self, which: list[bool]) -> int | None:
+        """Among the plays for which ``which`` holds, the first with the most cards."""
+        candidates = [i for i, selected in enumerate(which) if selected]
+        if not candidates:
+            return None
+        counts = [self.counts[i] for i in candidates]
+        return self.plays[candidates[_first_max(counts)]]
 
     def going_out(self) -> int | None:
         """A play of every card I hold (numbers, >>> or my last -2), if legal."""
-        return self.first(self.counts == self.held[0])
+        held = self.held(0)
+        for play, count in zip(self.plays, self.counts):
+            if count == held:
+                return play
+        return None
 
     def highest_number(self) -> int | None:
         """The highest number that fits, every copy of it."""
-        numbers = self.cards < MINUS_TWO
-        if not numbers.any():
+        best = max((card for card in self.cards if card < MINUS_TWO), default=None)
+        if best is None:
             return None
-        best = self.cards[numbers].max()
-        which = numbers & (self.cards == best)
-        return int(self.plays[which][np.argmax(self.counts[which])])
+        chosen, most = None, 0  # the first play of the most copies of ``best``
+        for play, card, count in zip(self.plays, self.cards, self.counts):
+            if card == best and count > most:
+                chosen, most = play, count
+        return chosen
 
     def safe_minus_two(self) -> int | None:
         """One -2, if it leaves the limit at 1 or more (so the pile stays off my hand)."""
         if not self.pile_size or self.limit < 3:
             return None
-        return self.first((self.cards == MINUS_TWO) & (self.counts == 1))
+        return self.first(
+            [card == MINUS_TWO and count == 1 for card, count in zip(self.cards, self.counts)]
+        )
 
     def lowest_limit_minus_two(self) -> int | None:
         """As many -2 as keep the limit at 1 or more: the lowest limit I can leave."""
         if not self.pile_size:
             return None
-        which = (self.cards == MINUS_TWO) & (self.limit - 2 * self.counts >= 1)
-        if not which.any():
-            return None
-        return int(self.plays[which][np.argmax(self.counts[which])])
+        limit = self.limit
+        return self.most_copies(
+            [
+                card == MINUS_TWO and limit - 2 * count >= 1
+                for card, count in zip(self.cards, self.counts)
+            ]
+        )
 
     def clear(self) -> int | None:
         """One >>>, if legal."""
-        return self.first((self.cards == CLEAR) & (self.counts == 1))
+        return self.first(
+            [card == CLEAR and count == 1 for card, count in zip(self.cards, self.counts)]
+        )
 
     def when_no_number_fits(self) -> int:
         """A -2 that keeps the pile off my hand; else >>> (it clears the pile, or leads when I
@@ -92,7 +151,7 @@ class _Choices:
                 return choice
         if self.can_take:
             return TAKE_PILE
-        return int(self.plays[np.argmin(self.counts)])
+        return self.plays[self.counts.index(min(self.counts))]
 
 
 class _LoopBreaker(Agent):
@@ -105,6 +164,7 @@ class _LoopBreaker(Agent):
 
     def __init__(self, game, seed: int | None = None):
         super().__init__(game, seed)
+        self._layout = _Layout(game.observation_layout, game.num_players)
         self._seen: set[bytes] = set()
 
     def reset(self) -> None:
@@ -119,7 +179,7 @@ class _LoopBreaker(Agent):
         if len(self._seen) >= self.max_remembered:
             self._seen.clear()
         self._seen.add(key)
-        return self.choose(_Choices(self.fields(observation), mask))
+        return self.choose(_Choices(self._layout, observation["observation"], mask))
 
     def choose(self, choices: _Choices) -> int:
         raise NotImplementedError
@@ -131,8 +191,8 @@ class HighCards(_LoopBreaker):
     name = "high_cards"
 
     def choose(self, choices: _Choices) -> int:
-        if choices.blind.size:
-            return int(choices.blind[0])  # unseen cards: any position is as good
+        if choices.blind:
+            return choices.blind[0]  # unseen cards: any position is as good
         out = choices.going_out()
         if out is not None:
             return out
@@ -152,12 +212,12 @@ class Attacker(_LoopBreaker):
     threat = 3  # cards or fewer left to the neighbour: attack
 
     def choose(self, choices: _Choices) -> int:
-        if choices.blind.size:
-            return int(choices.blind[0])
+        if choices.blind:
+            return choices.blind[0]
         out = choices.going_out()
         if out is not None:
             return out
-        if choices.pile_size and choices.held[1 % choices.held.size] <= self.threat:
+        if choices.pile_size and choices.held(1 % choices.num_players) <= self.threat:
             attack = choices.lowest_limit_minus_two()
             if attack is not None:
                 return attack

@@ -40,48 +40,98 @@ from cardzoo.envs.nobody_wants_it.rules import (
 )
 
 
+class _Layout:
+    """Where each field the agents read starts in the observation vector of one table size
+    (built once per agent, so a decision only slices a list)."""
+
+    def __init__(self, layout: dict[str, slice], num_players: int):
+        self.num_players = num_players
+        self.hand = layout["hand"]
+        self.hand_sizes = layout["hand_sizes"]
+        self.discard_top = layout["discard_top"]
+        self.discard_counts = layout["discard_counts"]
+        self.round = layout["round"]
+        self.decision = layout["decision"]
+        start = layout["nwi_position"].start
+        # nwi_blocks[s]: the one-hot block of species s (index 0: on its pile, 1 + seat: held).
+        self.nwi_blocks = [
+            slice(start + s * (num_players + 1), start + (s + 1) * (num_players + 1))
+            for s in range(NUM_SPECIES)
+        ]
+
+
+def _first_max(values: list[float]) -> int:
+    """Index of the first largest value (``np.argmax`` of a short list, without numpy)."""
+    return values.index(max(values))
+
+
 class _Table:
-    """The observation of one decision, read into named values (seats relative: 0 is me)."""
+    """The observation of one decision, read into named values (seats relative: 0 is me).
 
-    def __init__(self, fields: dict[str, np.ndarray], mask: np.ndarray):
-        self.mask = mask
-        self.hand = fields["hand"].astype(int)
-        self.hand_sizes = fields["hand_sizes"].astype(int)
-        self.num_players = self.hand_sizes.size
-        self.discard_counts = fields["discard_counts"].astype(int)
-        self.discard_top = (
-            int(np.argmax(fields["discard_top"])) if fields["discard_top"].any() else -1
-        )
-        self.decision = int(np.argmax(fields["decision"]))
-        self.round_number = int(np.argmax(fields["round"])) + 1
-        # nwi_seat[s]: relative seat holding the NWI card of species s, or -1 while on its pile.
-        blocks = fields["nwi_position"].reshape(NUM_SPECIES, self.num_players + 1)
-        self.nwi_seat = np.argmax(blocks, axis=1) - 1
+    The vector is read once into Python numbers: on arrays this short, numpy's per-call cost
+    dwarfs the arithmetic (the values are small integer counts and one-hot flags, exact as
+    floats, so the decisions are those of reading them with numpy). Fields only some decisions
+    need are read when asked for."""
 
-    def nwi_destination(self, species: int) -> int:
-        """Where a pair of ``species`` played by me sends its NWI card (relative seat)."""
-        holder = self.nwi_seat[species]
+    def __init__(self, layout: _Layout, vector: np.ndarray, mask: np.ndarray):
+        self._layout = layout
+        self._values = values = vector.tolist()
+        self.mask = mask.tolist()
+        self.hand = [int(v) for v in values[layout.hand]]
+        self.size = sum(self.hand)  # cards in my hand
+        self.num_players = layout.num_players
+        self.decision = _first_max(values[layout.decision])
+
+    def hand_size(self, seat: int) -> int:
+        return int(self._values[self._layout.hand_sizes.start + seat])
+
+    def discard_top(self) -> int:
+        """The species on top of the discard pile, -1 if it is empty."""
+        top = self._values[self._layout.discard_top]
+        return _first_max(top) if any(top) else -1
+
+    def round_number(self) -> int:
+        return _first_max(self._values[self._layout.round]) + 1
+
+    def nwi_seat(self, species: int) -> int:
+        """Relative seat holding the NWI card of ``species``, or -1 while on its pile."""
+        return _first_max(self._values[self._layout.nwi_blocks[species]]) - 1
+
+    def nwi_destination(self, holder: int) -> int:
+        """Where a pair played by me sends its NWI card, now at ``holder`` (relative seat)."""
         return 1 % self.num_players if holder < 0 else (holder + 1) % self.num_players
 
     def chance_of_a_pair(self, seat: int, species: int, extra_seen: int = 0) -> float:
         """Rough chance that the player at ``seat`` holds two or more of ``species``: their cards
         are drawn from everything I have not seen (the draw pile and the other hands)."""
-        unseen_total = NUM_CARDS - self.discard_counts.sum() - self.hand.sum()
-        unseen = CARDS_PER_SPECIES - self.discard_counts[species] - self.hand[species] - extra_seen
+        discard_counts = [int(v) for v in self._values[self._layout.discard_counts]]
+        unseen_total = NUM_CARDS - sum(discard_counts) - self.size
+        unseen = CARDS_PER_SPECIES - discard_counts[species] - self.hand[species] - extra_seen
         if unseen_total <= 0 or unseen <= 1:
             return 0.0
         share = min(1.0, unseen / unseen_total)
-        cards = self.hand_sizes[seat]
+        cards = self.hand_size(seat)
         none = (1 - share) ** cards
         one = cards * share * (1 - share) ** (cards - 1)
         return max(0.0, 1.0 - none - one)
 
 
-def _legal(mask: np.ndarray, action: int) -> bool:
+def _legal(mask: list[int], action: int) -> bool:
     return bool(mask[action])
 
 
-class HandShedder(Agent):
+class _NobodyWantsItAgent(Agent):
+    """Reads each observation through the layout of its table size."""
+
+    def __init__(self, game, seed: int | None = None):
+        super().__init__(game, seed)
+        self._layout = _Layout(game.observation_layout, game.num_players)
+
+    def table(self, observation: dict[str, np.ndarray]) -> _Table:
+        return _Table(self._layout, observation["observation"], observation["action_mask"])
+
+
+class HandShedder(_NobodyWantsItAgent):
     """Minimises its hand: pairs, then singles that keep pairs, never a pass it can avoid."""
 
     name = "hand_shedder"
@@ -90,7 +140,7 @@ class HandShedder(Agent):
     GIFT_ORDER = (COW, SHEEP, HORSE, PIG)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        table = _Table(self.fields(observation), observation["action_mask"])
+        table = self.table(observation)
         if table.decision == TURN:
             return self._turn(table)
         if _legal(table.mask, PIG_TAKE_PIG):
@@ -110,7 +160,7 @@ class HandShedder(Agent):
         return PASS_TAKE_DRAW
 
 
-def _least_useful(hand: np.ndarray, order: tuple[int, ...]) -> int:
+def _least_useful(hand: list[int], order: tuple[int, ...]) -> int:
     """The species to give away: a card without a partner first, in ``order``; else any."""
     for species in order:
         if hand[species] % 2 == 1:
@@ -118,7 +168,7 @@ def _least_useful(hand: np.ndarray, order: tuple[int, ...]) -> int:
     return next(species for species in order if hand[species] > 0)
 
 
-class NwiDodger(Agent):
+class NwiDodger(_NobodyWantsItAgent):
     """Sheds like :class:`HandShedder` but chooses its pairs by where their NWI cards land, and
     keeps its pigs to attack a left neighbour close to going out."""
 
@@ -133,23 +183,23 @@ class NwiDodger(Agent):
     RETURN_RISK_COST = 0.3
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        table = _Table(self.fields(observation), observation["action_mask"])
+        table = self.table(observation)
         if table.decision == TURN:
-            legal = np.flatnonzero(table.mask)
-            return int(max(legal, key=lambda action: (self._value(table, action), -action)))
+            legal = [action for action, allowed in enumerate(table.mask) if allowed]
+            return max(legal, key=lambda action: (self._value(table, action), -action))
         if _legal(table.mask, PIG_TAKE_PIG):
             return PIG_TAKE_PIG if table.hand[PIG] % 2 == 1 else PIG_TAKE_DRAW
         return HORSE_GIVE + self._gift(table)
 
     def _value(self, table: _Table, action: int) -> float:
         """How good ``action`` is, in cards shed (a pair 2, a single 1, a pass -1) plus bonuses."""
-        hand, size = table.hand, int(table.hand.sum())
+        hand, size = table.hand, table.size
         if PLAY_PAIR <= action < PASS_TAKE_DRAW:
             return self._pair_value(table, action - PLAY_PAIR, closes=size == 2)
         if action == PASS_TAKE_DRAW:
             return -1.0
         if action == PASS_TAKE_DISCARD:
-            top = table.discard_top
+            top = table.discard_top()
             return -1.0 + (0.3 if hand[top] % 2 == 1 and top != COW else -0.1)
         species = action - PLAY_ONE
         if species == COW:
@@ -158,16 +208,17 @@ class NwiDodger(Agent):
         if hand[species] % 2 == 0:
             value -= 0.5  # breaks a pair
         if species == PIG:
-            left_size = table.hand_sizes[1 % table.num_players]
+            left_size = table.hand_size(1 % table.num_players)
             value += 0.6 if left_size <= 3 else -0.2  # save pigs for a neighbour about to go out
         return value
 
     def _pair_value(self, table: _Table, species: int, closes: bool) -> float:
         value = 2.0 + (self.CLOSING_BONUS if closes else 0.0)
-        points = table.round_number
-        if table.nwi_seat[species] == 0:
+        points = table.round_number()
+        holder = table.nwi_seat(species)
+        if holder == 0:
             value += 2.0 * points  # passes on an NWI card I hold
-        destination = table.nwi_destination(species)
+        destination = table.nwi_destination(holder)
         if destination == 0:
             return value - (0.0 if closes else self.SELF_LANDING_COST * points)
         # The released card comes back only if it travels, seat by seat, all the way to me: the

@@ -84,7 +84,6 @@ class SearchAgent(Agent):
             seed = params.pop("seed")
         seed = check_seed(seed)
         super().__init__(game, seed)
-        self.seed = seed
         self.simulations = _positive_int("simulations", params.get("simulations"))
         self.seconds = _positive_seconds(params.get("seconds"))
         if self.simulations is None:
@@ -149,7 +148,7 @@ class SearchAgent(Agent):
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}({self.game.name}, simulations={self.simulations}, "
-            f"seconds={self.seconds}, seed={self.seed}, rollout={self.rollout!r})"
+            f"seconds={self.seconds}, seed={self._seed}, rollout={self.rollout!r})"
         )
 
 

@@ -2,17 +2,20 @@
 
 >>> from cardzoo.envs import henhouse_v0
 >>> env = henhouse_v0.env(num_players=4)
+>>> from cardzoo.envs import load_game
+>>> game = load_game("henhouse", num_players=4)  # the engine alone
 """
 
 from __future__ import annotations
 
 import importlib
 
-from cardzoo.envs.registry import GAMES, game_spec
+from cardzoo.envs.registry import GAMES, game_spec, load_game
 
 __all__ = [
     "GAMES",
     "game_spec",
+    "load_game",
     "believe_it_or_not_v0",
     "foxy_v0",
     "henhouse_v0",

@@ -13,7 +13,8 @@ the choices already made out of every observation until all are in.
 
 :class:`CardGameEnv` implements all PettingZoo bookkeeping once, over any engine: agent selection,
 rewards, terminations, truncation after ``max_cycles`` agent steps, the observation dict with the
-action mask, rendering and seeding. A game's ``env.py`` only names its ``Game`` class.
+action mask, rendering (:mod:`cardzoo.envs.rendering`) and seeding. A game's ``env.py`` only
+names its ``Game`` class.
 
 Rules every entry point follows (engine, AEC environment, Foxy's parallel form, Gymnasium view):
 
@@ -42,7 +43,11 @@ Snapshots
     check everything before changing anything — format, game, parameters, the state's field
     names, dtypes, shapes and value ranges, the game's invariants, the environment's agents and
     rewards — and either restore completely or raise ``ValueError`` and leave the environment
-    exactly as it was. A fresh environment can be restored without a ``reset()`` first; a
+    exactly as it was. Untrusted data is never trusted to be small: JSON ``true``/``false`` are
+    refused where a number belongs, integers longer than any field's values, lists nested
+    however deeply, and rewards beyond :meth:`Game.reward_bound` each raise ``ValueError``
+    naming the field. A fresh environment can be restored without a ``reset()`` first (through
+    ``env.restore`` or ``env.unwrapped.restore``: the wrappers of ``env()`` notice either); a
     snapshot taken after some agents stepped out of a finished game continues from there.
 """
 
@@ -51,6 +56,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import importlib
 import json
 import os
 import sys
@@ -69,6 +75,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
+from cardzoo.envs.rendering import RENDER_FPS, RENDER_MODES, Rendering
 from cardzoo.envs.snapshot import (
     SNAPSHOT_FORMAT,
     check_format,
@@ -77,10 +84,12 @@ from cardzoo.envs.snapshot import (
     decode_generator,
     decode_int,
     decode_number,
+    describe,
     encode,
     encode_generator,
     field_spec,
     invalid,
+    preview,
     same_data,
     snapshot_data,
 )
@@ -311,6 +320,19 @@ class Game(ABC):
     #: the keys ``new_state`` understands in ``options`` (each game's docs list them)
     reset_options: ClassVar[tuple[str, ...]] = ()
 
+    # --- facts the layers above read instead of naming the game -------------------------
+    #: +1 where a higher score is better (Foxy's points), -1 where a lower one is (penalty
+    #: points, totals, cards held)
+    score_direction: ClassVar[int] = -1
+    #: whether the game has a ``reward="points"`` mode (rewards in points, not only win/loss)
+    has_points_reward: ClassVar[bool] = False
+    #: what a player aims at: "win" (win rate) or "points" (Foxy: the mean score)
+    objective: ClassVar[str] = "win"
+    #: whether everybody decides on each card at once (Foxy); the engine still asks in turn
+    simultaneous: ClassVar[bool] = False
+    #: whether any seat ever has more than one legal action (Henhouse: never)
+    has_decisions: ClassVar[bool] = True
+
     num_players: int
     num_actions: int
     #: field name -> slice of the observation vector; the vector's length is ``observation_size``.
@@ -334,6 +356,13 @@ class Game(ABC):
     def action_name(self, action: int) -> str:
         """A short human-readable name of an action id (for errors, logs, rendering)."""
         return str(action)
+
+    def reward_bound(self) -> float:
+        """The largest absolute value a reward can take, in one step or summed in an AEC
+        environment's cumulative rewards; a snapshot holding a larger one is refused. Default
+        1: a win gives +1, a loss or an illegal action -1, a truncation 0. Games with a
+        ``reward="points"`` mode return a bound of what their scoring can give."""
+        return 1.0
 
     # --- the rules ------------------------------------------------------------------------
 
@@ -395,6 +424,20 @@ class Game(ABC):
     def render(self, state: State, player: int | None = None) -> str:
         """A readable text picture of the table (from ``player``'s seat if given: their hand
         shown, everything they could not see hidden)."""
+
+    def picture(
+        self,
+        state: State,
+        viewer: int | None = None,
+        last_actions: Mapping[int, int] | None = None,
+    ) -> np.ndarray:
+        """The table as an ``(H, W, 3)`` uint8 RGB picture, from ``viewer``'s seat if given (their
+        cards face up, every card they may not see face down), with ``last_actions`` (player ->
+        action of the latest move) in its header. H and W depend only on the game's parameters;
+        the same state gives the same pixels. Drawn by the game's ``picture`` module, imported
+        here on first use so that nothing of it is loaded unless a picture is asked for."""
+        module = importlib.import_module(f"cardzoo.envs.{self.name}.picture")
+        return module.draw(self, state, viewer, last_actions)
 
     @abstractmethod
     def check_invariants(self, state: State) -> None:
@@ -460,11 +503,11 @@ class Game(ABC):
         check_format(data, what)
         check_keys(data, ("format", "game", "params", "state"), what)
         if data["game"] != self.name:
-            raise invalid(what, f"it is a snapshot of game {data['game']!r:.60}")
+            raise invalid(what, f"it is a snapshot of game {describe(data['game'])}")
         if not same_data(data["params"], encode(self.params())):
             raise invalid(
                 what,
-                f"its parameters {data['params']!r:.200} differ from this game's {self.params()}",
+                f"its parameters {preview(data['params'])} differ from this game's {self.params()}",
             )
         state = self._state_from_fields(data["state"], what)
         self._check_restored(state, what)
@@ -479,7 +522,7 @@ class Game(ABC):
     def _state_from_fields(self, fields: Any, what: str) -> State:
         specs = self._field_specs
         if not isinstance(fields, Mapping):
-            raise invalid(what, f"'state' must be a dict of fields, got {fields!r:.80}")
+            raise invalid(what, f"'state' must be a dict of fields, got {describe(fields)}")
         check_keys(fields, tuple(specs), f"{what} state")
         values = {
             name: decode_field(fields[name], spec, f"{what}: field {name!r}")
@@ -532,20 +575,6 @@ def agent_spaces(game: Game) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Di
     return observation_space, gymnasium.spaces.Discrete(game.num_actions)
 
 
-def render_table(game: Game, state: State | None, render_mode: str | None) -> str | None:
-    """``render()`` of every environment: the table as text ("ansi"), or printed ("human")."""
-    if render_mode is None:
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-        return None
-    if state is None:
-        raise RuntimeError("render() called before reset()")
-    text = game.render(state)
-    if render_mode == "human":
-        print(text)
-        return None
-    return text
-
-
 class AgentsAndSpaces:
     """What every cardzoo environment, AEC or parallel, says about its agents: their names,
     spaces and the observation layout of its ``game``."""
@@ -582,7 +611,7 @@ class AgentsAndSpaces:
     def restored_agents(self, value: Any, what: str) -> list[str]:
         """The agents still in the game, from a snapshot: distinct known names in seat order."""
         if not isinstance(value, list) or not all(isinstance(agent, str) for agent in value):
-            raise invalid(what, f"agents must be a list of agent names, got {value!r:.80}")
+            raise invalid(what, f"agents must be a list of agent names, got {preview(value, 80)}")
         unknown = [agent for agent in value if agent not in self.agent_name_mapping]
         if unknown:
             raise invalid(what, f"unknown agents {unknown}; agents are {self.possible_agents}")
@@ -592,10 +621,14 @@ class AgentsAndSpaces:
         return in_seat_order  # a new list: the environment must not share the caller's
 
     def restored_rewards(self, value: Any, agents: list[str], what: str) -> dict[str, float]:
-        """A reward per agent still in the game, from a snapshot: finite numbers."""
+        """A reward per agent still in the game, from a snapshot: numbers within the game's
+        :meth:`Game.reward_bound`."""
         if not isinstance(value, Mapping) or set(value) != set(agents):
-            raise invalid(what, f"expected a number for each of {agents}, got {value!r:.120}")
-        return {agent: decode_number(value[agent], f"{what}[{agent!r}]") for agent in agents}
+            raise invalid(
+                what, f"expected a number for each of {agents}, got {preview(value, 120)}"
+            )
+        bound = self.game.reward_bound()
+        return {agent: decode_number(value[agent], f"{what}[{agent!r}]", bound) for agent in agents}
 
 
 #: the keys of :meth:`CardGameEnv.snapshot`
@@ -611,17 +644,19 @@ ENV_SNAPSHOT_KEYS = (
 )
 
 
-class CardGameEnv(AgentsAndSpaces, AECEnv):
+class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
     """PettingZoo AEC environment over any :class:`Game`. A game's ``raw_env`` subclasses it and
     sets ``game_class`` and ``metadata["name"]``; keyword arguments other than ``render_mode``
     and ``max_cycles`` are the game's parameters.
 
     Seeds, reset options, a reset that raises, and snapshots follow the rules in the docstring
-    of :mod:`cardzoo.envs.core`."""
+    of :mod:`cardzoo.envs.core`; rendering (``render_mode`` "ansi", "rgb_array", "human", and
+    :meth:`render_seat`) those of :mod:`cardzoo.envs.rendering`."""
 
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "name": "cardzoo",
         "is_parallelizable": False,
     }
@@ -644,6 +679,11 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
         self.num_steps = 0
+        #: successful resets and restores so far: how the wrapper of ``env()`` notices a game set
+        #: up on the unwrapped environment behind its back
+        self.games_set_up = 0
+        self._last_agent: str | None = None  # who took the latest action, and which: pictures
+        self._last_action: int | None = None
 
     # --- reset, step, observe -------------------------------------------------------------
 
@@ -660,6 +700,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self.state_ = state
         self.num_steps = 0
         self.illegal_action_by = None
+        self._last_agent = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -669,9 +710,13 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         self._masked_agent: str | None = None
         self._rewards_given = False
         self._after_change()
+        self.games_set_up += 1
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # no game yet (none set up, or the first reset raised)
+            raise self._not_set_up("step") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -682,6 +727,8 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
                 return
             raise self.game.action_error(self.state_, action, mask)
         step_rewards = self.game.apply(self.state_, int(action))
+        # For pictures, drawn only when one is asked for: two stores, no tuple (step's hot path).
+        self._last_agent, self._last_action = agent, action
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_given or step_rewards is not None:
@@ -734,7 +781,15 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self.infos[self.agent_selection]["action_mask"] = mask
             self._masked_agent = self.agent_selection
 
+    def _not_set_up(self, call: str) -> RuntimeError:
+        return RuntimeError(
+            f"{self.metadata['name']}: {call}() called before a game was set up; "
+            "call reset() first (or restore() a snapshot)"
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.state_ is None:
+            raise self._not_set_up("observe")
         player = self.agent_name_mapping[agent]
         return {
             "observation": self.game.observe(self.state_, player),
@@ -742,12 +797,6 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             if agent in self.infos
             else self._no_actions,
         }
-
-    def render(self) -> str | None:
-        return render_table(self.game, self.state_, self.render_mode)
-
-    def close(self) -> None:
-        pass
 
     # --- saving ---------------------------------------------------------------------------
 
@@ -794,7 +843,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         if illegal_by is not None and not (
             isinstance(illegal_by, str) and illegal_by in self.agent_name_mapping
         ):
-            raise invalid(what, f"illegal_action_by={illegal_by!r:.60} is not an agent")
+            raise invalid(what, f"illegal_action_by={describe(illegal_by)} is not an agent")
         if illegal_by is not None and state.terminal:
             raise invalid(what, "a game over by the rules was not ended by an illegal action")
         if illegal_by is not None:
@@ -811,6 +860,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
         # Everything is valid: from here on nothing can fail.
         self.state_, self._rng, self.num_steps = state, env_rng, num_steps
         self.illegal_action_by = illegal_by
+        self._last_agent = None
         self.agents = agents
         self.rewards, self._cumulative_rewards = rewards, cumulative
         self._rewards_given = any(rewards.values())
@@ -826,6 +876,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
             self._deads_step_first()
         else:
             self._after_change()
+        self.games_set_up += 1
 
     def _restored_num_steps(self, state: State, value: Any, what: str) -> int:
         """The step count of a snapshot (a subclass that derives it from the state checks that
@@ -835,7 +886,7 @@ class CardGameEnv(AgentsAndSpaces, AECEnv):
 
 def _forward(name: str) -> property:
     def get(self):
-        if not self._has_reset and name != "_cumulative_rewards":
+        if not self._has_reset and not self._learn_of_new_game() and name != "_cumulative_rewards":
             raise AttributeError(name)  # Python then calls __getattr__: PettingZoo's own error
         return getattr(self.env, name)
 
@@ -850,7 +901,11 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
     Also: the wrapper counts as reset only once a ``reset`` has succeeded (PettingZoo's sets its
     flag first, so after a first reset that raised, ``step`` failed inside the environment
-    instead of saying "reset first"), and a successful ``restore`` counts as a reset."""
+    instead of saying "reset first"); a successful ``restore``, of the wrapper or of
+    ``env.unwrapped``, counts as a reset. The wrapper learns of a game set up on the unwrapped
+    environment from its counter ``games_set_up``, checked only where the parent would refuse
+    a call (never on the path of a normal step).
+    """
 
     agent_selection = _forward("agent_selection")
     agents = _forward("agents")
@@ -860,26 +915,41 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     rewards = _forward("rewards")
     _cumulative_rewards = _forward("_cumulative_rewards")
 
+    def __init__(self, env: CardGameEnv):
+        self._games_seen = env.games_set_up
+        super().__init__(env)
+
+    def _learn_of_new_game(self) -> bool:
+        """Whether a game is set up, counting resets and restores made on ``env.unwrapped``
+        since the wrapper last looked (each counts as a reset for the order checks)."""
+        if self.env.games_set_up != self._games_seen:
+            self._games_seen = self.env.games_set_up
+            self._has_reset = self._has_updated = True
+        return self._has_reset
+
+    def __getattr__(self, name: str) -> Any:
+        if "env" in self.__dict__ and not self.__dict__.get("_has_reset", True):
+            self._learn_of_new_game()  # before the parent refuses ``num_agents`` & co.
+        return super().__getattr__(name)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
-        self._has_reset = True
-        self._has_updated = True
+        self._learn_of_new_game()
 
     def restore(self, snapshot: Mapping | str | bytes) -> None:
         """:meth:`CardGameEnv.restore`; the environment then counts as reset."""
         self.env.restore(snapshot)
-        self._has_reset = True
-        self._has_updated = True
+        self._learn_of_new_game()
 
     # The three calls of every step of the AEC loop go straight to the wrapped environment,
     # with the parent's checks and messages.
     def last(self, observe: bool = True):
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
     def step(self, action) -> None:
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             EnvLogger.error_step_before_reset()
         elif not self.env.agents:
             self._has_updated = True
@@ -888,8 +958,16 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             self._has_updated = True
             self.env.step(action)
 
+    def observe(self, agent: str):
+        self._learn_of_new_game()
+        return super().observe(agent)
+
+    def render(self):
+        self._learn_of_new_game()
+        return super().render()
+
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
-        if not self._has_reset:
+        if not self._has_reset and not self._learn_of_new_game():
             EnvLogger.error_agent_iter_before_reset()
         return _AgentIterable(self, max_iter)
 
@@ -906,6 +984,8 @@ class _AgentIterator(AECOrderEnforcingIterator):
         raw = self.env.env
         if not raw.agents or self.iters_til_term <= 0:
             raise StopIteration
+        if not self.env._has_updated:
+            self.env._learn_of_new_game()  # a reset or restore on env.unwrapped is an update too
         assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         self.env._has_updated = False
         self.iters_til_term -= 1

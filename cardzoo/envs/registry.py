@@ -1,6 +1,10 @@
 """The list of games: ids, player counts, descriptions, and the parameter sets the shared test
 suite runs every game at. A new game adds one entry here.
 
+:func:`load_game` builds a game's engine by name (OpenSpiel's ``load_game``).
+:func:`register_gymnasium` enters every game's single-agent view in Gymnasium's registry as
+``cardzoo/<GameName>-v0`` (:func:`gym_id`).
+
 :func:`register_pettingzoo` (called by ``import cardzoo``) enters every game in PettingZoo's
 registry, so ``pettingzoo.make("aec", "cardzoo/henhouse-v0")`` and
 ``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work as they do for PettingZoo's own games."""
@@ -9,8 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardzoo.envs.core import Game
 
 PETTINGZOO_NAMESPACE = "cardzoo"
 
@@ -38,6 +46,10 @@ class GameSpec:
 
     def module(self) -> ModuleType:
         return importlib.import_module(self.module_name)
+
+    def game_class(self) -> type[Game]:
+        """The game's engine class (e.g. ``NobodyWantsIt``), the one its environment runs."""
+        return self.module().raw_env.game_class
 
     def test_configs(self) -> list[dict[str, Any]]:
         """Every (player count, variant) the shared test suite plays."""
@@ -107,6 +119,24 @@ GAMES: dict[str, GameSpec] = {
 }
 
 
+def load_game(name: str, **params: Any) -> Game:
+    """The engine of game ``name`` with ``params`` (OpenSpiel's ``pyspiel.load_game``): a
+    :class:`~cardzoo.envs.core.Game`, without building an environment around it.
+
+    >>> game = load_game("nobody_wants_it", num_players=3)
+
+    An unknown game or parameter, or a bad value, raises ``ValueError`` naming it and what is
+    allowed."""
+    game_class = game_spec(name).game_class()
+    known = list(inspect.signature(game_class).parameters)
+    unknown = [key for key in params if key not in known]
+    if unknown:
+        raise ValueError(
+            f"{name} has no parameter {unknown[0]!r}; its parameters: {', '.join(known)}"
+        )
+    return game_class(**params)
+
+
 def game_spec(name: str) -> GameSpec:
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; choose one of {list(GAMES)}")
@@ -130,3 +160,24 @@ def register_pettingzoo() -> None:
             known = registry.get(spec.pettingzoo_id)
             if known is None or known.entry_point != entry_point:
                 pettingzoo.register(env_type, spec.pettingzoo_id, entry_point=entry_point)
+
+
+def gym_id(game_name: str) -> str:
+    """The Gymnasium id of a game's single-agent view: ``"nobody_wants_it"`` ->
+    ``"cardzoo/NobodyWantsIt-v0"``."""
+    return "cardzoo/" + "".join(word.capitalize() for word in game_name.split("_")) + "-v0"
+
+
+def register_gymnasium() -> None:
+    """Register every game's single-agent view (:class:`cardzoo.single_agent.SingleAgentEnv`)
+    with Gymnasium. The entry point is a string: nothing is imported until ``gymnasium.make``
+    asks for it."""
+    import gymnasium
+
+    for name in GAMES:
+        if gym_id(name) not in gymnasium.registry:
+            gymnasium.register(
+                id=gym_id(name),
+                entry_point="cardzoo.single_agent:SingleAgentEnv",
+                kwargs={"game": name},
+            )

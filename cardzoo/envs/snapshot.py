@@ -13,13 +13,17 @@ Reading a snapshot trusts nothing in it: the expected structure comes from the r
 state of the same game is the template of field names, dtypes and shapes), never from the data.
 In particular the data never chooses code: a generator is rebuilt only with a bit generator from
 :data:`BIT_GENERATORS`, by name, never by looking a name up on ``numpy.random``. Anything
-unexpected raises ``ValueError`` saying where.
+unexpected raises ``ValueError`` saying where: JSON ``true``/``false`` where a number belongs,
+integers too long to be any field's value, lists nested deeper than a field's shape (however deep:
+nothing here recurses on the data, and JSON text too deep for Python's parser is named as such),
+rewards beyond what the game can give.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +36,13 @@ SNAPSHOT_FORMAT = 1
 BIT_GENERATORS: dict[str, type[np.random.BitGenerator]] = {"PCG64": np.random.PCG64}
 
 _INT64 = (-(2**63), 2**63 - 1)
+
+#: the most digits an integer in a snapshot can have: the largest values are PCG64's 128-bit
+#: state and increment (39 digits). Longer integers in JSON text are not converted (Python
+#: refuses beyond 4,300 digits, in a message that cannot name the field; and converting is slow).
+MAX_INT_DIGITS = 40
+
+_FLOAT64_MAX = float(np.finfo(np.float64).max)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -70,6 +81,62 @@ def invalid(what: str, message: str) -> ValueError:
     return ValueError(f"invalid {what}: {message}")
 
 
+class LongInteger:
+    """An integer of JSON text too long to be a snapshot's value (more than
+    :data:`MAX_INT_DIGITS` digits): kept unconverted, so the field it is in can be named."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits"
+
+
+def _parse_int(text: str) -> int | LongInteger:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= MAX_INT_DIGITS else LongInteger(digits)
+
+
+def describe(value: Any) -> str:
+    """A short description of an untrusted value for a message: never its full ``repr`` (a
+    deeply nested list cannot be printed, a 5,000-digit integer cannot be turned into text)."""
+    if isinstance(value, (list, tuple, Mapping)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        fits = abs(int(value)) < 10**MAX_INT_DIGITS
+        return str(value) if fits else f"an integer of more than {MAX_INT_DIGITS} digits"
+    if isinstance(value, (str, bytes)):
+        return f"{value!r:.60}"
+    if isinstance(value, (bool, float, np.bool_, np.floating, LongInteger)) or value is None:
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
+def preview(value: Any, limit: int = 200) -> str:
+    """Untrusted snapshot data as JSON text for a message, cut at ``limit`` characters (or
+    :func:`describe` when it cannot be written: nested too deeply, huge integers)."""
+    try:
+        return json.dumps(value, default=describe)[:limit]
+    except (ValueError, TypeError, RecursionError):
+        return describe(value)
+
+
+def _field_nested_too_deeply(text: str) -> str:
+    """Where JSON text nests deeper than Python's parser can follow: the last key before the
+    first ``[`` or ``{`` beyond depth 100 (read without recursion; strings are skipped)."""
+    depth = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > 100:
+                keys = re.findall(r'"((?:[^"\\]|\\.)*)"\s*:', text[: match.start()])
+                return f"field {keys[-1]!r:.60}" if keys else "the top level"
+        elif token in "]}":
+            depth -= 1
+    return "some field"
+
+
 def snapshot_data(snapshot: Any, what: str) -> Mapping:
     """The snapshot as a mapping: a dict as ``snapshot()`` returned it (after a JSON round trip
     or not), or its JSON text (``str``, or UTF-8 ``bytes``)."""
@@ -80,9 +147,16 @@ def snapshot_data(snapshot: Any, what: str) -> Mapping:
             raise invalid(what, f"bytes that are not UTF-8 JSON text ({error})") from None
     if isinstance(snapshot, str):
         try:
-            snapshot = json.loads(snapshot)
-        except (json.JSONDecodeError, RecursionError) as error:
+            snapshot = json.loads(snapshot, parse_int=_parse_int)
+        except json.JSONDecodeError as error:
             raise invalid(what, f"not JSON ({error})") from None
+        except RecursionError:
+            where = _field_nested_too_deeply(snapshot)
+            raise invalid(
+                what,
+                f"not JSON that can be read: lists or dicts nested too deeply for Python's "
+                f"parser, at {where} (a snapshot nests at most a few levels)",
+            ) from None
     if not isinstance(snapshot, Mapping):
         raise invalid(
             what,
@@ -95,10 +169,10 @@ def snapshot_data(snapshot: Any, what: str) -> Mapping:
 def check_keys(data: Mapping, expected: tuple[str, ...], what: str) -> None:
     """``ValueError`` unless ``data`` has exactly the keys ``expected``."""
     missing = [key for key in expected if key not in data]
-    unknown = sorted((key for key in data if key not in expected), key=repr)
+    unknown = sorted(describe(key) for key in data if key not in expected)
     if missing or unknown:
         parts = [f"missing {missing}"] if missing else []
-        parts += [f"unknown {unknown}"] if unknown else []
+        parts += [f"unknown [{', '.join(unknown)}]"] if unknown else []
         raise invalid(what, f"keys {', '.join(parts)}; expected exactly {list(expected)}")
 
 
@@ -108,7 +182,8 @@ def check_format(data: Mapping, what: str) -> None:
     if type(version) is not int or version != SNAPSHOT_FORMAT:
         raise invalid(
             what,
-            f"format {version!r}; this version of cardzoo reads snapshot format {SNAPSHOT_FORMAT}",
+            f"format {describe(version)}; "
+            f"this version of cardzoo reads snapshot format {SNAPSHOT_FORMAT}",
         )
 
 
@@ -122,21 +197,25 @@ def same_data(first: Any, second: Any) -> bool:
 
 def decode_int(value: Any, what: str, low: int = _INT64[0], high: int = _INT64[1]) -> int:
     """An integer (never a bool) in ``[low, high]``."""
+    if isinstance(value, LongInteger):
+        raise invalid(what, f"{describe(value)} is out of range {low}..{high}")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise invalid(what, f"expected an integer, got {value!r:.80}")
+        raise invalid(what, f"expected an integer, got {describe(value)}")
     if not low <= value <= high:
-        raise invalid(what, f"{value} is out of range {low}..{high}")
+        raise invalid(what, f"{describe(value)} is out of range {low}..{high}")
     return int(value)
 
 
-def decode_number(value: Any, what: str) -> float:
-    """A finite int or float (never a bool)."""
+def decode_number(value: Any, what: str, bound: float = _FLOAT64_MAX) -> float:
+    """A finite int or float (never a bool) in ``[-bound, bound]``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
         value, (int, float, np.integer, np.floating)
     ):
-        raise invalid(what, f"expected a number, got {value!r:.80}")
-    if not math.isfinite(value):
+        raise invalid(what, f"expected a number, got {describe(value)}")
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
         raise invalid(what, f"{value} is not a finite number")
+    if not -bound <= value <= bound:  # compared exactly: an int too large for a float is out
+        raise invalid(what, f"{describe(value)} is out of range {-bound:g}..{bound:g}")
     return float(value)
 
 
@@ -149,12 +228,13 @@ def decode_generator(value: Any, what: str) -> np.random.Generator:
     """The generator :func:`encode_generator` wrote. Only bit generators in
     :data:`BIT_GENERATORS` are rebuilt, from a state checked key by key."""
     if not isinstance(value, Mapping) or list(value) != ["__generator__"]:
-        raise invalid(what, f"expected {{'__generator__': state}}, got {value!r:.80}")
+        raise invalid(what, f"expected {{'__generator__': state}}, got {describe(value)}")
     state = value["__generator__"]
     name = state.get("bit_generator") if isinstance(state, Mapping) else None
     if not isinstance(name, str) or name not in BIT_GENERATORS:
         raise invalid(
-            what, f"bit generator {name!r:.80} is not allowed; allowed: {list(BIT_GENERATORS)}"
+            what,
+            f"bit generator {describe(name)} is not allowed; allowed: {list(BIT_GENERATORS)}",
         )
     _check_pcg64_state(state, what)
     bit_generator = BIT_GENERATORS[name]()
@@ -169,7 +249,7 @@ def _check_pcg64_state(state: Mapping, what: str) -> None:
     check_keys(state, ("bit_generator", "state", "has_uint32", "uinteger"), what)
     inner = state["state"]
     if not isinstance(inner, Mapping):
-        raise invalid(what, f"generator state must be a dict, got {inner!r:.80}")
+        raise invalid(what, f"generator state must be a dict, got {describe(inner)}")
     check_keys(inner, ("state", "inc"), what)
     decode_int(inner["state"], f"{what} state", 0, 2**128 - 1)
     increment = decode_int(inner["inc"], f"{what} inc", 0, 2**128 - 1)
@@ -215,7 +295,7 @@ def decode_field(value: Any, spec: FieldSpec, what: str) -> Any:
         return decode_generator(value, what)
     if kind == "bool":
         if not isinstance(value, (bool, np.bool_)):
-            raise invalid(what, f"expected true or false, got {value!r:.80}")
+            raise invalid(what, f"expected true or false, got {describe(value)}")
         return bool(value)
     if kind == "int":
         return decode_int(value, what)
@@ -224,35 +304,66 @@ def decode_field(value: Any, spec: FieldSpec, what: str) -> Any:
 
 def decode_array(value: Any, dtype: np.dtype, shape: tuple[int, ...], what: str) -> np.ndarray:
     """An array of exactly ``dtype`` and ``shape`` whose values all fit that dtype (no silent
-    rounding or wrapping)."""
+    rounding or wrapping, no ``true``/``false`` for numbers)."""
     if not isinstance(value, Mapping) or set(value) != {"__ndarray__", "dtype", "shape"}:
-        raise invalid(what, f"expected an encoded array, got {value!r:.80}")
+        raise invalid(what, f"expected an encoded array, got {describe(value)}")
     if value["dtype"] != dtype.str:
-        raise invalid(what, f"dtype {value['dtype']!r:.40}, expected {dtype.str!r}")
-    if not isinstance(value["shape"], (list, tuple)) or list(value["shape"]) != list(shape):
-        raise invalid(what, f"shape {value['shape']!r:.80}, expected {list(shape)}")
-    try:
-        raw = np.array(value["__ndarray__"])  # numpy infers the type from the values
-    except (TypeError, ValueError, OverflowError, RecursionError) as error:
-        raise invalid(what, f"array data ({error})") from None
-    if raw.shape != shape:
-        raise invalid(what, f"data of shape {list(raw.shape)}, expected {list(shape)}")
-    if raw.size:
-        _check_values_fit(raw, dtype, what)
-    return raw.astype(dtype)
+        raise invalid(what, f"dtype {describe(value['dtype'])}, expected {dtype.str!r}")
+    given = value["shape"]
+    is_shape = isinstance(given, (list, tuple)) and all(_is_int(size) for size in given)
+    if not is_shape or list(given) != list(shape):
+        if isinstance(given, (list, tuple)) and len(given) <= 8:
+            shown = f"[{', '.join(describe(size) for size in given)}]"
+        else:
+            shown = describe(given)
+        raise invalid(what, f"shape {shown}, expected {list(shape)}")
+    values = _flat_values(value["__ndarray__"], shape, what)
+    _check_values_fit(values, dtype, what)
+    return np.array(values, dtype).reshape(shape)
 
 
-def _check_values_fit(raw: np.ndarray, dtype: np.dtype, what: str) -> None:
+def _is_int(value: Any) -> bool:
+    """An integer, and not ``True``/``False`` (which Python counts as 1 and 0)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _flat_values(data: Any, shape: tuple[int, ...], what: str) -> list:
+    """The values of nested lists of exactly ``shape``, in order. Read level by level, never
+    recursively: no depth of nesting can exhaust Python's stack."""
+    level = [data]
+    for depth, size in enumerate(shape):
+        items = []
+        for item in level:
+            if not isinstance(item, (list, tuple)) or len(item) != size:
+                raise invalid(
+                    what, f"data is not nested lists of shape {list(shape)} (at depth {depth})"
+                )
+            items.extend(item)
+        level = items
+    if any(isinstance(item, (list, tuple, Mapping)) for item in level):
+        raise invalid(what, f"data is nested deeper than its shape {list(shape)}")
+    return level
+
+
+def _check_values_fit(values: list, dtype: np.dtype, what: str) -> None:
     if dtype.kind == "b":
-        if raw.dtype.kind != "b":
-            raise invalid(what, f"expected true/false values, got {raw.dtype} values")
+        if not all(isinstance(v, (bool, np.bool_)) for v in values):
+            raise invalid(what, "expected true/false values only")
+        return
+    numbers = (int, np.integer) if dtype.kind in "iu" else (int, float, np.integer, np.floating)
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers):
+            kind = "integers" if dtype.kind in "iu" else "numbers"
+            raise invalid(what, f"expected {kind}, got {describe(v)}")
+    if not values:
         return
     if dtype.kind in "iu":
-        if raw.dtype.kind not in "iu":
-            raise invalid(what, f"expected integers, got {raw.dtype} values")
         limits = np.iinfo(dtype)
-        if raw.min() < limits.min or raw.max() > limits.max:
-            raise invalid(what, f"values {raw.min()}..{raw.max()} do not fit {dtype}")
-        return
-    if raw.dtype.kind not in "iuf" or not np.isfinite(raw.astype(np.float64)).all():
-        raise invalid(what, f"expected finite numbers, got {raw.dtype} values")
+        if min(values) < limits.min or max(values) > limits.max:
+            raise invalid(
+                what, f"values {describe(min(values))}..{describe(max(values))} do not fit {dtype}"
+            )
+    else:
+        largest = float(np.finfo(dtype).max)  # abs(nan) <= largest is False too
+        if not all(abs(v) <= largest for v in values):
+            raise invalid(what, f"expected finite numbers that fit {dtype}")

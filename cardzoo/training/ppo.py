@@ -1,130 +1,103 @@
-"""Train a policy for one seat of a game with sb3-contrib's ``MaskablePPO``, top to bottom.
+"""Train a policy for one seat of a game with PPO, top to bottom (CleanRL's shape).
 
-    from cardzoo.training import TrainConfig, train
+    from cardzoo.training.ppo import TrainConfig, train
     result = train(TrainConfig("nobody_wants_it", timesteps=200_000), out="runs/nwi")
 
-One run reads as a loop (CleanRL's shape):
-
-1. build ``n_envs`` training environments (one learning seat; opponents drawn from a mix of
-   agents and, with ``self``, a pool of frozen snapshots of the learner) as one SB3 ``VecEnv``;
-2. build the learner (or load the last checkpoint of an interrupted run);
-3. repeat until ``timesteps``: learn ``eval_every`` steps; put a snapshot into the pool; evaluate
-   against random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
-   TensorBoard); keep the best model so far; write a checkpoint (atomically);
-4. evaluate the best model on ``final_eval_games`` mirrored deals with seats rotated, and write
+1. resolve the configuration once (:meth:`TrainConfig.resolved`: the game's defaults filled in,
+   every value checked; it is what ``config.json`` and ``metrics.json`` record);
+2. start ``processes`` sampling workers (:mod:`cardzoo.training.sampler`), each playing its share
+   of ``n_envs`` games at once, the learner in one seat, the other seats drawn from a mix of
+   agents and, with ``self``, a pool of frozen snapshots of the learner;
+3. build the learner (:mod:`cardzoo.training.learner`), or load the last checkpoint of an
+   interrupted run;
+4. repeat until ``timesteps``: while the workers play the next rollout, update on the last one
+   (both cores busy); every ``eval_every`` steps put a snapshot into the pool, evaluate against
+   random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
+   TensorBoard), keep the best policy so far and write a checkpoint (atomically);
+5. evaluate the best policy on ``final_eval_games`` mirrored deals with seats rotated, and write
    ``metrics.json`` and the learning curve.
 
 The run folder (``out``) holds everything needed to reload, resume, evaluate and plot the run:
 
-- ``model.zip`` — the selected policy (best periodic evaluation against the best heuristic);
-  ``make_agent(game, "ppo:RUN")`` plays it;
-- ``checkpoint.zip`` + ``progress.json`` — the latest learner and the loop's state, for ``resume``;
+- ``policy.npz`` — the selected policy (best periodic evaluation against the best heuristic),
+  numpy only; ``make_agent(game, "ppo:RUN")`` plays it;
+- ``checkpoint.pt`` + ``progress.json`` — the latest learner (weights, optimiser) and the loop's
+  state, for ``resume``;
 - ``metrics.json`` — settings, versions, git commit, seed, evaluations with CIs, wall-clock,
   samples/s; ``learning_curve.png``; ``tb/`` — TensorBoard logs.
 
 **Decision:** the periodic evaluations use deals (seeds from 10⁶ on) disjoint from the final
 evaluation's (from 2·10⁶ on), so choosing the best checkpoint does not flatter the final figure.
-**Decision:** a resumed run continues from its last checkpoint with fresh environments: the
-games in progress at the interruption are lost, so a resumed run is not bit-identical to an
-uninterrupted one (the learner, its optimiser and the pool are restored exactly). A resumed run
-must keep its settings except ``timesteps`` and ``final_eval_games``: a run may be extended
-(finished or not), cut short (a run already past the new length goes straight to its final
-evaluation), or evaluated again on more games.
+**Decision:** a resumed run continues from its last checkpoint with fresh games: the games in
+progress at the interruption are lost, so a resumed run is not bit-identical to an uninterrupted
+one (the learner, its optimiser and the pool are restored exactly). A resumed run must keep its
+settings except ``timesteps`` and ``final_eval_games``: a run may be extended (finished or not),
+cut short (a run already past the new length goes straight to its final evaluation), or
+evaluated again on more games.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback
 
-from cardzoo.agents import BEST_HEURISTIC
-from cardzoo.envs import game_spec
+from cardzoo.agents import game_agents, make_agent
+from cardzoo.agents.policy import POLICY_FILE, NumpyPolicy, PolicyAgent, read_policy, save_policy
+from cardzoo.agents.profiles import PROFILES, TrainingDefaults
+from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
-from cardzoo.io import write_json_atomic
-from cardzoo.training.envs import SELF, OpponentMix, TrainingEnv, make_vec_env, parse_mix
-from cardzoo.training.policy import MODEL_INFO_KEY, NumpyPolicy, PolicyAgent
+from cardzoo.io import write_bytes_atomic, write_json_atomic
+from cardzoo.training.learner import Learner
 from cardzoo.training.run_info import git_commit, machine, versions
+from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
+from cardzoo.training.threads import torch_threads
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
-#: +1 where a higher score is better (Foxy's points), -1 where lower is (penalty points, totals,
-#: cards held): the direction of ``win+score``'s shaping
-SCORE_SIGN = {"nobody_wants_it": -1, "believe_it_or_not": -1, "minus_two": -1, "foxy": 1}
-#: games without a points reward in their engine
-NO_POINTS_REWARD = ("believe_it_or_not",)
 FORMAT_VERSION = 1
 PERIODIC_EVAL_SEED = 1_000_000
 #: the settings a resumed run may change: neither changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games")
 FINAL_EVAL_SEED = 2_000_000
 
+#: upper bounds of the run's sizes (lower bound 1): far beyond any sensible run
+SIZE_BOUNDS = {
+    "timesteps": 10**10,
+    "n_envs": 4096,
+    "processes": 64,
+    "eval_every": 10**10,
+    "eval_games": 10**6,
+    "final_eval_games": 10**6,
+    "pool_size": 1000,
+    "n_steps": 10**5,
+    "batch_size": 10**6,
+    "n_epochs": 1000,
+    "frame_stack": 64,
+}
+#: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
+RUN_FILES = (
+    "config.json",
+    "progress.json",
+    "checkpoint.pt",
+    "policy.npz",
+    "metrics.json",
+    "learning_curve.png",
+    "tb",
+)
 
-@dataclasses.dataclass(frozen=True)
-class GameDefaults:
-    """A game's training defaults, chosen by experiment (see benchmarks/learning.md)."""
-
-    baseline: str  # the strongest heuristic: the opponent to beat
-    opponents: str  # the default mix of the other seats
-    reward: str = "win"
-    points_scale: float = 0.0
-    params: dict[str, Any] = dataclasses.field(default_factory=dict)
-    frame_stack: int = 1
-    timesteps: int = 300_000
-    gamma: float = 0.995
-    ent_coef: float = 0.01
-    n_epochs: int = 4
-
-
-GAME_DEFAULTS: dict[str, GameDefaults] = {
-    # NWI: the first mix (20% random, 20% hand_shedder, 30% dodger, 30% self) levelled off at
-    # 0.270 against three dodgers; half the seats dodgers and 8 epochs per rollout reached 0.330
-    # [0.309, 0.350] after 2M steps, above the dodger's own share (benchmarks/learning.md).
-    "nobody_wants_it": GameDefaults(
-        baseline=BEST_HEURISTIC["nobody_wants_it"],
-        opponents="nwi_dodger:0.5,hand_shedder:0.2,self:0.3",
-        reward="win+points",
-        points_scale=0.05,
-        n_epochs=8,
-    ),
-    "believe_it_or_not": GameDefaults(
-        baseline=BEST_HEURISTIC["believe_it_or_not"],
-        opponents="random:0.2,honest:0.2,bluffer:0.3,self:0.3",
-        reward="win+score",
-        points_scale=0.05,
-        params={"variant": "quick"},
-    ),
-    # Minus Two: half the seats attackers and 8 epochs raised the first mix's 0.209 to 0.247
-    # [0.221, 0.275] against three attackers, level with the attacker's own 0.250.
-    "minus_two": GameDefaults(
-        baseline=BEST_HEURISTIC["minus_two"],
-        opponents="attacker:0.5,high_cards:0.2,self:0.3",
-        reward="win+points",
-        points_scale=0.005,
-        n_epochs=8,
-    ),
-    # Foxy: 20 decisions whose points the engine pays only at the end. Rewarded that way a run
-    # stalled at ~56 points; per-card points (win+score) ten times the +-1 result, a short
-    # horizon (each number is nearly a decision of its own) and a small entropy bonus over 82
-    # actions reached 77 after 1M steps and were still rising (benchmarks/learning.md).
-    "foxy": GameDefaults(
-        baseline=BEST_HEURISTIC["foxy"],
-        opponents="random:0.2,forgetful:0.3,perfect_memory:0.3,self:0.2",
-        reward="win+score",
-        points_scale=0.1,
-        params={"num_players": 2, "memory": "perfect"},
-        gamma=0.9,
-        ent_coef=0.001,
-    ),
+#: each game's training defaults, chosen by experiment: declared with the game's agents
+#: (:mod:`cardzoo.agents.profiles`), so a new game needs no change here
+GAME_DEFAULTS: dict[str, TrainingDefaults] = {
+    name: agents.training for name, agents in PROFILES.items() if agents.training is not None
 }
 
 
@@ -137,8 +110,8 @@ class TrainConfig:
     opponents: str | None = None
     timesteps: int | None = None
     seed: int = 0
-    n_envs: int = 16
-    processes: int = 1
+    n_envs: int = 64  # games played at once, shared out among the sampling processes
+    processes: int = 2  # sampling worker processes beside the learner
     reward: str | None = None
     points_scale: float | None = None
     frame_stack: int | None = None
@@ -146,10 +119,10 @@ class TrainConfig:
     eval_games: int = 400
     final_eval_games: int = 1000
     pool_size: int = 10
-    # MaskablePPO
+    # PPO
     learning_rate: float = 3e-4
-    n_steps: int = 256  # per environment and rollout
-    batch_size: int = 256
+    n_steps: int = 64  # learner decisions per game and rollout
+    batch_size: int = 512
     n_epochs: int | None = None  # the game's default (4 unless said otherwise)
     gamma: float | None = None  # the game's default (0.995 unless said otherwise)
     gae_lambda: float = 0.95
@@ -158,12 +131,11 @@ class TrainConfig:
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
-        game_spec(self.game)
-        if self.game not in GAME_DEFAULTS:
+        defaults = game_agents(self.game).training
+        if defaults is None:
             raise ValueError(
                 f"{self.game} has no decisions to learn; choose one of {list(GAME_DEFAULTS)}"
             )
-        defaults = GAME_DEFAULTS[self.game]
         config = dataclasses.replace(
             self,
             params={**defaults.params, **self.params},
@@ -181,29 +153,28 @@ class TrainConfig:
         return config
 
     def check(self) -> None:
+        """Every value within its bounds, before any work starts. The upper bounds are far
+        beyond sensible runs and stop mistakes (a frame stack of 10⁸, a billion games) before
+        they end in an allocation failure hours later."""
         check_choice("reward", self.reward, REWARD_MODES)
-        for name in (
-            "timesteps",
-            "n_envs",
-            "processes",
-            "eval_every",
-            "eval_games",
-            "final_eval_games",
-            "pool_size",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "frame_stack",
-        ):
-            check_int(name, getattr(self, name), 1)
+        for name, high in SIZE_BOUNDS.items():
+            check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
         if self.processes > self.n_envs:
             raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         parse_mix(self.game, self.opponents)
-        if self.reward in ("win+points", "points") and self.game in NO_POINTS_REWARD:
+        if self.reward in ("win+points", "points") and not load_game(self.game).has_points_reward:
             raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
             raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
+        for name in ("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (math.isfinite(value) and value >= 0)
+            ):
+                raise ValueError(f"{name}: must be a finite number >= 0, got {value!r}")
 
     def to_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "net_arch": list(self.net_arch)}
@@ -231,111 +202,125 @@ def train(
     force: bool = False,
     progress: bool = True,
 ) -> TrainResult:
-    """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``."""
-    import torch
+    """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``.
+    Torch runs on one thread meanwhile (5-10x faster than its default on these small networks
+    and few cores); the caller's setting is restored on return."""
+    with torch_threads(1):
+        return _train(config.resolved(), out, resume, force, progress)
 
-    torch.set_num_threads(1)  # 5-10x faster than the default on small MLPs and few cores
-    config = config.resolved()
+
+def _train(
+    config: TrainConfig, out: str | os.PathLike, resume: bool, force: bool, progress: bool
+) -> TrainResult:
     run = RunFolder(Path(out))
     run.prepare(config, resume=resume, force=force)
+    game = run_game(config)
+    resumed = run.checkpoint.exists()
+    loop = run.load_progress() if resumed else LoopState()
+    if loop.next_evaluation < 0:
+        loop.next_evaluation = config.eval_every
 
-    loop = run.load_progress() if run.checkpoint.exists() else LoopState()
-    model, vec_env = build_learner(
-        config,
-        checkpoint=run.checkpoint if run.checkpoint.exists() else None,
-        tensorboard_log=run.path / "tb",
+    learner = Learner(
+        game.observation_size * config.frame_stack,
+        game.num_actions,
+        config.net_arch,
+        config.learning_rate,
+        config.seed,
     )
+    if resumed:
+        run.restore(learner)
     uses_pool = SELF in parse_mix(config.game, config.opponents)
-    if uses_pool:
-        if not loop.pool:  # the untrained learner is the first opponent from the pool
-            loop.pool.append(NumpyPolicy.from_sb3(model.policy).state())
-        vec_env.env_method("set_pool", loop.pool)
-
-    bar = ProgressBar(config.timesteps, model.num_timesteps) if progress else None
+    if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
+        loop.pool.append(learner.numpy_policy().state())
+    workers = start_workers(config, seed=config.seed + 7919 * len(loop.history))
+    writer = _summary_writer(run.path / "tb")
+    bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
     try:
-        while model.num_timesteps < config.timesteps:
-            chunk = min(config.eval_every, config.timesteps - model.num_timesteps)
+        pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
+        pending = [w.start(learner.numpy_policy(), learner.numpy_value(), pool) for w in workers]
+        pool = None  # sent with the next rollout only when it changes
+        while loop.timesteps < config.timesteps:
             started = time.perf_counter()
-            model.learn(
-                chunk,
-                reset_num_timesteps=False,
-                tb_log_name="ppo",
-                callback=bar,
+            rollout = _join([w.wait(b) for w, b in zip(workers, pending)])
+            # The workers play the next rollout while the learner updates on this one.
+            policy, value = learner.numpy_policy(), learner.numpy_value()
+            pending = [w.start(policy, value, pool) for w in workers]
+            pool = None
+            losses = learner.update(
+                rollout, config.n_epochs, config.batch_size, ent_coef=config.ent_coef
             )
+            loop.timesteps += len(rollout.actions)
             loop.train_seconds += time.perf_counter() - started
-            policy = NumpyPolicy.from_sb3(model.policy)
+            _log_rollout(writer, loop.timesteps, rollout, losses)
+            if bar:
+                bar.update(len(rollout.actions))
+            if loop.timesteps < loop.next_evaluation and loop.timesteps < config.timesteps:
+                continue
+            loop.next_evaluation += config.eval_every
+            policy = learner.numpy_policy()
             if uses_pool:
                 loop.pool = (loop.pool + [policy.state()])[-config.pool_size :]
-                vec_env.env_method("set_pool", loop.pool)
+                # From the next rollout but one: the rollout under way already has its pool.
+                pool = [NumpyPolicy(**state) for state in loop.pool]
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
-            evaluation["timesteps"] = int(model.num_timesteps)
+            evaluation["timesteps"] = loop.timesteps
             loop.history.append(evaluation)
-            _log_evaluation(model, evaluation)
+            _log_evaluation(writer, loop.timesteps, evaluation)
             score = _selection_score(config, evaluation)
             if score >= loop.best_score:
-                loop.best_score, loop.best_timesteps = score, int(model.num_timesteps)
-                _save_model_atomic(model, run.model)
-            _save_model_atomic(model, run.checkpoint)
+                loop.best_score, loop.best_timesteps = score, loop.timesteps
+                save_policy(run.policy, policy, _model_info(config, game))
+            run.save_checkpoint(learner.state())
             run.save_progress(loop)
     finally:
         if bar:
-            bar.bar.close()
-        vec_env.close()
+            bar.close()
+        writer.close()
+        for worker in workers:
+            worker.close()
 
-    best = load_run_policy(run.model)
+    best, _ = read_policy(run.policy)
     final = final_evaluation(config, best)
-    metrics = run.write_metrics(config, loop, final, model.num_timesteps)
+    metrics = run.write_metrics(config, loop, final, loop.timesteps)
     run.write_curve(config, loop)
     return TrainResult(run.path, metrics)
 
 
-def build_learner(
-    config: TrainConfig,
-    checkpoint: Path | None = None,
-    tensorboard_log: Path | None = None,
-):
-    """The vectorised training environments and the ``MaskablePPO`` learner of a resolved
-    ``config`` (loaded from ``checkpoint`` if given)."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.monitor import Monitor
+def start_workers(config: TrainConfig, seed: int) -> list[SamplerWorker]:
+    """``config.processes`` sampling workers sharing ``config.n_envs`` games."""
+    mix = parse_mix(config.game, config.opponents)
+    shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
+    workers: list[SamplerWorker] = []
+    try:
+        for index, num_games in enumerate(shares):
+            arguments = {
+                "game_name": config.game,
+                "params": _game_params(config),
+                "mix": mix,
+                "num_games": int(num_games),
+                "reward": config.reward,
+                "points_scale": config.points_scale,
+                "frame_stack": config.frame_stack,
+                "gamma": config.gamma,
+                "gae_lambda": config.gae_lambda,
+                "seed": seed + index,
+            }
+            workers.append(SamplerWorker(arguments, config.n_steps, run_game(config).num_actions))
+    except BaseException:
+        for worker in workers:
+            worker.close()
+        raise
+    return workers
 
-    game = run_game(config)
-    mix = OpponentMix(config.game, parse_mix(config.game, config.opponents), config.frame_stack)
 
-    def make_env(index: int):
-        return Monitor(
-            TrainingEnv(
-                config.game,
-                mix,
-                _game_params(config),
-                config.reward,
-                config.points_scale,
-                config.frame_stack,
-                SCORE_SIGN[config.game],
-            )
-        )
-
-    vec_env = make_vec_env(make_env, config.n_envs, config.seed, config.processes)
-    if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint, env=vec_env, device="cpu")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            learning_rate=config.learning_rate,
-            n_steps=config.n_steps,
-            batch_size=config.batch_size,
-            n_epochs=config.n_epochs,
-            gamma=config.gamma,
-            gae_lambda=config.gae_lambda,
-            ent_coef=config.ent_coef,
-            policy_kwargs={"net_arch": list(config.net_arch)},
-            tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
-            seed=config.seed,
-            device="cpu",
-        )
-    setattr(model, MODEL_INFO_KEY, _model_info(config, game))
-    return model, vec_env
+def _join(rollouts: list[Rollout]) -> Rollout:
+    """The workers' rollouts as one (copied out of the shared buffers)."""
+    fields = [field.name for field in dataclasses.fields(Rollout)][:-2]
+    return Rollout(
+        **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in fields},
+        episodes=sum(r.episodes for r in rollouts),
+        wins=sum(r.wins for r in rollouts),
+    )
 
 
 def _game_params(config: TrainConfig) -> dict[str, Any]:
@@ -349,7 +334,7 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
 
 def run_game(config: TrainConfig) -> Game:
     """The game the run plays (its parameters, with the reward its reward mode needs)."""
-    return game_spec(config.game).module().raw_env(**_game_params(config)).game
+    return load_game(config.game, **_game_params(config))
 
 
 def full_params(config: TrainConfig) -> dict[str, Any]:
@@ -371,8 +356,8 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
 def _selection_score(config: TrainConfig, evaluation: dict[str, Any]) -> float:
     """What "best" means when choosing the checkpoint: the win rate against the best heuristic
     (Foxy: the mean points, its goal)."""
-    against = evaluation["against"][GAME_DEFAULTS[config.game].baseline]
-    return against["mean_score"] if config.game == "foxy" else against["win_rate"]
+    against = evaluation["against"][game_agents(config.game).best]
+    return against["mean_score"] if run_game(config).objective == "points" else against["win_rate"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -398,7 +383,7 @@ def evaluate(config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int
     num_games = math.ceil(num_games / n) * n
     learner = learner_factory(policy, config.frame_stack)
     against = {}
-    for opponent in dict.fromkeys(["random", GAME_DEFAULTS[config.game].baseline]):
+    for opponent in dict.fromkeys(["random", game_agents(config.game).best]):
         result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)
         against[opponent] = _summary(result.agents["learner"].summary())
     return {"games": num_games, "against": against}
@@ -408,10 +393,9 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
     """:func:`evaluate` on the final deals, plus the best heuristic's own results in the same
     seat against copies of itself: the fair share the learner has to beat."""
     evaluation = evaluate(config, policy, config.final_eval_games, FINAL_EVAL_SEED)
-    baseline = GAME_DEFAULTS[config.game].baseline
+    baseline = game_agents(config.game).best
     params = _game_params(config)
     n = run_game(config).num_players
-    from cardzoo.agents import make_agent
 
     def seat_under_test(game: Game, seed: int):
         return make_agent(config.game, baseline, game, seed=seed)
@@ -441,13 +425,30 @@ def _summary(agent: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _log_evaluation(model, evaluation: dict[str, Any]) -> None:
+def _summary_writer(folder: Path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(str(folder))
+
+
+def _log_rollout(writer, timesteps: int, rollout: Rollout, losses: dict[str, float]) -> None:
+    for name, value in losses.items():
+        writer.add_scalar(f"train/{name}", value, timesteps)
+    if rollout.episodes:
+        writer.add_scalar("train/episode_win_rate", rollout.wins / rollout.episodes, timesteps)
+
+
+def _log_evaluation(writer, timesteps: int, evaluation: dict[str, Any]) -> None:
     for opponent, result in evaluation["against"].items():
-        model.logger.record(f"eval/win_rate_vs_{opponent}", result["win_rate"])
-        model.logger.record(f"eval/win_rate_ci_low_vs_{opponent}", result["win_rate_ci"][0])
-        model.logger.record(f"eval/win_rate_ci_high_vs_{opponent}", result["win_rate_ci"][1])
-        model.logger.record(f"eval/mean_score_vs_{opponent}", result["mean_score"])
-    model.logger.dump(model.num_timesteps)
+        writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], timesteps)
+        writer.add_scalar(
+            f"eval/win_rate_ci_low_vs_{opponent}", result["win_rate_ci"][0], timesteps
+        )
+        writer.add_scalar(
+            f"eval/win_rate_ci_high_vs_{opponent}", result["win_rate_ci"][1], timesteps
+        )
+        writer.add_scalar(f"eval/mean_score_vs_{opponent}", result["mean_score"], timesteps)
+    writer.flush()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -464,13 +465,15 @@ class LoopState:
     best_score: float = -math.inf
     best_timesteps: int = 0
     train_seconds: float = 0.0
+    timesteps: int = 0
+    next_evaluation: int = -1  # set to eval_every when the loop starts
 
 
 class RunFolder:
     def __init__(self, path: Path):
         self.path = path
-        self.model = path / "model.zip"
-        self.checkpoint = path / "checkpoint.zip"
+        self.policy = path / POLICY_FILE
+        self.checkpoint = path / "checkpoint.pt"
         self.progress = path / "progress.json"
         self.metrics = path / "metrics.json"
         self.config = path / "config.json"
@@ -478,40 +481,95 @@ class RunFolder:
 
     def prepare(self, config: TrainConfig, resume: bool, force: bool) -> None:
         """A fresh folder, or the run to resume. A finished run is never overwritten without
-        ``force``; a run is resumed only with the settings it began with, except its length and
-        the size of its final evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut
-        short or extended, a finished one extended or evaluated again on more games."""
+        ``force``, and ``force`` replaces only the run's own files (:data:`RUN_FILES`); a run is
+        resumed only with the settings it began with, except its length and the size of its
+        final evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut short or
+        extended, a finished one extended or evaluated again on more games. Anything damaged or
+        missing is a ``ValueError`` naming the file, before anything is changed."""
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"out: {self.path} exists and is not a folder")
         started = self.config.exists()
+        if resume and not started:
+            raise ValueError(
+                f"resume: {self.path} holds no run to resume (no {self.config.name}); leave out "
+                "--resume to start one there"
+            )
         if started and force:
-            shutil.rmtree(self.path)
+            self._remove_run_files()
             started = False
         elif started and not resume:
-            state = "finished" if self.metrics.exists() else "interrupted"
+            if self.metrics.exists():
+                raise ValueError(
+                    f"out: {self.path} holds a finished run; --resume with a larger --timesteps "
+                    "(or --final-eval-games) extends it, --force starts it again"
+                )
             raise ValueError(
-                f"out: {self.path} holds a {state} run; use --resume to continue it or --force "
-                "to start again"
+                f"out: {self.path} holds an interrupted run; --resume continues it, --force "
+                "starts it again"
             )
-        elif self.path.exists() and any(self.path.iterdir()) and not started:
+        elif not started and self.path.exists() and any(self.path.iterdir()):
             raise ValueError(f"out: {self.path} is not empty and holds no run")
-        if started:
-            saved = TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
-            kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
-            if dataclasses.replace(config, **kept) != saved:
-                raise ValueError(
-                    f"resume: {self.path} was started with other settings; use the same ones "
-                    f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
-                )
-            if self.metrics.exists() and config == saved:
-                raise ValueError(
-                    f"out: the run in {self.path} is finished; nothing to resume (raise "
-                    "--timesteps to extend it)"
-                )
-            write_json_atomic(self.config, config.to_json())
-        else:
+        if not started:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.config, config.to_json())
+            return
+        saved = self.read_config()
+        kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
+        if dataclasses.replace(config, **kept) != saved:
+            raise ValueError(
+                f"resume: {self.path} was started with other settings; use the same ones "
+                f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
+            )
+        if self.metrics.exists() and config == saved:
+            raise ValueError(
+                f"resume: the run in {self.path} is finished; nothing to resume (raise "
+                "--timesteps or --final-eval-games to extend it, or --force to start again)"
+            )
+        if self.progress.exists() != self.checkpoint.exists():
+            missing = self.checkpoint if self.progress.exists() else self.progress
+            raise ValueError(
+                f"resume: {missing} is missing, so the run cannot continue where it stopped; "
+                "--force starts it again"
+            )
+        if self.progress.exists():
+            self.load_progress()  # checked now: a damaged file stops the run before it starts
+        write_json_atomic(self.config, config.to_json())
+
+    def read_config(self) -> TrainConfig:
+        try:
+            return TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(
+                f"resume: {self.config} is damaged ({error}); --force starts the run again"
+            ) from None
+
+    def _remove_run_files(self) -> None:
+        for name in RUN_FILES:
+            path = self.path / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+
+    def save_checkpoint(self, state: dict[str, Any]) -> None:
+        """The learner's state, written atomically (a crash leaves the previous one)."""
+        import torch
+
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        write_bytes_atomic(self.checkpoint, buffer.getvalue())
+
+    def restore(self, learner: Learner) -> None:
+        """The learner as the last checkpoint saved it."""
+        import torch
+
+        try:
+            learner.load_state(torch.load(self.checkpoint, weights_only=True))
+        except Exception as error:  # torch raises many kinds on a damaged or foreign file
+            raise ValueError(
+                f"resume: {self.checkpoint} is damaged ({type(error).__name__}); --force starts "
+                "the run again"
+            ) from None
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
@@ -522,9 +580,13 @@ class RunFolder:
         try:
             data = json.loads(self.progress.read_text())
             data["pool"] = [_decode_policy(state) for state in data["pool"]]
-            return LoopState(**data)
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"resume: {self.progress} is damaged ({error})") from error
+            loop = LoopState(**data)
+            _check_loop_state(loop)
+            return loop
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(
+                f"resume: {self.progress} is damaged ({error}); --force starts the run again"
+            ) from None
 
     def write_metrics(
         self, config: TrainConfig, loop: LoopState, final: dict[str, Any], timesteps: int
@@ -556,6 +618,25 @@ class RunFolder:
         learning_curve(loop.history, self.curve, title=title)
 
 
+def _check_loop_state(loop: LoopState) -> None:
+    """The loop's saved state holds what the loop wrote: lists, counts and finite seconds."""
+    if not isinstance(loop.history, list) or not all(isinstance(h, dict) for h in loop.history):
+        raise ValueError("history must be a list of evaluations")
+    for name in ("best_timesteps", "timesteps", "next_evaluation"):
+        value = getattr(loop, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    seconds, best = loop.train_seconds, loop.best_score
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, (int, float))
+        or not (math.isfinite(seconds) and seconds >= 0)
+    ):
+        raise ValueError(f"train_seconds must be a finite number >= 0, got {seconds!r}")
+    if isinstance(best, bool) or not isinstance(best, (int, float)) or math.isnan(best):
+        raise ValueError(f"best_score must be a number, got {best!r}")
+
+
 def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
     return {
         "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]]
@@ -571,35 +652,10 @@ def _decode_policy(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _save_model_atomic(model, path: Path) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".zip")
-    os.close(handle)
-    try:
-        model.save(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def _progress_bar(total: int, done: int):
+    from tqdm import tqdm
 
-
-def load_run_policy(path: Path) -> NumpyPolicy:
-    from sb3_contrib import MaskablePPO
-
-    return NumpyPolicy.from_sb3(MaskablePPO.load(path, device="cpu").policy)
-
-
-class ProgressBar(BaseCallback):
-    """A tqdm bar over the run's timesteps (SB3 calls ``_on_step`` after every vector step)."""
-
-    def __init__(self, total: int, done: int):
-        super().__init__()
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=total, initial=done, unit="step", desc="training", smoothing=0.1)
-
-    def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
-        return True
+    return tqdm(total=total, initial=done, unit="step", desc="training", smoothing=0.1)
 
 
 def report(result: TrainResult) -> str:
@@ -632,6 +688,6 @@ def report(result: TrainResult) -> str:
         lines.append(line(f"learner + {n - 1} x {opponent}", against))
     baseline = final["baseline_same_seat"]
     lines.append(line(f"{baseline['agent']} (same seat) + {n - 1} x itself", baseline))
-    lines.append(f"run folder: {result.run_dir} (model.zip, metrics.json, tb/)")
+    lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
     return "\n".join(lines)

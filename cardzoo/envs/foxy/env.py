@@ -30,10 +30,10 @@ from cardzoo.envs.core import (
     check_seed,
     deal_new_game,
     known_options,
-    render_table,
     wrap,
 )
 from cardzoo.envs.foxy.rules import STACK_SIZE, Foxy, FoxyState
+from cardzoo.envs.rendering import RENDER_FPS, RENDER_MODES, Rendering
 from cardzoo.envs.snapshot import (
     SNAPSHOT_FORMAT,
     check_format,
@@ -45,9 +45,22 @@ from cardzoo.envs.snapshot import (
     snapshot_data,
 )
 
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
+#: what an illegal action does: see :class:`parallel_env` (``"drop_circle"``: for test kits
+#: that play unmasked random actions, such as PettingZoo's ``max_cycles_test``)
+ILLEGAL_ACTION_MODES = ("terminate", "raise", "drop_circle")
 #: the keys of :meth:`parallel_env.snapshot`
 PARALLEL_SNAPSHOT_KEYS = ("format", "engine", "env_rng", "illegal_action_by")
+
+
+def drop_illegal_circle(game: Foxy, state: FoxyState, player: int, action: Any) -> Any:
+    """``illegal_action="drop_circle"``: a circled number that ``player`` may not circle (the
+    circle is used, or it is a solo game) is written without its circle; any other action is
+    left as it is (and checked as usual)."""
+    is_int = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+    circled = is_int and game.max_guess < action < game.num_actions
+    if circled and not game.choice_mask(state, player)[action]:
+        return int(action) - game.max_guess - 1
+    return action
 
 
 def cards_completed(state: FoxyState | None) -> int:
@@ -58,7 +71,8 @@ def cards_completed(state: FoxyState | None) -> int:
 
 
 class raw_env(CardGameEnv):
-    """Foxy (AEC) without wrappers: an illegal action raises ``ValueError``.
+    """Foxy (AEC) without wrappers: an illegal action raises ``ValueError`` (``env()`` sets
+    :attr:`illegal_action` as its parameter says).
 
     ``max_cycles`` counts cards, as in :class:`parallel_env` (default 20: the whole stack): with
     ``max_cycles=4`` every player writes on four cards, then the game is truncated.
@@ -76,6 +90,11 @@ class raw_env(CardGameEnv):
     def num_steps(self) -> int:
         """The cycles done: cards every player has written on."""
         return cards_completed(self.state_)
+
+    def step(self, action: int) -> None:
+        if self.illegal_action == "drop_circle" and self.state_ is not None:
+            action = drop_illegal_circle(self.game, self.state_, self.state_.current_player, action)
+        super().step(action)
 
     @num_steps.setter
     def num_steps(self, value: int) -> None:
@@ -100,18 +119,25 @@ class raw_env(CardGameEnv):
         super().restore(data)
 
 
-def env(**kwargs):
-    """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
-    return wrap(raw_env(**kwargs))
+def env(illegal_action: str = "terminate", **kwargs):
+    """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`).
+    ``illegal_action`` is as in :class:`parallel_env`: ``"terminate"`` (default, PettingZoo's
+    classic convention), ``"raise"`` or ``"drop_circle"``."""
+    check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+    raw = raw_env(**kwargs)
+    wrapped = wrap(raw)
+    raw.illegal_action = illegal_action
+    return wrapped
 
 
-class parallel_env(AgentsAndSpaces, ParallelEnv):
+class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
     """Foxy as a PettingZoo ``ParallelEnv``: ``step`` takes every live player's action for the
     current card.
 
     Keyword arguments are the game's parameters plus:
 
-    - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``;
+    - ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (see
+      :mod:`cardzoo.envs.rendering`; :meth:`render_seat` draws one player's view);
     - ``max_cycles``: cards before the game is truncated (default 20, the whole stack, so a game
       always ends first); truncation gives every player reward 0;
     - ``illegal_action``: what an illegal action (one the player's ``action_mask`` forbids, such
@@ -122,6 +148,12 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
       infos hold ``"illegal_action": True`` and :attr:`illegal_action_by` lists them; PettingZoo
       logs a warning (``EnvLogger.suppress_output()`` silences it). ``"raise"`` (for debugging):
       ``ValueError`` naming the player, the action and the legal ones, nothing applied.
+      ``"drop_circle"``: a circle the player may not make (the second one, or any in solo) is
+      dropped and the number written plain; the game goes on. Foxy's only illegal actions are
+      such circles, so with it every action in range is played. It exists for test kits that
+      play unmasked random actions, above all PettingZoo's ``max_cycles_test``: half of Foxy's
+      actions are circled, so under the classic convention random play ends a game at a
+      player's second circle, almost always before the test's fourth card, and the test fails.
 
     Actions for the wrong set of agents, non-integers and out-of-range actions are always a
     ``ValueError`` (a malformed call, not a move), with nothing applied.
@@ -153,7 +185,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
     before vectorising, and torch with ``stable_baselines3.common.utils.set_random_seed``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "foxy_v0"}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "name": "foxy_v0"}
 
     def __init__(
         self,
@@ -177,6 +209,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         self.illegal_action_by: list[str] = []
         self.state_: FoxyState | None = None
         self._rng: np.random.Generator | None = None
+        self._last_moves: tuple | None = None
 
     @property
     def num_steps(self) -> int:
@@ -198,6 +231,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         state = deal_new_game(self.game, env_rng, options)
         self._rng, self.state_ = env_rng, state
         self.illegal_action_by = []
+        self._last_moves = None
         self.agents = self.possible_agents[:]
         observations = self._observations(self.agents)
         return observations, self._infos(observations)
@@ -208,6 +242,13 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         if not self.agents:
             raise RuntimeError("foxy: the game is over; call reset() to start a new one")
         self._check_actions(actions)
+        if self.illegal_action == "drop_circle":
+            actions = {
+                agent: drop_illegal_circle(
+                    self.game, self.state_, self.agent_name_mapping[agent], action
+                )
+                for agent, action in actions.items()
+            }
         offenders = [agent for agent in self.agents if not self._legal(agent, actions[agent])]
         if offenders and self.illegal_action == "raise":
             agent = offenders[0]
@@ -220,6 +261,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
 
     def _play_card(self, actions: dict[str, Any]):
         live = self.agents
+        self._last_moves = tuple((agent, actions[agent]) for agent in live)  # for pictures
         rewards = np.zeros(self.game.num_players)
         for agent in live:  # seat order: exactly the AEC order
             step_rewards = self.game.apply(self.state_, int(actions[agent]))
@@ -324,6 +366,7 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         over = bool(state.terminal) or bool(offenders) or cards_completed(state) >= self.max_cycles
         # Everything is valid: from here on nothing can fail.
         self.state_, self._rng, self.illegal_action_by = state, env_rng, offenders
+        self._last_moves = None
         self.agents = [] if over else self.possible_agents[:]
 
     def _read_snapshot(self, snapshot: Any) -> tuple[FoxyState, np.random.Generator, list[str]]:
@@ -348,11 +391,3 @@ class parallel_env(AgentsAndSpaces, ParallelEnv):
         if offenders and state.terminal:
             raise invalid(what, "a game over by the rules was not ended by an illegal action")
         return state, env_rng, offenders
-
-    # --- rendering ------------------------------------------------------------------------
-
-    def render(self) -> str | None:
-        return render_table(self.game, self.state_, self.render_mode)
-
-    def close(self) -> None:
-        pass

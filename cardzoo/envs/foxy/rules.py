@@ -112,7 +112,14 @@ Parameters
     ``render_mode`` and ``max_cycles``, counted in cards in both the AEC and the parallel form
     (default 20, the whole stack, so a game always ends first); the engine's
     ``default_max_cycles`` (100 = 20 cards x 5 players) counts decisions, for the single-seat
-    Gymnasium view. Version: ``foxy_v0``.
+    Gymnasium view. Both environment forms also take ``illegal_action``: ``"terminate"``
+    (default, PettingZoo's classic convention: an illegal action ends the game, -1 for the
+    offender), ``"raise"`` (``ValueError``) or ``"drop_circle"``. **Decision (drop_circle):** with
+    ``"drop_circle"`` a circle the player may not make (a second one, any in solo) is dropped and
+    the number written plain, so every action in range is played: PettingZoo's
+    ``max_cycles_test`` plays unmasked random actions, half of them circled, and under the
+    classic convention a player's second circle ends the game before the test's fourth card.
+    Version: ``foxy_v0``.
 
 Rendering
     During the game: the card just turned and who has written on it (from a seat, also that
@@ -231,6 +238,10 @@ class Foxy(Game):
     max_players = 5
     default_max_cycles = STACK_SIZE * 5  # every game ends first, even at 5 players
     reset_options = ("stack",)
+    score_direction = 1
+    has_points_reward = True
+    objective = "points"
+    simultaneous = True
 
     def __init__(
         self,
@@ -286,14 +297,21 @@ class Foxy(Game):
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         layout = self.observation_layout
+        # The low bound is 0 everywhere, although ``cards_turned`` is never below 1 in a game:
+        # frame stacking and SuperSuit's delay_observations pad with all-zero observations, and
+        # those must lie in the space (as in PettingZoo's classic games).
         low = np.zeros(self.observation_size, np.float32)
         high = np.ones(self.observation_size, np.float32)
-        low[layout["cards_turned"]] = 1
         high[layout["cards_turned"]] = STACK_SIZE
         high[layout["sheet"]] = self.max_guess
         if self._counts_slice is not None:
             high[self._counts_slice] = MAX_SPECIES_COUNT
         return low, high
+
+    def reward_bound(self) -> float:
+        """``reward="points"``: the highest total a sheet can score (every number at most
+        ``max_guess``, one of them counted twice for its circle)."""
+        return 1.0 if self.reward == "win" else float((STACK_SIZE + 1) * self.max_guess)
 
     def action_name(self, action: int) -> str:
         if not 0 <= action < self.num_actions:

@@ -152,6 +152,8 @@ class Henhouse(Game):
     default_max_cycles = 20_000
     num_actions = 1
     reset_options = ("deck",)
+    has_decisions = False
+    score_direction = 1  # the cards in one's deck: all of them wins
 
     def __init__(self, num_players: int = 4):
         self.num_players = check_int("num_players", num_players, 2, 8)

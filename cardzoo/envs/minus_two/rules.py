@@ -306,6 +306,7 @@ class MinusTwo(Game):
     default_max_cycles = 20_000
     num_actions = NUM_ACTIONS
     reset_options = ("deals",)
+    has_points_reward = True
 
     def __init__(
         self,
@@ -424,6 +425,16 @@ class MinusTwo(Game):
         high[layout["removed"]] = copies
         high[layout["target"]] = np.inf
         return low, high
+
+    def reward_bound(self) -> float:
+        """``reward="points"``: twice the most a round can change a total (every card's points,
+        or the -2 bonus). A reward comes once a round and every player acts in every round, so
+        a cumulative reward holds one round's; the margin only keeps the bound from being
+        tight where it need not be."""
+        if self.reward == "win":
+            return 1.0
+        most = int(self.composition @ self._points_or_nothing[:NUM_TYPES])
+        return 2.0 * max(most, MINUS_TWO_BONUS)
 
     def action_name(self, action: int) -> str:
         action = int(action)

@@ -35,8 +35,6 @@ from cardzoo.envs.nobody_wants_it.rules import (
 )
 
 NUM_SCALARS = 8
-#: steps after which a playout stops where it is (the environment's own truncation limit)
-MAX_STEPS = NobodyWantsIt.default_max_cycles
 
 
 def row_layout(num_players: int, num_rounds: int) -> dict[str, int]:
@@ -178,7 +176,8 @@ def playouts(
         compiled = _COMPILED is not None
     if compiled and _COMPILED is None:
         raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
-    arguments = (game.num_players, game.num_rounds, MAX_STEPS)
+    # A playout stops where it is after the environment's own truncation limit of steps.
+    arguments = (game.num_players, game.num_rounds, game.default_max_cycles)
     options = (*POLICIES[policy], bool(one_round))
     if compiled:
         first = np.ascontiguousarray(first_actions, np.int64)

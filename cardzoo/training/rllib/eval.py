@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 from cardzoo.agents import BEST_HEURISTIC, make_agent
-from cardzoo.envs import game_spec
+from cardzoo.envs import load_game
 from cardzoo.envs.core import Game
 from cardzoo.evaluation import play_match
-from cardzoo.training.rllib_run import RunFolder
+from cardzoo.training.rllib.run import RunFolder
 from cardzoo.training.run_info import git_commit, versions
 
 EVAL_SEED = 2_000_000
@@ -51,7 +51,7 @@ def evaluate_run(
     num_games = settings["eval_games"]
     if num_games == 0:
         return {"games": 0}
-    game = game_spec(game_name).module().raw_env(**params).game
+    game = load_game(game_name, **params)
     n = game.num_players
     num_games = math.ceil(num_games / n) * n  # every deal under every rotation
     baseline = BASELINES.get(game_name, "random")
@@ -117,7 +117,7 @@ def report(metrics: dict[str, Any]) -> str:
         f"decisions, {rate:,.0f} decisions/s; wall clock {metrics['wall_clock_seconds']:.0f} s"
     ]
     evaluation = metrics["evaluation"]
-    n = game_spec(settings["game"]).module().raw_env(**settings["params"]).game.num_players
+    n = load_game(settings["game"], **settings["params"]).num_players
     for opponent, rows in evaluation.get("opponents", {}).items():
         lines.append(evaluation_table(settings["game"], opponent, n, rows))
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """How fast RLlib collects and trains on the cardzoo games: decisions per second with 1, 2, ...
-env runners (``python -m cardzoo.training.rllib_bench``; needs the rllib extra).
+env runners (``python -m cardzoo.training.rllib.bench``; needs the rllib extra).
 
 For every game and number of env runners, one PPO algorithm (the settings of
 :func:`cardzoo.training.rllib.run_settings`: ``--envs-per-runner`` games per runner, 8 by
@@ -42,7 +42,7 @@ def measure(
 ) -> dict[str, Any]:
     """Sampling and training rates of one configuration (inside a running Ray session)."""
     from cardzoo.training.rllib import run_settings
-    from cardzoo.training.rllib_algorithm import built_algorithm
+    from cardzoo.training.rllib.algorithm import built_algorithm
 
     settings = run_settings(
         game_name,
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-iterations", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from cardzoo.training.rllib_algorithm import machine_cores, one_torch_thread, ray_session
+    from cardzoo.training.rllib.algorithm import machine_cores, one_torch_thread, ray_session
 
     counts = [int(count) for count in args.env_runners.split(",")]
     print(f"{machine_cores()} cores; rollout {args.rollout_length} decisions per runner")

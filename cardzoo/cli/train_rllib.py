@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cardzoo.cli import args as cli_args
+
 DEFAULTS = {
     "policy": "shared",
     "iterations": 100,
@@ -24,9 +26,7 @@ DEFAULTS = {
 }
 
 
-def add_train_rllib_parser(subparsers) -> None:
-    from cardzoo import cli  # imported here: cardzoo.cli imports this module
-
+def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "train-rllib",
         help="every seat learns at once, on Ray RLlib (needs the rllib extra)",
@@ -35,7 +35,7 @@ def add_train_rllib_parser(subparsers) -> None:
         "progress.jsonl, checkpoints/ and metrics.json. Options left out when resuming keep "
         "the run's saved values.",
     )
-    cli.add_game_argument(parser)
+    cli_args.add_game_argument(parser)
     parser.add_argument(
         "--policy",
         choices=["shared", "per-seat"],
@@ -43,36 +43,36 @@ def add_train_rllib_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--iterations",
-        type=cli.positive_int,
+        type=cli_args.positive_int,
         metavar="N",
         help=f"training iterations in total (default {DEFAULTS['iterations']})",
     )
     parser.add_argument(
         "--env-runners",
-        type=cli.nonnegative_int,
+        type=cli_args.nonnegative_int,
         metavar="N",
         help=f"Ray workers playing games (0: in this process; default {DEFAULTS['env_runners']})",
     )
     parser.add_argument(
         "--rollout-length",
-        type=cli.positive_int,
+        type=cli_args.positive_int,
         metavar="N",
         help="decisions each env runner plays per iteration "
         f"(default {DEFAULTS['rollout_length']})",
     )
     parser.add_argument(
         "--envs-per-runner",
-        type=cli.positive_int,
+        type=cli_args.positive_int,
         metavar="N",
         help="games each env runner plays side by side, its actions chosen in one batch "
         f"(default {DEFAULTS['envs_per_runner']})",
     )
     parser.add_argument(
-        "--seed", type=cli.nonnegative_int, help=f"seed (default {DEFAULTS['seed']})"
+        "--seed", type=cli_args.nonnegative_int, help=f"seed (default {DEFAULTS['seed']})"
     )
-    cli.add_players_argument(parser)
-    cli.add_param_argument(parser)
-    cli.add_out_argument(parser, help="the run folder (default: runs/GAME-rllib)", folder=True)
+    cli_args.add_players_argument(parser)
+    cli_args.add_param_argument(parser)
+    cli_args.add_out_argument(parser, help="the run folder (default: runs/GAME-rllib)", folder=True)
     parser.add_argument("--resume", action="store_true", help="continue the run in --out")
     parser.add_argument("--force", action="store_true", help="replace a run already in --out")
     parser.add_argument(
@@ -83,13 +83,13 @@ def add_train_rllib_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--checkpoint-every",
-        type=cli.positive_int,
+        type=cli_args.positive_int,
         metavar="N",
         help=f"iterations between checkpoints (default {DEFAULTS['checkpoint_every']})",
     )
     parser.add_argument(
         "--eval-games",
-        type=cli.nonnegative_int,
+        type=cli_args.nonnegative_int,
         metavar="N",
         help=f"final evaluation games per opponent, 0 for none (default {DEFAULTS['eval_games']})",
     )
@@ -98,18 +98,16 @@ def add_train_rllib_parser(subparsers) -> None:
 
 
 def run_train_rllib(args: argparse.Namespace) -> int:
-    from cardzoo import cli
-
     if args.resume and args.force:
-        raise cli.UsageError("--resume", "cannot be combined with --force")
-    params = cli.game_params(args)
+        raise cli_args.UsageError("--resume", "cannot be combined with --force")
+    params = cli_args.game_params(args)
     try:
         from cardzoo.training import rllib
-        from cardzoo.training.rllib_eval import report
+        from cardzoo.training.rllib.eval import report
 
         rllib._require_ray()
     except ImportError as error:
-        raise cli.UsageError(None, str(error)) from None
+        raise cli_args.UsageError(None, str(error)) from None
     given = {
         "policy": args.policy,
         "iterations": args.iterations,

@@ -3,7 +3,7 @@
 :func:`run_training` starts Ray (:func:`ray_session`), builds the algorithm
 (:func:`ppo_config`), restores the last checkpoint when resuming, calls ``train()`` until the
 asked number of iterations is reached, and writes ``progress.jsonl`` and the checkpoints into the
-run folder (:class:`~cardzoo.training.rllib_run.RunFolder`).
+run folder (:class:`~cardzoo.training.rllib.run.RunFolder`).
 
 Decisions:
 
@@ -42,8 +42,10 @@ from typing import Any
 import numpy as np
 
 import cardzoo
-from cardzoo.training.rllib_envs import SHARED_POLICY
-from cardzoo.training.rllib_run import RUN_KIND, RunFolder, read_checkpoint_info
+from cardzoo.training.rllib.agent import export_policies
+from cardzoo.training.rllib.envs import SHARED_POLICY
+from cardzoo.training.rllib.run import RUN_KIND, RunFolder, read_checkpoint_info
+from cardzoo.training.threads import torch_threads
 
 
 @contextlib.contextmanager
@@ -119,8 +121,8 @@ def ppo_config(settings: dict[str, Any], cpus_per_runner: float = 1.0) -> Any:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from cardzoo.training.rllib_envs import env_class, env_config, policy_mapping
-    from cardzoo.training.rllib_module import MaskedActorCritic
+    from cardzoo.training.rllib.envs import env_class, env_config, policy_mapping
+    from cardzoo.training.rllib.module import MaskedActorCritic
 
     ppo = settings["ppo"]
     module_spec = RLModuleSpec(
@@ -167,19 +169,11 @@ def ppo_config(settings: dict[str, Any], cpus_per_runner: float = 1.0) -> Any:
     )
 
 
-@contextlib.contextmanager
-def one_torch_thread() -> Iterator[None]:
+def one_torch_thread():
     """Torch at one thread in this process while it trains (the learner, and the games when
     there are no env runners). Several threads for these small networks only wait on each
     other: on 2 busy cores, one PPO iteration took twice as long with torch's default."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+    return torch_threads(1)
 
 
 @contextlib.contextmanager
@@ -260,7 +254,9 @@ def _train_loop(
                 "iteration": iteration,
                 "agent_steps": row["agent_steps"],
             }
-            folder.save_checkpoint(algorithm, info)
+            folder.save_checkpoint(
+                algorithm, info, functools.partial(export_policies, algorithm, info)
+            )
 
 
 def progress_row(

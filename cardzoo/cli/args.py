@@ -1,35 +1,7 @@
-"""The ``cardzoo`` command: list the games, simulate random play, play matches between agents.
+"""The command line's shared parts: the one error path and the arguments every command takes.
 
-    cardzoo list --agents
-    cardzoo simulate henhouse --players 4 --games 10000 --seed 0
-    cardzoo match nobody_wants_it --agents "nwi_dodger, random, random, random" --games 2000
-    python -m cardzoo --version
-
-A game is named as ``cardzoo list`` prints it (``henhouse_v0``) or without the version suffix
-(``henhouse``). Every bad argument is reported as one line naming the option,
-``cardzoo: error: --seed: ...``, with exit code 2 and no traceback; Ctrl-C prints
-``cardzoo: interrupted`` and exits with 130 (the shell's code for an interrupt).
-
-Adding a subcommand
--------------------
-A subcommand is one function ``add_<name>_parser(subparsers)`` listed in :data:`SUBCOMMANDS`. It
-creates its parser with ``subparsers.add_parser(...)``, adds its arguments with the shared
-helpers below and sets ``func`` to the function that runs it, which takes the parsed arguments
-and returns the exit code (0)::
-
-    def add_tournament_parser(subparsers):
-        parser = subparsers.add_parser("tournament", help="...")
-        add_game_argument(parser)
-        add_agents_argument(parser)
-        add_seed_argument(parser)
-        parser.set_defaults(func=run_tournament)
-
-    def run_tournament(args):
-        from cardzoo.tournament import ...  # heavy imports here, so `cardzoo list` stays fast
-        params = game_params(args, num_players=len(args.agents))
-        check_agent_names(args.game, args.agents)
-        ...
-        return 0
+Every bad argument is reported as one line naming the option, ``cardzoo: error: --seed: ...``,
+with exit code 2 and no traceback (:func:`cardzoo.cli.main` prints it).
 
 Shared arguments (each sets the attribute named in brackets; the value is already checked):
 
@@ -46,9 +18,9 @@ Shared arguments (each sets the attribute named in brackets; the value is alread
 - :func:`add_quiet_argument` (``args.quiet``: no progress bar).
 
 Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap code whose
-``ValueError`` comes from one option in ``with option_errors("--param"):``. :func:`main` prints
-either as one line and returns 2. A ``ValueError`` escaping a subcommand is reported the same
-way (it comes from the environment or the agents refusing an argument), without an option name.
+``ValueError`` comes from one option in ``with option_errors("--param"):``.
+
+May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents` (the command layer is the top floor).
 """
 
 from __future__ import annotations
@@ -57,16 +29,11 @@ import argparse
 import contextlib
 import json
 import os
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from cardzoo import __version__
-from cardzoo.envs import GAMES
-from cardzoo.play import add_play_parser
-from cardzoo.tournament import add_tournament_parser
-from cardzoo.training.rllib_cli import add_train_rllib_parser
+from cardzoo.envs import GAMES, load_game
 
 # ----------------------------------------------------------------------------------------------
 # The one error path
@@ -129,8 +96,20 @@ def _int(text: str, low: int, what: str) -> int:
 
 
 def positive_int(text: str) -> int:
-    """An integer >= 1 (``--games``, ``--max-cycles``, ``--players``)."""
+    """An integer >= 1 (``--max-cycles``, ``--players``)."""
     return _int(text, 1, "an integer of at least 1")
+
+
+#: the most games one command plays: far beyond any study (a billion would take weeks)
+MAX_GAMES = 10_000_000
+
+
+def games_count(text: str) -> int:
+    """A number of games, 1..:data:`MAX_GAMES` (``--games``)."""
+    value = _int(text, 1, "an integer of at least 1")
+    if value > MAX_GAMES:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_GAMES:,}, got {value:,}")
+    return value
 
 
 def nonnegative_int(text: str) -> int:
@@ -176,6 +155,7 @@ def param_pair(text: str) -> tuple[str, Any]:
 def output_file(text: str) -> Path:
     """A file path that can be written: checked before anything runs, so a long match never
     ends in a failed write."""
+    _check_not_empty(text, "file")
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
@@ -185,11 +165,19 @@ def output_file(text: str) -> Path:
 
 def output_folder(text: str) -> Path:
     """A folder path that can be created or written into (a run folder), checked up front."""
+    _check_not_empty(text, "folder")
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a file; give a folder")
     _check_writable_folder(path, text)
     return path
+
+
+def _check_not_empty(text: str, kind: str) -> None:
+    """One rule for every command: an empty path is refused, never read as the current
+    folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty path names no {kind}; give a {kind} name")
 
 
 def _check_writable_folder(folder: Path, text: str) -> None:
@@ -264,7 +252,7 @@ def add_max_cycles_argument(parser: argparse.ArgumentParser) -> None:
 def add_games_argument(parser: argparse.ArgumentParser, default: int = 1000) -> None:
     parser.add_argument(
         "--games",
-        type=positive_int,
+        type=games_count,
         default=default,
         metavar="N",
         help=f"number of games (default {default})",
@@ -332,9 +320,8 @@ def game_params(args: argparse.Namespace, num_players: int | None = None) -> dic
     players = players if players is not None else num_players
     if players is not None:
         params["num_players"] = players
-    module = GAMES[args.game].module()
     try:
-        module.raw_env(**params)
+        load_game(args.game, **params)
     except ValueError as error:
         raise UsageError(_option_of(error, args, num_players), str(error)) from None
     return params
@@ -353,22 +340,17 @@ def _option_of(error: ValueError, args: argparse.Namespace, num_players: int | N
 
 def _known_params(game: str) -> list[str]:
     """The parameter names of ``game`` (those of a game built with its defaults)."""
-    return list(GAMES[game].module().raw_env().game.params())
+    return list(load_game(game).params())
 
 
 def check_agent_names(game: str, names: list[str], option: str = "--agents") -> None:
-    """Registry names must be agents of ``game``; ``KIND:PATH`` names (saved policies) pass
+    """Every name must name an agent of ``game``; ``KIND:PATH`` names (saved policies) pass
     here and are checked when :func:`agent_factory` loads them."""
-    from cardzoo.agents import agent_classes
+    from cardzoo.agents import check_agent_name
 
-    allowed = list(agent_classes(game))
     for name in names:
-        if ":" not in name and name not in allowed:
-            raise UsageError(
-                option,
-                f"unknown agent {name!r} for {game}; choose one of {', '.join(allowed)}, "
-                "or ppo:PATH / rllib:PATH for a saved policy",
-            )
+        with option_errors(option):
+            check_agent_name(game, name)
 
 
 def agent_factory(game: str, name: str, option: str = "--agents") -> Callable[[Any, int], Any]:
@@ -386,219 +368,3 @@ def agent_factory(game: str, name: str, option: str = "--agents") -> Callable[[A
 
     factory.name = name
     return factory
-
-
-# ----------------------------------------------------------------------------------------------
-# Subcommands
-# ----------------------------------------------------------------------------------------------
-
-
-def add_list_parser(subparsers) -> None:
-    parser = subparsers.add_parser("list", help="the games, their player counts and descriptions")
-    parser.add_argument("--agents", action="store_true", help="also list each game's agents")
-    parser.add_argument(
-        "--params", action="store_true", help="also list each game's parameters and defaults"
-    )
-    parser.set_defaults(func=run_list)
-
-
-def run_list(args: argparse.Namespace) -> int:
-    from cardzoo.agents import agent_classes
-
-    print(f"{'game':<24}{'players':<10}description")
-    for spec in GAMES.values():
-        players = f"{spec.min_players}..{spec.max_players}"
-        print(f"{spec.name + '_v0':<24}{players:<10}{spec.description}")
-        if args.agents:
-            print(f"{'':<34}agents: {', '.join(agent_classes(spec.name))}")
-        if args.params:
-            defaults = spec.module().raw_env().game.params()
-            shown = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
-            print(f"{'':<34}parameters: {shown}")
-    return 0
-
-
-def add_simulate_parser(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "simulate", help="a study of random play: lengths, seat advantage"
-    )
-    add_game_argument(parser)
-    add_players_argument(parser)
-    add_param_argument(parser)
-    add_games_argument(parser)
-    add_seed_argument(parser)
-    add_max_cycles_argument(parser)
-    add_quiet_argument(parser)
-    parser.set_defaults(func=run_simulate)
-
-
-def run_simulate(args: argparse.Namespace) -> int:
-    from cardzoo.evaluation import simulate
-
-    params = game_params(args)
-    result = simulate(
-        args.game,
-        args.games,
-        seed=args.seed,
-        params=params,
-        max_cycles=args.max_cycles,
-        progress=not args.quiet,
-    )
-    print(result.table())
-    return 0
-
-
-def add_match_parser(subparsers) -> None:
-    parser = subparsers.add_parser("match", help="agents against each other, seats rotated")
-    add_game_argument(parser)
-    add_agents_argument(parser)
-    add_param_argument(parser)
-    add_games_argument(parser)
-    add_seed_argument(parser)
-    add_max_cycles_argument(parser)
-    parser.add_argument("--no-mirror", action="store_true", help="a new deal for every game")
-    add_out_argument(parser, help="write the summary as JSON to this file")
-    add_quiet_argument(parser)
-    parser.set_defaults(func=run_match)
-
-
-def run_match(args: argparse.Namespace) -> int:
-    from cardzoo.evaluation import play_match
-    from cardzoo.io import write_json_atomic
-
-    params = game_params(args, num_players=len(args.agents))
-    check_agent_names(args.game, args.agents)
-    result = play_match(
-        args.game,
-        [agent_factory(args.game, name) for name in args.agents],
-        args.games,
-        seed=args.seed,
-        params=params,
-        mirrored=not args.no_mirror,
-        max_cycles=args.max_cycles,
-        progress=not args.quiet,
-    )
-    print(result.table())
-    if args.out:
-        write_json_atomic(args.out, result.summary())
-        print(f"results written to {args.out}")
-    return 0
-
-
-def add_train_parser(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "train",
-        help="learn a policy for one seat with MaskablePPO (needs the train extra)",
-        description="Train a policy for one seat; the run folder holds the model, metrics.json, "
-        "learning_curve.png and TensorBoard logs. Defaults per game: cardzoo.training.ppo.",
-    )
-    add_game_argument(parser)
-    parser.add_argument(
-        "--opponents",
-        metavar="MIX",
-        help='the other seats, drawn every game from agents with weights, e.g. "nwi_dodger:0.5,'
-        'self:0.3,random:0.2"; self = frozen earlier snapshots of the learner, ppo:PATH = a '
-        "saved policy (default: the game's mix)",
-    )
-    parser.add_argument("--timesteps", type=positive_int, help="learner steps (default per game)")
-    add_seed_argument(parser)
-    parser.add_argument("--n-envs", type=positive_int, default=16, help="games played at once")
-    parser.add_argument(
-        "--processes", type=positive_int, default=1, help="worker processes stepping the games"
-    )
-    add_players_argument(parser)
-    add_param_argument(parser)
-    parser.add_argument(
-        "--reward",
-        choices=["win", "win+points", "points", "win+score"],
-        help="reward mode (default per game; see docs/training.md)",
-    )
-    parser.add_argument(
-        "--frame-stack", type=positive_int, help="the learner sees its last K observations"
-    )
-    parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
-    parser.add_argument("--eval-games", type=positive_int, default=400, metavar="N")
-    parser.add_argument("--final-eval-games", type=positive_int, default=1000, metavar="N")
-    add_out_argument(parser, help="the run folder (default: runs/GAME)", folder=True)
-    parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
-    parser.add_argument("--force", action="store_true", help="replace a run already in --out")
-    add_quiet_argument(parser)
-    parser.set_defaults(func=run_train)
-
-
-def run_train(args: argparse.Namespace) -> int:
-    from cardzoo.training.ppo import TrainConfig, report, train
-
-    if args.resume and args.force:
-        raise UsageError("--resume", "cannot be combined with --force")
-    config = TrainConfig(
-        args.game,
-        params=game_params(args),
-        opponents=args.opponents,
-        timesteps=args.timesteps,
-        seed=args.seed,
-        n_envs=args.n_envs,
-        processes=args.processes,
-        reward=args.reward,
-        frame_stack=args.frame_stack,
-        eval_every=args.eval_every,
-        eval_games=args.eval_games,
-        final_eval_games=args.final_eval_games,
-    )
-    config = config.resolved()
-    out = args.out if args.out is not None else Path("runs") / args.game
-    result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
-    print(report(result))
-    return 0
-
-
-#: The subcommands in the order ``cardzoo --help`` lists them; a new one adds its line here.
-SUBCOMMANDS: list[Callable[[Any], None]] = [
-    add_list_parser,
-    add_simulate_parser,
-    add_match_parser,
-    add_tournament_parser,
-    add_play_parser,
-    add_train_parser,
-    add_train_rllib_parser,
-]
-
-
-# ----------------------------------------------------------------------------------------------
-# Entry point
-# ----------------------------------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cardzoo", description=__doc__.split("\n")[0])
-    parser.add_argument("--version", action="version", version=f"cardzoo {__version__}")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add_parser in SUBCOMMANDS:
-        add_parser(subparsers)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code: 0 done, 2 a bad argument, 130 interrupted
-    (Ctrl-C), 141 the output pipe closed."""
-    try:
-        try:
-            args = build_parser().parse_args(argv)
-        except SystemExit as done:  # --help and --version print and stop here
-            return 0 if done.code is None else done.code
-        return args.func(args)
-    except (UsageError, ValueError) as error:
-        print(f"cardzoo: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ncardzoo: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`cardzoo list | head -1`): stop quietly, as `yes | head` does.
-        # Point stdout at /dev/null so that Python's final flush does not complain again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, what a shell reports for a command its pipe stopped
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -32,7 +32,7 @@ def env_config(game_name: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def is_simultaneous(game_name: str) -> bool:
     """Whether the game has a parallel form (all players act at once), used for training."""
-    return hasattr(game_spec(game_name).module(), "parallel_env")
+    return game_spec(game_name).parallel
 
 
 def env_class(game_name: str) -> type:

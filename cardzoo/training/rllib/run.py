@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ METRICS = "metrics.json"
 CHECKPOINTS = "checkpoints"
 CHECKPOINT_INFO = "cardzoo.json"
 CHECKPOINT_PREFIX = "checkpoint_"
+#: the numpy policy files of a checkpoint, and of the latest one in the run folder
+POLICIES = "policies"
 KEEP_CHECKPOINTS = 2
 #: what a checkpoint's cardzoo.json says it is (and a run's settings.json)
 RUN_KIND = "cardzoo-rllib"
@@ -143,24 +146,43 @@ class RunFolder:
         found = self.checkpoints()
         return found[-1] if found else None
 
-    def save_checkpoint(self, algorithm: Any, info: dict[str, Any]) -> Path:
-        """Save ``algorithm`` (an RLlib ``Algorithm``) with ``info`` (cardzoo.json) atomically."""
+    def save_checkpoint(
+        self,
+        algorithm: Any,
+        info: dict[str, Any],
+        write_more: Callable[[Path], None] | None = None,
+    ) -> Path:
+        """Save ``algorithm`` (an RLlib ``Algorithm``) with ``info`` (cardzoo.json) atomically;
+        ``write_more(folder)`` adds files to the checkpoint before it appears (the policies as
+        numpy files, :func:`~cardzoo.training.rllib.agent.export_policies`), and the run
+        folder's ``policies/`` gets a copy of the latest checkpoint's."""
         self.checkpoints_path.mkdir(parents=True, exist_ok=True)
         final = self.checkpoints_path / f"{CHECKPOINT_PREFIX}{info['iteration']:06d}"
         temporary = Path(tempfile.mkdtemp(dir=self.checkpoints_path, prefix=f".{final.name}."))
         try:
             algorithm.save_to_path(str(temporary.absolute()))  # RLlib reads paths as URIs
             write_json_atomic(temporary / CHECKPOINT_INFO, info)
+            if write_more is not None:
+                write_more(temporary)
             if final.exists():  # the same iteration saved again (a resumed run's last one)
                 shutil.rmtree(final)
             temporary.rename(final)
         except BaseException:
             shutil.rmtree(temporary, ignore_errors=True)
             raise
+        self._copy_latest_policies(final)
         for old in self.checkpoints()[:-KEEP_CHECKPOINTS]:
             shutil.rmtree(old, ignore_errors=True)
         self._remove_stale_temporaries()
         return final
+
+    def _copy_latest_policies(self, checkpoint: Path) -> None:
+        """The checkpoint's policy files into the run folder's ``policies/`` (each replaced
+        atomically), where ``rllib:RUN`` finds them."""
+        latest = self.path / POLICIES
+        for file in sorted((checkpoint / POLICIES).glob("*.npz")):
+            latest.mkdir(exist_ok=True)
+            write_bytes_atomic(latest / file.name, file.read_bytes())
 
     def _remove_stale_temporaries(self) -> None:
         for path in self.checkpoints_path.glob(f".{CHECKPOINT_PREFIX}*"):

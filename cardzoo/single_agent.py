@@ -62,24 +62,17 @@ reset options is never dealt again: if it does not reach the learner, ``reset()`
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from cardzoo.agents import Agent, agent_classes, make_agent, take_turn
-from cardzoo.envs import GAMES, game_spec
-from cardzoo.envs.core import (
-    Game,
-    check_choice,
-    check_int,
-    check_seed,
-    known_options,
-    spawn_game_rng,
-)
-
-AgentSpec = str | Callable[[Game, int], Agent]
+from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name
+from cardzoo.envs import load_game
+from cardzoo.envs.core import check_choice, check_int, check_seed, known_options, spawn_game_rng
+from cardzoo.envs.registry import gym_id  # noqa: F401  (the ids' spelling, documented here)
+from cardzoo.table import Table
 
 #: deals in a row that may end before the learner decides before ``reset()`` gives up
 MAX_DEALS = 1000
@@ -103,11 +96,10 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         **params: Any,
     ):
-        spec = game_spec(game)
         check_choice("illegal_action", illegal_action, ["terminate", "raise"])
         self.render_mode = _offered_render_mode(render_mode, self.metadata["render_modes"])
         self.game_name = game
-        self.game = spec.module().raw_env(**params).game
+        self.game = load_game(game, **params)
         n = self.game.num_players
         if learner_seat is not None:
             check_int("learner_seat", learner_seat, 0, n - 1)
@@ -121,11 +113,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
         self.action_space = gymnasium.spaces.Discrete(self.game.num_actions)
         self._env_rng: np.random.Generator | None = None
-        self.state = None
+        self.table: Table | None = None  # the game in progress, the learner's seat left empty
         self.seat = 0
-        self._opponents: dict[int, Agent] = {}
-        self._saved_policies: dict[int, Agent] = {}  # loaded "KIND:PATH" opponents
-        self._steps = 0
         self._mask: np.ndarray | None = None  # the learner's legal actions now
         self._done = True  # no episode to step: before the first reset, or after the end
 
@@ -140,14 +129,20 @@ class SingleAgentEnv(gymnasium.Env):
             )
         if len(opponents) != n - 1:
             raise ValueError(f"opponents: need {n - 1} agents for {n} seats, got {len(opponents)}")
-        known = agent_classes(self.game_name)
         for spec in opponents:
-            if callable(spec) or (isinstance(spec, str) and (spec in known or ":" in spec)):
-                continue  # "KIND:PATH" policies are checked by make_agent when loaded
-            raise ValueError(
-                f"opponents: unknown agent {spec!r} for {self.game_name}; choose one of "
-                f"{list(known)}, a saved policy KIND:PATH, or a factory (game, seed) -> Agent"
-            )
+            if callable(spec):
+                continue
+            if not isinstance(spec, str):
+                raise ValueError(
+                    f"opponents: {spec!r} is neither an agent name nor a factory (game, seed) "
+                    "-> Agent"
+                )
+            try:
+                check_agent_name(self.game_name, spec)
+            except ValueError as error:
+                raise ValueError(
+                    f"opponents: {error}, or a factory (game, seed) -> Agent"
+                ) from None
         return list(opponents)
 
     # --- gymnasium API --------------------------------------------------------------------
@@ -187,11 +182,10 @@ class SingleAgentEnv(gymnasium.Env):
             self._done = True
             info = {**self._info(), "illegal_action": True}
             return self._observation(), -1.0, True, False, info
-        reward = self._reward_of(self.game.apply(self.state, action))
-        self._steps += 1
+        reward = self._reward_of(self.table.step(action))
         reward += self._play_opponents()
         terminated = bool(self.state.terminal)
-        truncated = not terminated and self._steps >= self.max_cycles
+        truncated = self.table.truncated
         self._done = terminated or truncated
         self._update_mask()
         if self.render_mode == "human":
@@ -224,12 +218,12 @@ class SingleAgentEnv(gymnasium.Env):
         """Deal until the learner has a decision (at most :data:`MAX_DEALS` deals)."""
         n = self.game.num_players
         for _ in range(MAX_DEALS):
-            self.state = self.game.new_state(spawn_game_rng(rng), options)
+            state = self.game.new_state(spawn_game_rng(rng), options)
             self.seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
-            self._seat_opponents(int(rng.integers(2**31)))
-            self._steps = 0
+            agents = self._seat_opponents(int(rng.integers(2**31)))
+            self.table = Table(self.game, state, agents, self.max_cycles)
             self._play_opponents()
-            if not self._episode_over():
+            if not self.table.over:
                 self._done = False
                 self._update_mask()
                 return
@@ -245,52 +239,35 @@ class SingleAgentEnv(gymnasium.Env):
             f"{self.learner_seat}) had a decision; raise max_cycles"
         )
 
+    @property
+    def state(self):
+        """The engine's state of the game in progress (None before the first ``reset()``)."""
+        return None if self.table is None else self.table.state
+
     def _episode(self) -> tuple:
         """Everything ``reset()`` replaces (kept to put back if it fails)."""
-        return self.state, self.seat, self._opponents, self._steps, self._mask, self._done
+        return self.table, self.seat, self._mask, self._done
 
     def _restore_episode(self, episode: tuple) -> None:
-        self.state, self.seat, self._opponents, self._steps, self._mask, self._done = episode
+        self.table, self.seat, self._mask, self._done = episode
 
-    def _seat_opponents(self, seed: int) -> None:
+    def _seat_opponents(self, seed: int) -> list[Agent | None]:
+        """An agent for every seat but the learner's (None), built for this episode."""
         others = [p for p in range(self.game.num_players) if p != self.seat]
-        self._opponents = {}
+        agents: list[Agent | None] = [None] * self.game.num_players
         for index, (player, spec) in enumerate(zip(others, self._opponent_specs)):
-            agent_seed = seed + index
-            if isinstance(spec, str) and ":" in spec:
-                # A saved policy ("ppo:PATH") is loaded once per opponent, not every episode.
-                if index not in self._saved_policies:
-                    self._saved_policies[index] = make_agent(self.game_name, spec, self.game)
-                agent = self._saved_policies[index]
-            elif isinstance(spec, str):
-                agent = make_agent(self.game_name, spec, self.game, seed=agent_seed)
-            else:
-                agent = spec(self.game, agent_seed)
+            agent = build_agent(self.game_name, spec, self.game, seed + index)
             agent.reset()
-            self._opponents[player] = agent
+            agents[player] = agent
+        return agents
 
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner must decide or the game ends; return the
         learner's rewards meanwhile."""
-        reward = 0.0
-        state, game = self.state, self.game
-        while not state.terminal and self._steps < self.max_cycles:
-            player = state.current_player
-            if player == self.seat:
-                break
-            reward += self._reward_of(take_turn(game, state, self._opponents[player]))
-            self._steps += 1
-        return reward
+        return float(self.table.play(until=self.seat)[self.seat])
 
     def _reward_of(self, step_rewards: np.ndarray | None) -> float:
-        if step_rewards is None:
-            return 0.0
-        if not self.state.terminal and self._steps + 1 >= self.max_cycles:
-            return 0.0  # the truncating step gives nothing, as in the AEC environment
-        return float(step_rewards[self.seat])
-
-    def _episode_over(self) -> bool:
-        return bool(self.state.terminal) or self._steps >= self.max_cycles
+        return 0.0 if step_rewards is None else float(step_rewards[self.seat])
 
     def _update_mask(self) -> None:
         self._mask = self.game.legal_mask(self.state, self.seat)
@@ -334,19 +311,3 @@ def _offered_render_mode(render_mode: Any, offered: list[str]) -> str | None:
         stacklevel=3,
     )
     return None
-
-
-def gym_id(game_name: str) -> str:
-    """``"nobody_wants_it"`` -> ``"cardzoo/NobodyWantsIt-v0"``."""
-    return "cardzoo/" + "".join(word.capitalize() for word in game_name.split("_")) + "-v0"
-
-
-def register_all() -> None:
-    """Register every game with Gymnasium (called on ``import cardzoo``)."""
-    for name in GAMES:
-        if gym_id(name) not in gymnasium.registry:
-            gymnasium.register(
-                id=gym_id(name),
-                entry_point="cardzoo.training.single_agent:SingleAgentEnv",
-                kwargs={"game": name},
-            )

@@ -2,22 +2,22 @@
 
 Every seat learns at once: all seats play one shared policy (self-play with parameter sharing), or
 each seat its own policy (``policy="per-seat"``). RLlib's PPO on the new API stack trains a masked
-actor-critic (:mod:`cardzoo.training.rllib_module`: illegal actions are never sampled) on the
-games' PettingZoo forms (:mod:`cardzoo.training.rllib_envs`: the AEC form for turn-based games,
+actor-critic (:mod:`cardzoo.training.rllib.module`: illegal actions are never sampled) on the
+games' PettingZoo forms (:mod:`cardzoo.training.rllib.envs`: the AEC form for turn-based games,
 the parallel form for Foxy). It runs on a local Ray instance with this machine's cores, or on an
 existing cluster given its address.
 
 >>> from cardzoo.training.rllib import train
 >>> metrics = train("nobody_wants_it", "runs/nwi-rllib", iterations=40, env_runners=2)
 >>> from cardzoo.agents import make_agent
->>> agent = make_agent("nobody_wants_it", "rllib:runs/nwi-rllib", game)  # the trained policy
+>>> agent = make_agent("nobody_wants_it", "rllib:runs/nwi-rllib", game)  # numpy only, no Ray
 
 One run, top to bottom (:func:`train`): prepare the run folder (new, resumed or started over);
 start Ray; build the PPO algorithm (restored from the last checkpoint when resuming); train for
 the asked iterations, writing ``progress.jsonl`` after each and a checkpoint every
 ``checkpoint_every``; stop Ray; evaluate the final policies with the match runner against random
 and the game's best heuristic; write ``metrics.json``. The run folder is described in
-:mod:`cardzoo.training.rllib_run`.
+:mod:`cardzoo.training.rllib.run`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cardzoo.envs import game_spec
-from cardzoo.envs.core import Game
-from cardzoo.training.rllib_run import RUN_KIND, RunFolder
+from cardzoo.envs import load_game
+from cardzoo.training.rllib.run import RUN_KIND, RunFolder
 
 INSTALL_HINT = "Ray RLlib is not installed: pip install 'cardzoo[rllib]' (or: make rllib-demo)"
 
@@ -72,9 +71,9 @@ def run_settings(
     hyperparameters: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a run is asked to do, checked, as saved in ``settings.json``."""
-    from cardzoo.training.rllib_envs import is_simultaneous, module_ids
+    from cardzoo.training.rllib.envs import is_simultaneous, module_ids
 
-    game = game_spec(game_name).module().raw_env(**(params or {})).game  # checks the params
+    game = load_game(game_name, **(params or {}))  # checks the params
     if game.num_actions < 2:
         raise ValueError(f"{game_name} has no decisions to learn (one action only)")
     agents = [f"player_{i}" for i in range(game.num_players)]
@@ -142,8 +141,8 @@ def train(
     ``log`` receives one line per iteration (None: silent)."""
     _require_ray()
     from cardzoo.io import write_json_atomic
-    from cardzoo.training.rllib_algorithm import run_training
-    from cardzoo.training.rllib_eval import evaluate_run, run_metrics
+    from cardzoo.training.rllib.algorithm import run_training
+    from cardzoo.training.rllib.eval import evaluate_run, run_metrics
 
     log = log or (lambda line: None)
     started = time.perf_counter()
@@ -210,20 +209,6 @@ def resumed_settings(
         **{**kept, **{key: options[key] for key in RESUMABLE if key in options}},
         hyperparameters=saved["ppo"],
     )
-
-
-def load_agent(game_name: str, path: str, game: Game, seed: int | None = None):
-    """The policy of an RLlib run as a cardzoo agent (greedy: its most likely legal action).
-
-    ``path`` is a run folder written by :func:`train` (its last checkpoint) or one of its
-    checkpoint folders. A run with one policy per seat plays ``player_0``'s policy unless the
-    path names another: ``runs/NAME@player_2``. Loads only the network (no Ray instance, no
-    algorithm). Raises ``ValueError`` for a missing path, a folder that is not an RLlib run, or
-    a run of another game (or of a game whose observations or actions differ from ``game``'s)."""
-    _require_ray()
-    from cardzoo.training.rllib_agent import load_rllib_agent
-
-    return load_rllib_agent(game_name, path, game, seed=seed)
 
 
 def _require_ray() -> None:

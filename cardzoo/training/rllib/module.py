@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
+
+from cardzoo.agents.policy import observation_scaling
 
 DEFAULT_HIDDEN = (128, 128)
 
@@ -43,15 +44,6 @@ def _mlp(sizes: list[int]) -> torch.nn.Sequential:
     return torch.nn.Sequential(*layers)
 
 
-def observation_scaling(space: gymnasium.spaces.Box) -> tuple[np.ndarray, np.ndarray]:
-    """Per field: the factor that maps it into [0, 1] (1 where unbounded) and whether it is
-    unbounded (then log-squashed after scaling)."""
-    high = np.asarray(space.high, dtype=np.float64)
-    bounded = np.isfinite(high) & (high > 0)
-    scale = np.where(bounded, 1.0 / np.where(bounded, high, 1.0), 1.0)
-    return scale.astype(np.float32), ~np.isfinite(high)
-
-
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
     """Actor-critic over a cardzoo observation dict; illegal actions get probability 0.
 
@@ -61,7 +53,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         vector_space = self.observation_space["observation"]
         hidden = list(self.model_config.get("hidden", DEFAULT_HIDDEN))
         size_in = int(np.prod(vector_space.shape))
-        scale, unbounded = observation_scaling(vector_space)
+        scale, unbounded = observation_scaling(vector_space.high)
         # Buffers, not weights: rebuilt from the observation space, never trained or saved.
         self.register_buffer("obs_scale", torch.from_numpy(scale), persistent=False)
         self.register_buffer("obs_unbounded", torch.from_numpy(unbounded), persistent=False)

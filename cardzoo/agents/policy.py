@@ -1,0 +1,376 @@
+"""A trained policy as a cardzoo agent, acting on a cheap numpy forward pass.
+
+Both training back ends (SB3's ``MaskablePPO`` and Ray RLlib) learn MLP policies over the same
+scaled observations, and both save the policy as a small numpy file, ``policy.npz``
+(:func:`save_policy`): the weights, the activations and a record of the game it was trained on.
+Playing a policy needs nothing but numpy: :class:`NumpyPolicy` is a few small matrix products,
+about ten times cheaper than a torch call for one observation, which matters when frozen
+policies fill three seats of every training game (self-play) or play thousands of evaluation
+games.
+
+>>> from cardzoo.agents import make_agent
+>>> agent = make_agent("nobody_wants_it", "ppo:runs/nwi", game, seed=0)     # a run folder
+>>> agent = make_agent("nobody_wants_it", "rllib:runs/nwi-rllib", game)     # an RLlib run
+
+Observations are scaled to a fixed range before the network sees them (:func:`observation_scaling`):
+each field is divided by its finite upper bound; fields without one (Minus Two's totals) are
+squashed with ``sign(x) * log1p(|x|)``. The scaling depends only on the game, so a saved policy
+and its scaler always agree.
+
+May import: numpy, :mod:`cardzoo.envs`, :mod:`cardzoo.agents.base`; torch and
+stable-baselines3 only inside :func:`load_sb3_policy`, for model files of older runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardzoo.agents.base import Agent
+from cardzoo.envs.core import Game
+
+#: what a saved model records about the game it was trained on (``model.cardzoo`` in SB3's zip)
+MODEL_INFO_KEY = "cardzoo"
+#: the numpy policy file of a run folder (and of each RLlib checkpoint's ``policies/``)
+POLICY_FILE = "policy.npz"
+POLICY_FORMAT = 1
+
+_ACTIVATIONS = {
+    "Tanh": np.tanh,
+    "ReLU": lambda x: np.maximum(x, 0.0),
+    "Identity": lambda x: x,
+}
+
+
+def observation_scaling(high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per field of an observation whose upper bounds are ``high``: the factor that maps it into
+    [0, 1] (1 where unbounded) and whether it is unbounded (then log-squashed after scaling).
+    Both training back ends scale with it."""
+    high = np.asarray(high, dtype=np.float64)
+    bounded = np.isfinite(high) & (high > 0)
+    scale = np.where(bounded, 1.0 / np.where(bounded, high, 1.0), 1.0)
+    return scale.astype(np.float32), ~np.isfinite(high)
+
+
+class ObservationScaler:
+    """Maps a game's raw observation vector into roughly [-1, 1] (bounded fields) or a log scale
+    (unbounded fields). Pure function of the game's observation bounds."""
+
+    def __init__(self, game: Game):
+        self.scale, self.unbounded = observation_scaling(game.observation_bounds()[1])
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        scaled = observation * self.scale
+        if self.unbounded.any():
+            raw = scaled[..., self.unbounded]
+            scaled[..., self.unbounded] = np.sign(raw) * np.log1p(np.abs(raw))
+        return scaled.astype(np.float32, copy=False)
+
+
+class PolicyInput:
+    """What the network sees: the scaled observation, after the seat's ``frame_stack`` - 1
+    previous ones in the same game (oldest first, zeros before the first). The training
+    environment and :class:`PolicyAgent` both use it, so a policy plays on exactly the inputs it
+    was trained on."""
+
+    def __init__(self, game: Game, frame_stack: int = 1):
+        self.scaler = ObservationScaler(game)
+        self.frame_stack = frame_stack
+        self.size = game.observation_size * frame_stack
+        self._frames = np.zeros(self.size, np.float32)
+
+    def reset(self) -> None:
+        """A new game: nothing seen yet."""
+        self._frames[:] = 0.0
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        """Add this observation; the input vector (a view, valid until the next call)."""
+        scaled = self.scaler(np.asarray(observation, dtype=np.float32))
+        size = scaled.shape[0]
+        if self.frame_stack > 1:
+            self._frames[:-size] = self._frames[size:]
+        self._frames[-size:] = scaled
+        return self._frames
+
+
+class NumpyPolicy:
+    """The action head of an SB3 actor-critic MLP policy, evaluated in numpy."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray, str]]):
+        self.layers = layers  # (weight [in, out], bias [out], activation applied after)
+
+    @classmethod
+    def from_sb3(cls, policy: Any) -> NumpyPolicy:
+        """Copy the weights of an SB3 ``ActorCriticPolicy`` (MLP, flattened observations)."""
+        import torch
+
+        modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+        layers: list[tuple[np.ndarray, np.ndarray, str]] = []
+        for module in modules:
+            if isinstance(module, torch.nn.Linear):
+                weight = module.weight.detach().cpu().numpy().T.astype(np.float32)
+                bias = module.bias.detach().cpu().numpy().astype(np.float32)
+                layers.append((weight, bias, "Identity"))
+            elif type(module).__name__ in _ACTIVATIONS and layers:
+                weight, bias, _ = layers[-1]
+                layers[-1] = (weight, bias, type(module).__name__)
+            else:
+                raise ValueError(f"cannot copy policy layer {module!r} to numpy")
+        return cls(layers)
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Plain arrays (picklable, small) to rebuild this policy in another process."""
+        return {"layers": self.layers}
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        hidden = observations
+        for weight, bias, activation in self.layers:
+            hidden = _ACTIVATIONS[activation](hidden @ weight + bias)
+        return hidden
+
+    def act(
+        self,
+        observation: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator | None = None,
+    ) -> int:
+        """The most likely legal action, or a sample from the masked distribution if ``rng``."""
+        logits = np.where(mask.astype(bool), self.logits(observation), -np.inf)
+        if rng is None:
+            return int(np.argmax(logits))
+        probabilities = np.exp(logits - logits.max())
+        probabilities /= probabilities.sum()
+        return int(rng.choice(probabilities.size, p=probabilities))
+
+
+class PolicyAgent(Agent):
+    """A trained policy playing one seat. ``deterministic`` (default) takes the most likely legal
+    action; otherwise it samples, using the agent's own generator. With ``frame_stack`` k > 1 the
+    policy sees its last k observations of the game (oldest first, zeros before the first), as it
+    did in training."""
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        game: Game,
+        policy: NumpyPolicy,
+        seed: int | None = None,
+        deterministic: bool = True,
+        label: str = "ppo",
+        frame_stack: int = 1,
+    ):
+        super().__init__(game, seed)
+        self.policy = policy
+        self.inputs = PolicyInput(game, frame_stack)
+        self.deterministic = deterministic
+        self.name = label
+
+    def reset(self) -> None:
+        self.inputs.reset()
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        mask = observation["action_mask"]
+        if not mask.any():
+            raise ValueError(f"{self!r} was asked to act with no legal action")
+        inputs = self.inputs(observation["observation"])
+        return self.policy.act(inputs, mask, None if self.deterministic else self.rng)
+
+    @property
+    def batch_key(self) -> int:
+        """Seats whose agents share a key decide together in one forward pass
+        (:meth:`act_batch`): those playing the same policy."""
+        return id(self.policy)
+
+    @staticmethod
+    def act_batch(
+        agents: list[PolicyAgent], observations: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:
+        """The actions of several seats that play one policy, in one forward pass: exactly what
+        each agent's :meth:`act` would choose (the same inputs, and a sampling agent draws from
+        its own generator)."""
+        inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
+        logits = agents[0].policy.logits(inputs)
+        logits = np.where(masks.astype(bool), logits, -np.inf)
+        actions = np.argmax(logits, axis=1)
+        for index, agent in enumerate(agents):
+            if not masks[index].any():
+                raise ValueError(f"{agent!r} was asked to act with no legal action")
+            if not agent.deterministic:
+                row = logits[index]
+                probabilities = np.exp(row - row.max())
+                probabilities /= probabilities.sum()
+                actions[index] = agent.rng.choice(probabilities.size, p=probabilities)
+        return actions
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent({self.name}, {self.game.name})"
+
+
+# ----------------------------------------------------------------------------------------------
+# The policy file
+# ----------------------------------------------------------------------------------------------
+
+
+def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> None:
+    """Write ``policy`` and ``info`` (the game, its parameters, observation size, number of
+    actions, frame stack, ...) as one ``.npz`` file, atomically (a reader never sees half a
+    file)."""
+    from cardzoo.io import write_bytes_atomic
+
+    arrays: dict[str, np.ndarray] = {}
+    for index, (weight, bias, _) in enumerate(policy.layers):
+        arrays[f"weight_{index}"] = np.asarray(weight, np.float32)
+        arrays[f"bias_{index}"] = np.asarray(bias, np.float32)
+    record = {
+        **info,
+        "format": POLICY_FORMAT,
+        "activations": [activation for _, _, activation in policy.layers],
+    }
+    arrays["info"] = np.frombuffer(json.dumps(record).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    write_bytes_atomic(Path(path), buffer.getvalue())
+
+
+def read_policy(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
+    """The policy and its record from a file written by :func:`save_policy`, or from an SB3
+    model file (``.zip``). Cached: the seats and games that play one file share its weights,
+    read once (a file changed on disk is read again)."""
+    path = Path(path).resolve()
+    try:
+        modified = path.stat().st_mtime_ns
+    except OSError as error:
+        raise ValueError(f"policy file {path} cannot be read ({error.strerror})") from None
+    return _read_policy(path, modified)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_policy(path: Path, modified: int) -> tuple[NumpyPolicy, dict[str, Any]]:
+    if path.suffix == ".zip":
+        return load_sb3_policy(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            info = json.loads(archive["info"].tobytes().decode())
+            activations = info["activations"]
+            layers = [
+                (archive[f"weight_{i}"], archive[f"bias_{i}"], str(activation))
+                for i, activation in enumerate(activations)
+            ]
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path} is not a cardzoo policy file ({error})") from None
+    unknown = sorted({activation for _, _, activation in layers} - set(_ACTIVATIONS))
+    if unknown or info.get("format") != POLICY_FORMAT or not isinstance(info.get("game"), str):
+        raise ValueError(f"{path} is not a cardzoo policy file of format {POLICY_FORMAT}")
+    for weight, _, _ in layers:
+        weight.flags.writeable = False
+    return NumpyPolicy(layers), info
+
+
+def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: str) -> None:
+    """A policy plays any game of its name whose observations and actions are those it was
+    trained on; another player count (or Foxy's other memory mode) changes them and is
+    refused with what differs."""
+    if info["game"] != game_name:
+        raise ValueError(f"{where} was trained on {info['game']}, not {game_name}")
+    if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
+        game.num_actions
+    ):
+        raise ValueError(
+            f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
+            f"or actions differ from this game's ({game.params()})"
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading a saved policy: ppo:PATH and rllib:PATH
+# ----------------------------------------------------------------------------------------------
+
+
+def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
+    """``make_agent(game_name, "ppo:PATH", game)``: the policy saved at PATH — a run folder of
+    ``cardzoo train``, its ``policy.npz``, or an SB3 model file (``model.zip``) — as an agent."""
+    location = Path(path)
+    if location.is_dir():
+        numpy_file = location / POLICY_FILE
+        location = numpy_file if numpy_file.is_file() else model_file(location)
+    elif not location.is_file():
+        raise ValueError(f"model file {path} does not exist")
+    policy, info = read_policy(location)
+    check_policy_fits(info, game_name, game, str(location))
+    frame_stack = int(info.get("frame_stack", 1))
+    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", frame_stack=frame_stack)
+
+
+def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
+    """``make_agent(game_name, "rllib:PATH", game)``: a policy of an RLlib run of
+    ``cardzoo train-rllib`` — its latest checkpoint (``PATH`` the run folder) or one checkpoint
+    (``PATH`` a checkpoint folder). A run with one policy per seat plays ``player_0``'s policy
+    unless the path names another: ``runs/NAME@player_2``. Needs no Ray: the run saves each
+    policy as a numpy file beside its checkpoints (``policies/<policy>.npz``)."""
+    text, module_id = path, None
+    if not Path(path).exists() and "@" in path:
+        text, _, module_id = path.rpartition("@")
+    location = Path(text)
+    if not location.exists():
+        raise ValueError(f"rllib policy: {location} does not exist")
+    folder = location / "policies"
+    files = sorted(folder.glob("*.npz")) if folder.is_dir() else []
+    if not files:
+        raise ValueError(
+            f"rllib policy: {location} is not an RLlib run folder of cardzoo (written by "
+            "cardzoo train-rllib) with a checkpoint yet, nor one of its checkpoints"
+        )
+    _, info = read_policy(files[0])
+    module_ids = info.get("module_ids") or [file.stem for file in files]
+    module_id = module_id or module_ids[0]
+    if not (folder / f"{module_id}.npz").is_file():
+        raise ValueError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
+    policy, info = read_policy(folder / f"{module_id}.npz")
+    check_policy_fits(info, game_name, game, f"rllib policy: {path}")
+    run_name = info.get("run_name", location.name)
+    label = f"rllib:{run_name}" + (f"@{module_id}" if len(module_ids) > 1 else "")
+    return PolicyAgent(game, policy, seed=seed, label=label)
+
+
+def model_file(path: str | Path) -> Path:
+    """``path`` itself if it is a model file, else the run folder's ``model.zip``."""
+    path = Path(path)
+    candidate = path / "model.zip" if path.is_dir() else path
+    if not candidate.is_file():
+        if path.is_dir():
+            raise ValueError(f"no trained model in {path} (expected {POLICY_FILE} or model.zip)")
+        raise ValueError(f"model file {path} does not exist")
+    return candidate
+
+
+def read_model_info(path: Path) -> dict[str, Any]:
+    """What an SB3 model file records about its game, without loading torch."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
+        raise ValueError(f"{path} is not a cardzoo model file ({error})") from error
+    info = data.get(MODEL_INFO_KEY)
+    if not isinstance(info, dict) or "game" not in info:
+        raise ValueError(f"{path} is not a cardzoo model (no {MODEL_INFO_KEY!r} record)")
+    return info
+
+
+def load_sb3_policy(path: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
+    """The policy of an SB3 ``MaskablePPO`` model file and its record (needs the train extra;
+    runs save ``policy.npz`` too, which needs nothing but numpy)."""
+    info = read_model_info(path)
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as error:  # SB3 raises many kinds on a damaged archive
+        raise ValueError(f"cannot load model {path}: {error}") from error
+    return NumpyPolicy.from_sb3(model.policy), info

@@ -1,0 +1,107 @@
+"""What the layers above need to know of each game's agents, in one table: its heuristics, the
+strongest of them (the opponent a learner has to beat), and the training defaults that
+experiments chose for it (``benchmarks/learning.md``). A new game adds one entry here.
+
+May import: :mod:`cardzoo.agents` modules of the games (their ``AGENTS``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from cardzoo.agents import believe_it_or_not, foxy, minus_two, nobody_wants_it
+from cardzoo.agents.base import Agent
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingDefaults:
+    """A game's training defaults, chosen by experiment (see benchmarks/learning.md)."""
+
+    opponents: str  # the default mix of the other seats
+    reward: str = "win"
+    points_scale: float = 0.0
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    frame_stack: int = 1
+    timesteps: int = 300_000
+    gamma: float = 0.995
+    ent_coef: float = 0.01
+    n_epochs: int = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class GameAgents:
+    """One game's agents: ``heuristics`` by registry name, the ``best`` of them (None where
+    the game has no choices), and the ``training`` defaults (None: nothing to learn)."""
+
+    heuristics: dict[str, type[Agent]]
+    best: str | None = None
+    training: TrainingDefaults | None = None
+
+
+PROFILES: dict[str, GameAgents] = {
+    "henhouse": GameAgents({}),  # no choices to make: random is the only agent
+    # NWI: the first mix (20% random, 20% hand_shedder, 30% dodger, 30% self) levelled off at
+    # 0.270 against three dodgers; half the seats dodgers and 8 epochs per rollout reached 0.330
+    # [0.309, 0.350] after 2M steps, above the dodger's own share (benchmarks/learning.md).
+    "nobody_wants_it": GameAgents(
+        nobody_wants_it.AGENTS,
+        best="nwi_dodger",
+        training=TrainingDefaults(
+            opponents="nwi_dodger:0.5,hand_shedder:0.2,self:0.3",
+            reward="win+points",
+            points_scale=0.05,
+            n_epochs=8,
+        ),
+    ),
+    "believe_it_or_not": GameAgents(
+        believe_it_or_not.AGENTS,
+        best="bluffer",
+        training=TrainingDefaults(
+            opponents="random:0.2,honest:0.2,bluffer:0.3,self:0.3",
+            reward="win+score",
+            points_scale=0.05,
+            params={"variant": "quick"},
+        ),
+    ),
+    # Minus Two: half the seats attackers and 8 epochs raised the first mix's 0.209 to 0.247
+    # [0.221, 0.275] against three attackers, level with the attacker's own 0.250.
+    "minus_two": GameAgents(
+        minus_two.AGENTS,
+        best="attacker",
+        training=TrainingDefaults(
+            opponents="attacker:0.5,high_cards:0.2,self:0.3",
+            reward="win+points",
+            points_scale=0.005,
+            n_epochs=8,
+        ),
+    ),
+    # Foxy: 20 decisions whose points the engine pays only at the end. Rewarded that way a run
+    # stalled at ~56 points; per-card points (win+score) ten times the +-1 result, a short
+    # horizon (each number is nearly a decision of its own) and a small entropy bonus over 82
+    # actions reached 77 after 1M steps and were still rising (benchmarks/learning.md).
+    "foxy": GameAgents(
+        foxy.AGENTS,
+        best="perfect_memory",
+        training=TrainingDefaults(
+            opponents="random:0.2,forgetful:0.3,perfect_memory:0.3,self:0.2",
+            reward="win+score",
+            points_scale=0.1,
+            params={"num_players": 2, "memory": "perfect"},
+            gamma=0.9,
+            ent_coef=0.001,
+        ),
+    ),
+}
+
+
+def game_agents(game_name: str) -> GameAgents:
+    """The agents of ``game_name``; ``ValueError`` for an unknown game."""
+    if game_name not in PROFILES:
+        raise ValueError(f"unknown game {game_name!r}; choose one of {list(PROFILES)}")
+    return PROFILES[game_name]
+
+
+#: each game's strongest heuristic (measured in matches against each other): the opponent a
+#: trained policy has to beat, in training defaults, evaluations and benchmarks
+BEST_HEURISTIC = {name: agents.best for name, agents in PROFILES.items() if agents.best}

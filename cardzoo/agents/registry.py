@@ -1,0 +1,120 @@
+"""The one agent factory: an agent's name (or a factory function) -> a new :class:`Agent`.
+
+Names:
+
+- a registry name of the game's agents (:func:`agent_classes`): ``random``, ``nwi_dodger``, ...;
+- ``KIND:PATH`` for a saved policy: ``ppo:RUN`` (a run folder of ``cardzoo train`` or its model
+  file), ``rllib:RUN`` (a run folder of ``cardzoo train-rllib``, or one of its checkpoints);
+- ``NAME:KEY=VALUE[:KEY=VALUE...]`` for an agent that takes parameters (its class lists them in
+  ``PARAMS``, name -> type), e.g. ``ismcts:simulations=400:seed=3``.
+
+Everything that seats agents — matches, tournaments, the Gymnasium view, terminal play, training
+opponents — builds them through :func:`build_agent`, which also takes a factory
+``f(game, seed) -> Agent`` in place of a name.
+
+May import: :mod:`cardzoo.envs`, the agent modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cardzoo.agents.base import Agent, RandomAgent
+from cardzoo.agents.policy import load_ppo_agent, load_rllib_agent
+from cardzoo.agents.profiles import game_agents
+from cardzoo.envs.core import Game
+
+#: a seat's agent as the table functions take it: a name or a factory ``f(game, seed)``
+AgentSpec = str | Callable[[Game, int], Agent]
+
+#: "KIND:PATH" agent names -> the function that loads such a saved policy as an Agent
+POLICY_LOADERS: dict[str, Callable[..., Agent]] = {
+    "ppo": load_ppo_agent,
+    "rllib": load_rllib_agent,
+}
+
+
+def agent_classes(game_name: str) -> dict[str, type[Agent]]:
+    """All agents of a game by registry name (``random`` first)."""
+    return {"random": RandomAgent, **game_agents(game_name).heuristics}
+
+
+def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = None) -> Agent:
+    """A new agent ``agent_name`` for ``game`` (a :class:`~cardzoo.envs.core.Game`): a registry
+    name (:func:`agent_classes`), ``KIND:PATH`` for a saved policy, or ``NAME:KEY=VALUE...`` for
+    an agent with parameters. Anything unknown is a ``ValueError`` saying what is allowed."""
+    kind, colon, rest = agent_name.partition(":")
+    if colon and kind in POLICY_LOADERS:
+        return POLICY_LOADERS[kind](game_name, rest, game, seed=seed)
+    agent_class = _agent_class(game_name, agent_name)
+    params = (
+        parse_agent_params(agent_name, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
+    )
+    return agent_class(game, seed=seed, **params)
+
+
+def check_agent_name(game_name: str, agent_name: str) -> None:
+    """``ValueError`` unless ``agent_name`` names an agent of the game (saved policies are
+    checked when they are loaded, parameters when the agent is built)."""
+    kind, colon, _ = agent_name.partition(":")
+    if not (colon and kind in POLICY_LOADERS):
+        _agent_class(game_name, agent_name)
+
+
+def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
+    kind, colon, _ = agent_name.partition(":")
+    classes = agent_classes(game_name)
+    if kind in classes:
+        return classes[kind]
+    if colon:
+        with_params = [name for name, cls in classes.items() if getattr(cls, "PARAMS", None)]
+        raise ValueError(
+            f"unknown policy kind {kind!r} in agent {agent_name!r}; choose one of "
+            f"{[k + ':PATH' for k in POLICY_LOADERS]}"
+            + (f" or an agent with parameters {with_params}" if with_params else "")
+        )
+    raise ValueError(
+        f"unknown agent {agent_name!r} for {game_name}; choose one of {', '.join(classes)}, "
+        "or ppo:PATH / rllib:PATH for a saved policy"
+    )
+
+
+def parse_agent_params(agent_name: str, text: str, allowed: dict[str, type]) -> dict[str, Any]:
+    """``"simulations=400:seed=3"`` -> ``{"simulations": 400, "seed": 3}``, each value
+    converted to the type the agent declares; unknown keys and bad values are ``ValueError``."""
+    if not allowed:
+        raise ValueError(f"agent {agent_name.partition(':')[0]!r} takes no parameters")
+    params: dict[str, Any] = {}
+    for item in text.split(":"):
+        key, equals, value = item.partition("=")
+        if not equals or key not in allowed:
+            raise ValueError(
+                f"agent {agent_name!r}: {item!r} is not KEY=VALUE with a key among "
+                f"{', '.join(allowed)}"
+            )
+        try:
+            params[key] = allowed[key](value)
+        except ValueError:
+            raise ValueError(
+                f"agent {agent_name!r}: {key} must be {allowed[key].__name__}, got {value!r}"
+            ) from None
+    return params
+
+
+def build_agent(game_name: str, spec: AgentSpec, game: Game, seed: int | None) -> Agent:
+    """The agent ``spec`` describes: a name (:func:`make_agent`) or a factory
+    ``f(game, seed) -> Agent``, whose result is checked."""
+    if isinstance(spec, str):
+        return make_agent(game_name, spec, game, seed=seed)
+    agent = spec(game, seed)
+    if not isinstance(agent, Agent):
+        raise ValueError(
+            f"agent factory {agent_label(spec)!r} returned {agent!r}, not a cardzoo Agent"
+        )
+    return agent
+
+
+def agent_label(spec: AgentSpec) -> str:
+    """How results name a seat's agent: its name, or a factory's ``name`` attribute."""
+    return spec if isinstance(spec, str) else getattr(spec, "name", repr(spec))

@@ -1,0 +1,506 @@
+"""Collecting the learner's experience: many games at once, in a worker process beside the learner.
+
+A :class:`Sampler` holds ``num_games`` games of one game (:class:`~cardzoo.table.Tables`). In each
+game the learner sits in a random seat; every other seat is drawn from the opponent mix for the
+episode (:class:`OpponentMix`: agent names with weights, and ``self`` for the pool of frozen
+snapshots of the learner). Agents are built once per seat and reseeded for every episode. Each
+step of a rollout advances every game to the learner's next decision, the opponents' policies
+deciding for all their seats in one forward pass each, then the learner decides for all games in
+one numpy forward pass of its policy and value networks. A rollout of ``n_steps`` steps comes back
+with the generalised advantage estimates (GAE) of its rewards.
+
+:class:`SamplerWorker` runs a sampler in its own process and writes each rollout into shared
+memory: while it plays rollout ``k + 1`` the learner updates on rollout ``k``, so both cores are
+busy. **Decision (one rollout of policy lag):** rollout ``k + 1`` is therefore played by the
+policy from before the update on rollout ``k``; PPO's ratio is taken against the policy that
+played (its log-probabilities are stored), as asynchronous PPO variants do. The lag is fixed, not
+timing-dependent: the same seed gives the same run.
+
+Rewards, per learner decision (everything its seat earned until its next decision), by the run's
+reward mode: ``win`` the game's reward; ``points`` the game's points reward times
+``points_scale``; ``win+points`` those scaled points and ±1 for the result at the end;
+``win+score`` the game's win reward plus ``points_scale`` times the change of the seat's score
+in the direction the game counts it (``Game.score_direction``) since its previous decision —
+potential-based shaping, which changes how fast good play is found, not which play is best.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing import shared_memory
+from typing import Any, NoReturn
+
+import numpy as np
+
+from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
+from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
+from cardzoo.envs import load_game
+from cardzoo.envs.core import Game, spawn_game_rng
+from cardzoo.table import Table, Tables
+
+SELF = "self"
+
+
+# ----------------------------------------------------------------------------------------------
+# The opponent mix
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
+    """``"nwi_dodger:0.5,self:0.3,random:0.2"`` -> {name: weight}, weights summing to 1. A name
+    without a weight counts 1; ``self`` is the learner's snapshot pool; any agent name
+    :func:`~cardzoo.agents.make_agent` takes may be used (``ppo:PATH:0.2`` for a saved policy
+    with its weight). The one place that reads an opponent mix."""
+    entries = text.split(",") if isinstance(text, str) else list(text)
+    mix: dict[str, float] = {}
+    for entry in entries:
+        name, weight_text = _split_weight(entry.strip())
+        if name != SELF:
+            try:
+                check_agent_name(game_name, name)
+            except ValueError as error:
+                raise ValueError(f"opponents: {error}, or self") from None
+        try:
+            weight = float(weight_text) if weight_text else 1.0
+        except ValueError:
+            raise ValueError(f"opponents: weight of {name!r} must be a number") from None
+        if not (weight > 0 and np.isfinite(weight)):
+            raise ValueError(f"opponents: weight of {name!r} must be positive, got {weight_text}")
+        mix[name] = mix.get(name, 0.0) + weight
+    if not mix:
+        raise ValueError("opponents: name at least one agent")
+    total = sum(mix.values())
+    return {name: weight / total for name, weight in mix.items()}
+
+
+def _split_weight(entry: str) -> tuple[str, str]:
+    """``"bluffer:0.3"`` -> ("bluffer", "0.3"); ``"ppo:runs/x"`` -> ("ppo:runs/x", ""): the text
+    after the last colon is a weight when the name before it has no colon of its own, or when it
+    reads as a number (``"ppo:runs/x:0.3"``)."""
+    head, colon, tail = entry.rpartition(":")
+    if not colon:
+        return entry, ""
+    if ":" not in head:
+        kind_takes_path = head in POLICY_LOADERS and not _is_number(tail)
+        return (entry, "") if kind_takes_path or "=" in tail else (head, tail)
+    return (head, tail) if _is_number(tail) else (entry, "")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class OpponentMix:
+    """Draws the agent of one seat for one episode. ``self`` draws a uniformly random policy of
+    the pool (played by sampling from its action distribution, so the learner meets varied
+    play); until the pool has a policy ``self`` is skipped. Agents are built once per (game
+    slot, seat, name) and reseeded per episode; two seats never share an agent (a policy with a
+    frame stack keeps one buffer per seat); saved policies are read from disk once."""
+
+    def __init__(self, game_name: str, mix: dict[str, float], frame_stack: int = 1):
+        self.game_name = game_name
+        self.mix = mix
+        self.frame_stack = frame_stack
+        self.pool: list[NumpyPolicy] = []
+        self._agents: dict[tuple[int, int, str], Agent] = {}
+
+    def draw(self, game: Game, slot: int, seat: int, rng: np.random.Generator) -> Agent:
+        names = [name for name in self.mix if name != SELF or self.pool]
+        weights = np.array([self.mix[name] for name in names])
+        name = names[rng.choice(len(names), p=weights / weights.sum())]
+        seed = int(rng.integers(2**31))
+        key = (slot, seat, name)
+        if name == SELF:
+            policy = self.pool[rng.integers(len(self.pool))]
+            if key not in self._agents:
+                self._agents[key] = PolicyAgent(
+                    game, policy, deterministic=False, frame_stack=self.frame_stack, label=SELF
+                )
+            self._agents[key].policy = policy
+        elif key not in self._agents:
+            self._agents[key] = make_agent(self.game_name, name, game, seed=seed)
+        agent = self._agents[key]
+        agent.reseed(seed)
+        return agent
+
+
+# ----------------------------------------------------------------------------------------------
+# The learner's seats
+# ----------------------------------------------------------------------------------------------
+
+
+class LearnerSeat(Agent):
+    """The learner's seat in one game: its inputs (scaled, optionally stacked observations).
+    All learner seats decide together in :meth:`Sampler.collect`, never through ``act``."""
+
+    name = "learner"
+
+    def __init__(self, game: Game, frame_stack: int):
+        super().__init__(game)
+        self.inputs = PolicyInput(game, frame_stack)
+
+    def reset(self) -> None:
+        self.inputs.reset()
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        raise RuntimeError("the learner's seats decide together in Sampler.collect")
+
+
+@dataclass
+class Rollout:
+    """One rollout, flattened over (step, game): the learner's inputs, legal actions, actions,
+    their log-probabilities under the policy that played, the value estimates, advantages (GAE),
+    returns, rewards and episode ends; and how many episodes finished and were won."""
+
+    inputs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    logprobs: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+    rewards: np.ndarray
+    dones: np.ndarray
+    episodes: int = 0
+    wins: int = 0
+
+
+def rollout_shapes(num_samples: int, input_size: int, num_actions: int) -> dict[str, tuple]:
+    """The arrays of a rollout of ``num_samples`` decisions: name -> (shape, dtype)."""
+    return {
+        "inputs": ((num_samples, input_size), np.float32),
+        "masks": ((num_samples, num_actions), np.bool_),
+        "actions": ((num_samples,), np.int64),
+        "logprobs": ((num_samples,), np.float32),
+        "values": ((num_samples,), np.float32),
+        "advantages": ((num_samples,), np.float32),
+        "returns": ((num_samples,), np.float32),
+        "rewards": ((num_samples,), np.float32),
+        "dones": ((num_samples,), np.bool_),
+    }
+
+
+def masked_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Log-probabilities of the masked categorical distribution (−inf where illegal)."""
+    logits = np.where(masks, logits, -np.inf)
+    top = logits.max(axis=1, keepdims=True)
+    return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+
+
+class Sampler:
+    """``num_games`` games in which the learner plays one seat each; see the module docstring.
+
+    ``reward`` and ``points_scale`` are the run's reward mode; ``params`` the game's parameters
+    (with ``reward="points"`` where the mode uses points); ``seed`` fixes every deal, seat and
+    opponent, and the learner's sampled actions."""
+
+    def __init__(
+        self,
+        game_name: str,
+        params: dict[str, Any],
+        mix: OpponentMix,
+        num_games: int,
+        reward: str,
+        points_scale: float,
+        frame_stack: int,
+        gamma: float,
+        gae_lambda: float,
+        seed: int,
+    ):
+        self.game = load_game(game_name, **params)
+        self.mix = mix
+        self.reward, self.points_scale = reward, points_scale
+        self.gamma, self.gae_lambda = gamma, gae_lambda
+        self.rng = np.random.default_rng(seed)
+        self.learners = [LearnerSeat(self.game, frame_stack) for _ in range(num_games)]
+        self.input_size = self.learners[0].inputs.size
+        self.tables: list[Table] = [None] * num_games  # type: ignore[list-item]
+        self.seats = np.zeros(num_games, np.int64)
+        self.potentials = np.zeros(num_games)
+        self.credited = np.zeros(num_games)  # each learner's game rewards counted so far
+        #: the episodes that ended during the last rollout: (game slot, learner seat, scores, won)
+        self.finished: list[tuple[int, int, np.ndarray, bool]] = []
+        for slot in range(num_games):
+            self._deal(slot)
+        self._advance()
+        self.decision = self._decision_inputs()  # every game waits for the learner
+
+    # --- one rollout -------------------------------------------------------------------
+
+    def collect(
+        self, policy: NumpyPolicy, value: NumpyPolicy, n_steps: int, out: dict[str, np.ndarray]
+    ) -> tuple[int, int]:
+        """Play ``n_steps`` learner decisions in every game with ``policy`` (sampling) and
+        ``value``; write the rollout into ``out`` (arrays of :func:`rollout_shapes`). Returns the
+        episodes finished and how many of them the learner won."""
+        num_games = len(self.tables)
+        shape = (n_steps, num_games)
+        rewards, dones = np.zeros(shape), np.zeros(shape, bool)
+        values, logprobs = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
+        inputs = out["inputs"].reshape(n_steps, num_games, -1)
+        masks = out["masks"].reshape(n_steps, num_games, -1)
+        actions = out["actions"].reshape(shape)
+        episodes = wins = 0
+        self.finished = []
+        for step in range(n_steps):
+            inputs[step], masks[step] = self.decision
+            logits = policy.logits(inputs[step])
+            log_probabilities = masked_log_softmax(logits, masks[step])
+            chosen = _sample(log_probabilities, self.rng)
+            actions[step] = chosen
+            logprobs[step] = log_probabilities[np.arange(num_games), chosen]
+            values[step] = value.logits(inputs[step])[:, 0]
+            for slot, table in enumerate(self.tables):
+                table.step(int(chosen[slot]))
+            finished = self._advance(rewards[step])
+            self.decision = self._decision_inputs()
+            for slot, won in finished:
+                dones[step, slot] = True
+                rewards[step, slot] += self._final_reward(won)
+                episodes += 1
+                wins += int(won)
+        next_values = value.logits(self.decision[0])[:, 0]
+        advantages = _gae(rewards, values, dones, next_values, self.gamma, self.gae_lambda)
+        out["logprobs"][:] = logprobs.reshape(-1)
+        out["values"][:] = values.reshape(-1)
+        out["advantages"][:] = advantages.reshape(-1)
+        out["returns"][:] = (advantages + values).reshape(-1)
+        out["rewards"][:] = rewards.reshape(-1)
+        out["dones"][:] = dones.reshape(-1)
+        return episodes, wins
+
+    def _decision_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's inputs and legal actions in every game (all wait for its decision);
+        called once per decision, as it adds the observation to the seat's frame stack."""
+        game = self.game
+        rows, masks = [], []
+        for slot, table in enumerate(self.tables):
+            seat = int(self.seats[slot])
+            rows.append(self.learners[slot].inputs(game.observe(table.state, seat)).copy())
+            masks.append(game.legal_mask(table.state, seat).astype(bool))
+        return np.stack(rows), np.stack(masks)
+
+    def _advance(self, rewards: np.ndarray | None = None) -> list[tuple[int, bool]]:
+        """Play every game to the learner's next decision; a game that ends is dealt again
+        (and played to its learner's first decision). Adds each learner's rewards meanwhile to
+        ``rewards``; returns the games that ended, with whether the learner won."""
+        finished: list[tuple[int, bool]] = []
+        pending = list(range(len(self.tables)))
+        while pending:
+            Tables([self.tables[slot] for slot in pending]).play([self.seats[s] for s in pending])
+            redeal = []
+            for slot in pending:
+                table, seat = self.tables[slot], int(self.seats[slot])
+                earned = table.rewards[seat] - self.credited[slot]
+                self.credited[slot] = table.rewards[seat]
+                if rewards is not None:
+                    rewards[slot] += self._step_reward(slot, earned)
+                if table.over:
+                    won = bool(table.state.terminal and self.game.winners(table.state)[seat])
+                    if rewards is not None:
+                        finished.append((slot, won))
+                        self.finished.append((slot, seat, self.game.scores(table.state), won))
+                    self._deal(slot)
+                    redeal.append(slot)
+            pending, rewards = redeal, None  # a new deal's first moves belong to no decision
+        return finished
+
+    def _step_reward(self, slot: int, earned: float) -> float:
+        if self.reward == "win+score":
+            table, seat = self.tables[slot], int(self.seats[slot])
+            potential = self.game.score_direction * float(self.game.scores(table.state)[seat])
+            shaped = self.points_scale * (potential - self.potentials[slot])
+            self.potentials[slot] = potential
+            return earned + shaped
+        if self.reward in ("points", "win+points"):
+            return earned * self.points_scale
+        return earned
+
+    def _final_reward(self, won: bool) -> float:
+        return (1.0 if won else -1.0) if self.reward == "win+points" else 0.0
+
+    def _deal(self, slot: int) -> None:
+        """A new episode in ``slot``: a deal, the learner's seat, the opponents."""
+        game, rng = self.game, self.rng
+        state = game.new_state(spawn_game_rng(rng))
+        seat = int(rng.integers(game.num_players))
+        agents: list[Agent | None] = [
+            None if other == seat else self.mix.draw(game, slot, other, rng)
+            for other in range(game.num_players)
+        ]
+        self.learners[slot].reset()
+        self.tables[slot] = Table(game, state, agents, game.default_max_cycles)
+        self.seats[slot] = seat
+        self.potentials[slot] = game.score_direction * float(game.scores(state)[seat])
+        self.credited[slot] = 0.0
+
+
+def _sample(log_probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row from its distribution (inverse transform on one uniform per row)."""
+    cumulative = np.cumsum(np.exp(log_probabilities), axis=1)
+    draws = rng.random(len(cumulative))[:, None] * cumulative[:, -1:]
+    return np.minimum((cumulative <= draws).sum(axis=1), cumulative.shape[1] - 1)
+
+
+def _gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    dones: np.ndarray,
+    next_values: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> np.ndarray:
+    """Generalised advantage estimates over (step, game); a finished episode bootstraps
+    nothing."""
+    advantages = np.zeros_like(rewards)
+    running = np.zeros(rewards.shape[1])
+    for step in reversed(range(len(rewards))):
+        following = next_values if step == len(rewards) - 1 else values[step + 1]
+        alive = 1.0 - dones[step]
+        delta = rewards[step] + gamma * following * alive - values[step]
+        running = delta + gamma * gae_lambda * alive * running
+        advantages[step] = running
+    return advantages.astype(np.float32)
+
+
+# ----------------------------------------------------------------------------------------------
+# The worker process
+# ----------------------------------------------------------------------------------------------
+
+
+class SamplerWorker:
+    """A :class:`Sampler` in a process of its own, writing rollouts into two shared-memory
+    buffers in turn: :meth:`start` asks for a rollout with given weights, :meth:`wait` returns
+    it. A worker that dies ends training with an error naming it; it never hangs."""
+
+    def __init__(self, sampler_args: dict[str, Any], n_steps: int, num_actions: int):
+        self.n_steps = n_steps
+        samples = n_steps * sampler_args["num_games"]
+        input_size = _input_size(sampler_args)
+        self.shapes = rollout_shapes(samples, input_size, num_actions)
+        size = sum(
+            int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self.shapes.values()
+        )
+        self.memory = [shared_memory.SharedMemory(create=True, size=size) for _ in range(2)]
+        self.buffers = [_views(memory, self.shapes) for memory in self.memory]
+        # fork where the system has it: a user's script needs no `if __name__ == "__main__"`
+        # guard (spawn would import it again in the worker); the worker uses no torch.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self.connection, child = context.Pipe()
+        self.process = context.Process(
+            target=_work,
+            args=(child, sampler_args, n_steps, [m.name for m in self.memory], self.shapes),
+            daemon=True,
+        )
+        self.process.start()
+        child.close()
+        self._next = 0
+        try:
+            self._expect("ready")
+        except BaseException:
+            self.close()
+            raise
+
+    def start(self, policy: NumpyPolicy, value: NumpyPolicy, pool: list[NumpyPolicy] | None) -> int:
+        """Ask for the next rollout; returns the buffer it will be written to."""
+        buffer = self._next
+        self._next = 1 - self._next
+        self.connection.send(("collect", buffer, policy.state(), value.state(),
+                              None if pool is None else [p.state() for p in pool]))  # fmt: skip
+        return buffer
+
+    def wait(self, buffer: int) -> Rollout:
+        episodes, wins = self._expect("done")
+        return Rollout(**self.buffers[buffer], episodes=episodes, wins=wins)
+
+    def _expect(self, what: str) -> Any:
+        try:
+            while not self.connection.poll(1.0):
+                if not self.process.is_alive():
+                    self._died()
+            kind, payload = self.connection.recv()
+        except (EOFError, OSError):
+            self._died()
+        if kind == "error":
+            raise RuntimeError(f"the sampling worker failed:\n{payload}")
+        if kind != what:
+            raise RuntimeError(f"the sampling worker answered {kind!r}, expected {what!r}")
+        return payload
+
+    def _died(self) -> NoReturn:
+        self.process.join(timeout=5)
+        raise RuntimeError(
+            f"the sampling worker (pid {self.process.pid}) died (exit code "
+            f"{self.process.exitcode}); training stopped"
+        )
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            with contextlib.suppress(BrokenPipeError, OSError):
+                self.connection.send(("close",))
+            self.process.join(timeout=5)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join()
+        self.connection.close()
+        self.buffers = []
+        for memory in self.memory:
+            memory.close()
+            memory.unlink()
+        self.memory = []
+
+
+def _input_size(sampler_args: dict[str, Any]) -> int:
+    game = load_game(sampler_args["game_name"], **sampler_args["params"])
+    return game.observation_size * sampler_args["frame_stack"]
+
+
+def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict[str, np.ndarray]:
+    views, offset = {}, 0
+    for name, (shape, dtype) in shapes.items():
+        views[name] = np.ndarray(shape, dtype, buffer=memory.buf, offset=offset)
+        offset += int(np.prod(shape)) * np.dtype(dtype).itemsize
+    return views
+
+
+def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
+    """The worker process: build the sampler, then serve rollouts until told to close."""
+    from threadpoolctl import threadpool_limits
+
+    # One BLAS thread: the forward passes are small, and a second thread spinning beside the
+    # learner halved the learner's speed on 2 cores.
+    threadpool_limits(1)
+    memories = [shared_memory.SharedMemory(name=name) for name in memory_names]
+    try:
+        args = dict(sampler_args)
+        mix = OpponentMix(args["game_name"], args.pop("mix"), args["frame_stack"])
+        sampler = Sampler(mix=mix, **args)
+        buffers = [_views(memory, shapes) for memory in memories]
+        connection.send(("ready", None))
+        while True:
+            message = connection.recv()
+            if message[0] == "close":
+                return
+            _, buffer, policy, value, pool = message
+            if pool is not None:
+                mix.pool = [NumpyPolicy(**state) for state in pool]
+            result = sampler.collect(NumpyPolicy(**policy), NumpyPolicy(**value), n_steps,
+                                     buffers[buffer])  # fmt: skip
+            connection.send(("done", result))
+    except (EOFError, KeyboardInterrupt):
+        return
+    except BaseException:
+        connection.send(("error", traceback.format_exc()))
+    finally:
+        buffers = []
+        for memory in memories:
+            memory.close()

@@ -1,0 +1,230 @@
+"""Bad input to the commands and run folders: one clear line naming the option or the file, exit
+code 2, and nothing on disk changed (a table of cases, each reproduced from a user's report)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from cardzoo.cli import main  # noqa: E402
+
+TINY_RUN = ["--timesteps", "128", "--n-envs", "2", "--eval-every", "64", "--eval-games", "4",
+            "--final-eval-games", "4", "--quiet"]  # fmt: skip
+
+
+def disk(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``folder``: its content's hash and mode."""
+    return {
+        str(path.relative_to(folder)): (
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+            stat.S_IMODE(path.stat().st_mode),
+        )  # fmt: skip
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("runs") / "nwi"
+    assert main(["train", "nobody_wants_it", *TINY_RUN, "--out", str(run)]) == 0
+    return run
+
+
+def _interrupted(finished: Path, target: Path) -> Path:
+    shutil.copytree(finished, target)
+    (target / "metrics.json").unlink()
+    return target
+
+
+def _damage(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+CASES = {
+    "match --out empty": (
+        lambda tmp, run: ["match", "henhouse", "--agents", "random,random", "--out", ""],
+        "--out: an empty path names no file; give a file name",
+    ),
+    "tournament --out empty": (
+        lambda tmp, run: ["tournament", "henhouse", "--agents", "random,nwi", "--out", ""],
+        "--out: an empty path names no folder; give a folder name",
+    ),
+    "train --out empty": (
+        lambda tmp, run: ["train", "nobody_wants_it", "--out", ""],
+        "--out: an empty path names no folder; give a folder name",
+    ),
+    "match --out under a file": (
+        lambda tmp, run: [
+            "match",
+            "henhouse",
+            "--agents",
+            "random,random",
+            "--out",
+            str(tmp / "note.txt" / "r.json"),
+        ],  # fmt: skip
+        "is a file",
+    ),
+    "train --frame-stack absurd": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--frame-stack",
+            "100000000",
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--frame-stack: frame_stack=100000000 is out of range; allowed 1..64",
+    ),
+    "train --timesteps absurd": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--timesteps",
+            str(10**11),
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--timesteps: timesteps=100000000000 is out of range",
+    ),
+    "match --games absurd": (
+        lambda tmp, run: ["match", "henhouse", "--agents", "random,random", "--games", str(10**9)],
+        "--games: must be at most 10,000,000",
+    ),
+    "resume an empty folder": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            *TINY_RUN,
+            "--resume",
+            "--out",
+            str(tmp / "empty"),
+        ],  # fmt: skip
+        "holds no run to resume (no config.json)",
+    ),
+    "resume with a truncated progress.json": (
+        lambda tmp, run: _resume(run, "progress.json", '{"history": [', tmp),
+        "progress.json is damaged",
+    ),
+    "resume with an edited config.json": (
+        lambda tmp, run: _resume(run, "config.json", '{"game": 3}', tmp),
+        "config.json is damaged",
+    ),
+    "resume with a damaged checkpoint": (
+        lambda tmp, run: _resume(run, "checkpoint.pt", "not a checkpoint", tmp),
+        "checkpoint.pt is damaged",
+    ),
+    "resume with a deleted checkpoint": (
+        lambda tmp, run: _resume(run, "checkpoint.pt", None, tmp),
+        "checkpoint.pt is missing, so the run cannot continue where it stopped",
+    ),
+    "resume with a best score of NaN": (
+        lambda tmp, run: _resume(run, "progress.json", _nan_progress(run), tmp),
+        "best_score must be a number, got nan",
+    ),
+    "a finished run without --resume or --force": (
+        lambda tmp, run: ["train", "nobody_wants_it", *TINY_RUN, "--out", str(run)],
+        "holds a finished run; --resume with a larger --timesteps",
+    ),
+    "resume a finished run with its own settings": (
+        lambda tmp, run: ["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)],
+        "is finished; nothing to resume (raise --timesteps or --final-eval-games",
+    ),
+}
+
+
+def _resume(run: Path, name: str, text: str | None, tmp: Path) -> list[str]:
+    target = _interrupted(run, tmp / "interrupted")
+    if text is None:
+        (target / name).unlink()
+    else:
+        _damage(target / name, text)
+    return ["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(target)]
+
+
+def _nan_progress(run: Path) -> str:
+    progress = json.loads((run / "progress.json").read_text())
+    progress["best_score"] = float("nan")
+    return json.dumps(progress)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, capsys):
+    make_argv, message = CASES[case]
+    (tmp_path / "note.txt").write_text("mine")
+    (tmp_path / "empty").mkdir()
+    argv = make_argv(tmp_path, finished)
+    before = {folder: disk(folder) for folder in (tmp_path, finished)}
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("cardzoo: error: "), err
+    assert message in err, err
+    assert {folder: disk(folder) for folder in (tmp_path, finished)} == before
+    assert not (tmp_path / "new").exists()
+
+
+def test_force_replaces_only_the_runs_own_files(finished, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / "my_notes.txt").write_text("keep me")
+    assert main(["train", "nobody_wants_it", *TINY_RUN, "--force", "--out", str(run)]) == 0
+    assert (run / "my_notes.txt").read_text() == "keep me"
+    assert (run / "metrics.json").is_file()
+
+
+def test_an_interrupted_run_resumes_from_the_command_line(finished, tmp_path, capsys):
+    run = _interrupted(finished, tmp_path / "run")
+    assert main(["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)]) == 0
+    assert "learner + 3 x random" in capsys.readouterr().out
+
+
+def test_run_files_follow_the_users_umask(finished):
+    for name in ("policy.npz", "checkpoint.pt", "metrics.json", "progress.json", "config.json"):
+        mode = stat.S_IMODE((finished / name).stat().st_mode)
+        assert mode & 0o044 == 0o044, (name, oct(mode))  # readable by group and others (umask 022)
+
+
+# ----------------------------------------------------------------------------------------------
+# The Python helpers
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: _play_match(params={"max_cycles": 5}), "max_cycles is not a game parameter (pass"),
+        (lambda: _play_match(params={"render_mode": "ansi"}), "render_mode is not a game param"),
+        (lambda: _play_match(params={"colour": "red"}), "no parameter 'colour'; its parameters"),
+        (lambda: _simulate(params={"max_cycles": 5}), "max_cycles is not a game parameter"),
+        (lambda: _play_match(lineup=[_returns_none] * 4), "agent factory 'broken' returned None"),
+    ],
+)
+def test_play_match_and_simulate_name_what_they_refuse(call, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        call()
+
+
+def _returns_none(game, seed):
+    return None
+
+
+_returns_none.name = "broken"
+
+
+def _play_match(lineup=("random",) * 4, params=None):
+    from cardzoo.evaluation import play_match
+
+    return play_match("nobody_wants_it", list(lineup), 4, params=params)
+
+
+def _simulate(params=None):
+    from cardzoo.evaluation import simulate
+
+    return simulate("nobody_wants_it", 4, params=params)

@@ -1,0 +1,376 @@
+"""Bad input to the environments, and calls out of order: every case raises a clear error naming
+what is wrong, and leaves the environment exactly as it was.
+
+The table :data:`SNAPSHOT_CASES` tampers with a real snapshot of every game, one way per case
+(JSON ``true`` where an integer belongs, rewards beyond what the game gives, integers of 5,000
+digits, lists nested 100,000 deep, as a dict and as JSON text); :data:`OUT_OF_ORDER_CASES` calls
+a raw environment whose first ``reset`` failed. Also here: restoring a fresh ``env()`` without a
+reset (both spellings), the all-zero observation inside every observation space, and Foxy under
+PettingZoo's ``max_cycles_test``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import types
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import max_cycles_test
+from pettingzoo.utils.env_logger import EnvLogger
+
+from cardzoo.envs import GAMES, foxy_v0
+
+ONE_CONFIG_PER_GAME = [
+    pytest.param(spec, spec.test_configs()[0], id=spec.name) for spec in GAMES.values()
+]
+ALL_CONFIGS = [
+    pytest.param(spec, config, id=f"{spec.name}-{i}")
+    for spec in GAMES.values()
+    for i, config in enumerate(spec.test_configs())
+]
+DEEP = 100_000  # levels of nesting: far beyond Python's recursion limit
+LONG = 5_000  # digits: beyond Python's int-from-text limit of 4,300
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def played_env(spec, config, steps: int = 6):
+    """A raw environment a few random legal steps into a seeded game."""
+    env = spec.module().raw_env(**config)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    return env
+
+
+def picture(env):
+    """Everything a rejected call must leave as it was."""
+    if env.state_ is None:
+        return None
+    return (
+        json.dumps(env.snapshot(), sort_keys=True),
+        env.agent_selection,
+        dict(env.terminations),
+        dict(env.truncations),
+        dict(env.rewards),
+        {agent: info["action_mask"].tolist() for agent, info in env.infos.items()},
+    )
+
+
+def nested(depth: int, inner=0):
+    """``[[[...inner...]]]``, ``depth`` lists deep, built without recursion."""
+    value = inner
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def int_array_field(snapshot: dict) -> str:
+    """The first integer array of the engine state with values in it."""
+    for name, value in snapshot["engine"]["state"].items():
+        is_int = isinstance(value, dict) and value.get("dtype", "")[1:2] in ("i", "u")
+        if is_int and np.prod(value["shape"]) > 0:
+            return name
+    raise AssertionError("no integer array in the state")
+
+
+def set_first_value(data: list, value) -> None:
+    """Replace the first scalar of nested lists ``data`` by ``value``."""
+    while isinstance(data[0], list):
+        data = data[0]
+    data[0] = value
+
+
+def with_text_at(snapshot: dict, path: tuple, marker_text: str) -> str:
+    """The snapshot as JSON text with ``marker_text`` (raw JSON) at ``path``."""
+    data = copy.deepcopy(snapshot)
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = "@MARKER@"
+    return json.dumps(data).replace('"@MARKER@"', marker_text)
+
+
+def tampered(snapshot: dict, path: tuple, value) -> dict:
+    data = copy.deepcopy(snapshot)
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return data
+
+
+# --- the table of tampered snapshots ------------------------------------------------------------
+
+
+def bool_in_int_array(snapshot):
+    field = int_array_field(snapshot)
+    data = copy.deepcopy(snapshot)
+    set_first_value(data["engine"]["state"][field]["__ndarray__"], True)
+    return data, rf"field '{field}': expected integers, got True"
+
+
+def long_int_in_int_array_text(snapshot):
+    field = int_array_field(snapshot)
+    data = copy.deepcopy(snapshot)
+    set_first_value(data["engine"]["state"][field]["__ndarray__"], "@MARKER@")
+    text = json.dumps(data).replace('"@MARKER@"', "7" * LONG)
+    return text, rf"field '{field}': expected integers, got an integer of {LONG} digits"
+
+
+def deep_list_in_array_data(snapshot):
+    field = int_array_field(snapshot)
+    data = copy.deepcopy(snapshot)
+    set_first_value(data["engine"]["state"][field]["__ndarray__"], nested(DEEP))
+    return data, rf"field '{field}': data is nested deeper than its shape"
+
+
+SNAPSHOT_CASES = {
+    "bool in an int array": bool_in_int_array,
+    "reward beyond the game's": lambda s: (
+        tampered(s, ("rewards", "player_0"), 2.0),
+        r"rewards\['player_0'\]: 2\.0 is out of range -1\.\.1",
+    ),
+    "cumulative reward absurd": lambda s: (
+        tampered(s, ("cumulative_rewards", "player_0"), -1e300),
+        r"cumulative_rewards\['player_0'\]: -1e\+300 is out of range -1\.\.1",
+    ),
+    "5,000-digit int, JSON text": lambda s: (
+        with_text_at(s, ("num_steps",), "9" * LONG),
+        rf"num_steps: an integer of {LONG} digits is out of range",
+    ),
+    "5,000-digit int, dict": lambda s: (
+        tampered(s, ("num_steps",), int("9" * 1000) ** 5),
+        r"num_steps: an integer of more than 40 digits is out of range",
+    ),
+    "5,000-digit int in an array, JSON text": long_int_in_int_array_text,
+    "100,000-deep list, JSON text": lambda s: (
+        with_text_at(s, ("num_steps",), "[" * DEEP + "]" * DEEP),
+        r"nested too deeply .* at field 'num_steps'",
+    ),
+    "100,000-deep list in the engine, JSON text": lambda s: (
+        with_text_at(s, ("engine", "state", "current_player"), "[" * DEEP + "]" * DEEP),
+        r"nested too deeply .* at field 'current_player'",
+    ),
+    "100,000-deep list, dict": lambda s: (
+        tampered(s, ("num_steps",), nested(DEEP)),
+        r"num_steps: expected an integer, got a list of 1 items",
+    ),
+    "100,000-deep list as parameters": lambda s: (
+        tampered(s, ("engine", "params"), nested(DEEP)),
+        r"its parameters a list of 1 items differ",
+    ),
+    "100,000-deep list as agents": lambda s: (
+        tampered(s, ("agents",), nested(DEEP, "player_0")),
+        r"agents: agents must be a list of agent names, got a list of 1 items",
+    ),
+    "100,000-deep list as a generator": lambda s: (
+        tampered(s, ("engine", "state", "rng"), nested(DEEP)),
+        r"field 'rng': expected \{'__generator__': state\}, got a list of 1 items",
+    ),
+    "100,000-deep list in an array": deep_list_in_array_data,
+}
+
+
+@pytest.mark.parametrize("case", list(SNAPSHOT_CASES))
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_tampered_snapshot_is_a_value_error_naming_the_field_and_changes_nothing(
+    spec, config, case
+):
+    env = played_env(spec, config)
+    bad, message = SNAPSHOT_CASES[case](json.loads(json.dumps(env.snapshot())))
+    before = picture(env)
+    with pytest.raises(ValueError, match=message):
+        env.restore(bad)
+    assert picture(env) == before
+    fresh = spec.module().raw_env(**config)
+    with pytest.raises(ValueError, match=message):
+        fresh.restore(bad)
+    assert fresh.state_ is None
+
+
+def test_bool_in_an_array_shape_is_a_value_error():
+    # Foxy solo: the sheets are (1, 20); JSON true == 1 must not pass for the 1.
+    env = played_env(GAMES["foxy"], {"num_players": 1})
+    bad = tampered(env.snapshot(), ("engine", "state", "circled", "shape"), [True])
+    before = picture(env)
+    with pytest.raises(ValueError, match=r"field 'circled': shape \[True\], expected \[1\]"):
+        env.restore(json.loads(json.dumps(bad)))
+    assert picture(env) == before
+
+
+def test_reward_bound_of_points_modes_is_what_the_scoring_can_give():
+    """Decision (reward bound): ``reward="points"`` bounds are the scoring's most."""
+    nwi = GAMES["nobody_wants_it"].module().raw_env(reward="points").game
+    assert nwi.reward_bound() == (4 * 1 + 4) + (4 * 2 + 4) + (4 * 3 + 4)
+    assert foxy_v0.raw_env(reward="points", max_guess=10).game.reward_bound() == 21 * 10
+    minus_two = GAMES["minus_two"].module().raw_env(reward="points", num_players=2).game
+    assert minus_two.reward_bound() == 2 * int(
+        minus_two.composition @ np.append(np.array(list(range(1, 11)) + [20, 50]), 0)[:12]
+    )
+    env = foxy_v0.raw_env(reward="points", max_guess=10)
+    env.reset(seed=0)
+    at_bound = tampered(env.snapshot(), ("rewards", "player_0"), 210)
+    env.restore(at_bound)  # the bound itself is allowed
+    with pytest.raises(ValueError, match=r"210\.5 is out of range -210\.\.210"):
+        env.restore(tampered(at_bound, ("rewards", "player_0"), 210.5))
+
+
+# --- calls out of order ------------------------------------------------------------------------
+
+
+def failed_first_reset(spec, config):
+    env = spec.module().raw_env(**config)
+    with pytest.raises(ValueError):
+        env.reset(options=["not", "a", "dict"])
+    return env
+
+
+OUT_OF_ORDER_CASES = {
+    "step": lambda env: env.step(0),
+    "observe": lambda env: env.observe("player_0"),
+}
+
+
+@pytest.mark.parametrize("call", list(OUT_OF_ORDER_CASES))
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_raw_env_call_after_a_failed_first_reset_says_call_reset_first(spec, config, call):
+    env = failed_first_reset(spec, config)
+    with pytest.raises(RuntimeError, match=rf"{call}\(\) called before .* call reset\(\) first"):
+        OUT_OF_ORDER_CASES[call](env)
+    assert env.state_ is None
+    env.reset(seed=0)  # and the environment still works
+    assert env.agents == env.possible_agents
+
+
+# --- restoring a fresh env() ------------------------------------------------------------------
+
+
+def trace_to_the_end(env, seed: int) -> list:
+    """The AEC loop over ``env`` (wrapped) with random legal actions: (agent, reward, done) per
+    step."""
+    rng, trace = np.random.default_rng(seed), []
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        done = terminated or truncated
+        trace.append((agent, reward, done, observation["observation"].tobytes()))
+        env.step(None if done else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return trace
+
+
+@pytest.mark.parametrize("spelling", ["env.restore", "env.unwrapped.restore"])
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_fresh_wrapped_env_restored_without_reset_plays_on_identically(spec, config, spelling):
+    original = played_env(spec, config)
+    snapshot = json.loads(json.dumps(original.snapshot()))
+    fresh = spec.module().env(**config)
+    restore = fresh.restore if spelling == "env.restore" else fresh.unwrapped.restore
+    restore(snapshot)
+    assert fresh.num_agents == len(original.agents)
+    assert fresh.last()[1:4] == original.last()[1:4]
+    reference = spec.module().env(**config)
+    reference.restore(snapshot)
+    assert trace_to_the_end(fresh, 1) == trace_to_the_end(reference, 1)
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_wrapped_env_learns_of_a_game_restored_on_the_unwrapped_env_mid_loop(spec, config):
+    """A loop left between ``agent_iter`` and ``step``, then a game restored on
+    ``env.unwrapped``: a new loop runs it (the restore counts as a reset)."""
+    env = spec.module().env(**config)
+    env.reset(seed=0)
+    for _ in env.agent_iter():
+        break  # the wrapper now waits for a step
+    snapshot = played_env(spec, config).snapshot()
+    env.unwrapped.restore(snapshot)
+    first_agent = trace_to_the_end(env, 2)[0][0]
+    assert first_agent == f"player_{snapshot['engine']['state']['current_player']}"
+
+
+def test_fresh_foxy_parallel_env_restored_without_reset_steps():
+    original = foxy_v0.parallel_env(num_players=2)
+    original.reset(seed=3)
+    original.step({"player_0": 4, "player_1": 5})
+    fresh = foxy_v0.parallel_env(num_players=2)
+    fresh.restore(json.dumps(original.snapshot()))
+    _, rewards, terminations, _, _ = fresh.step({"player_0": 6, "player_1": 7})
+    assert fresh.state_.sheets[:, :2].tolist() == [[4, 6], [5, 7]]
+    assert rewards == {"player_0": 0.0, "player_1": 0.0} and not any(terminations.values())
+
+
+# --- the all-zero observation --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, config", ALL_CONFIGS)
+def test_all_zero_observation_lies_in_the_observation_space(spec, config):
+    """Frame stacking and SuperSuit's delay_observations pad with zeros."""
+    env = spec.module().env(**config)
+    space = env.observation_space("player_0")
+    zeros = {key: np.zeros(part.shape, part.dtype) for key, part in space.spaces.items()}
+    assert space.contains(zeros)
+    if spec.parallel:
+        parallel_space = spec.module().parallel_env(**config).observation_space("player_0")
+        assert parallel_space.contains(zeros)
+
+
+# --- Foxy under PettingZoo's max_cycles_test ----------------------------------------------------
+
+
+def foxy_module(**params) -> types.SimpleNamespace:
+    """What max_cycles_test takes: a module with ``env`` and ``parallel_env``."""
+    return types.SimpleNamespace(
+        env=functools.partial(foxy_v0.env, **params),
+        parallel_env=functools.partial(foxy_v0.parallel_env, **params),
+    )
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 5])
+def test_max_cycles_test_passes_on_foxy_with_drop_circle(num_players):
+    """Decision (drop_circle): the test plays unmasked random actions, half of them circled."""
+    EnvLogger.suppress_output()
+    try:
+        for _ in range(5):  # the test is unseeded: several games
+            max_cycles_test(foxy_module(num_players=num_players, illegal_action="drop_circle"))
+    finally:
+        EnvLogger.unsuppress_output()
+
+
+def test_drop_circle_writes_a_second_circle_plain_in_both_forms():
+    circle = foxy_v0.raw_env().game.max_guess + 1  # action of a circled 0
+    parallel = foxy_v0.parallel_env(num_players=2, illegal_action="drop_circle")
+    parallel.reset(seed=0)
+    parallel.step({"player_0": circle + 3, "player_1": 2})
+    _, rewards, terminations, _, _ = parallel.step({"player_0": circle + 5, "player_1": 4})
+    assert parallel.state_.sheets[:, :2].tolist() == [[3, 5], [2, 4]]
+    assert parallel.state_.circled.tolist() == [0, -1]
+    assert rewards == {"player_0": 0.0, "player_1": 0.0} and not any(terminations.values())
+    aec = foxy_v0.env(num_players=2, illegal_action="drop_circle")
+    aec.reset(seed=0)
+    for action in (circle + 3, 2, circle + 5, 4):
+        aec.step(action)
+    assert aec.unwrapped.state_.sheets[:, :2].tolist() == [[3, 5], [2, 4]]
+    assert aec.unwrapped.state_.circled.tolist() == [0, -1]
+    assert aec.unwrapped.illegal_action_by is None and aec.agents == ["player_0", "player_1"]
+
+
+def test_foxy_env_illegal_action_mode_must_be_known():
+    with pytest.raises(ValueError, match=r"illegal_action='ignore' is not allowed"):
+        foxy_v0.env(illegal_action="ignore")
+
+
+def test_foxy_env_keeps_the_classic_convention_by_default():
+    env = foxy_v0.env(num_players=1)
+    env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns about the illegal move
+        env.step(foxy_v0.raw_env().game.max_guess + 1)  # solo: no circling
+    assert env.rewards == {"player_0": -1.0} and env.unwrapped.illegal_action_by == "player_0"

@@ -1,0 +1,144 @@
+"""The table layer's one loop (:class:`cardzoo.table.Table`), ``load_game`` and the facts games
+declare about themselves, and the agent factory's names."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardzoo.agents import build_agent, make_agent, take_turn
+from cardzoo.agents.policy import NumpyPolicy, save_policy
+from cardzoo.envs import load_game
+from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.table import Table
+
+# ----------------------------------------------------------------------------------------------
+# load_game and the games' facts
+# ----------------------------------------------------------------------------------------------
+
+
+def test_load_game_builds_the_engine_with_its_parameters():
+    game = load_game("nobody_wants_it", num_players=3, reward="points")
+    assert type(game).__name__ == "NobodyWantsIt"
+    assert game.params() == {"num_players": 3, "num_rounds": 3, "reward": "points"}
+
+
+def test_load_game_refuses_an_unknown_parameter_naming_it():
+    with pytest.raises(ValueError, match="minus_two has no parameter 'max_cycles'; its param"):
+        load_game("minus_two", max_cycles=10)
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        load_game("chess")
+
+
+@pytest.mark.parametrize(
+    "name, direction, points, objective, simultaneous, decisions",
+    [
+        ("henhouse", 1, False, "win", False, False),
+        ("nobody_wants_it", -1, True, "win", False, True),
+        ("believe_it_or_not", -1, False, "win", False, True),
+        ("minus_two", -1, True, "win", False, True),
+        ("foxy", 1, True, "points", True, True),
+    ],
+)
+def test_each_game_declares_its_facts(name, direction, points, objective, simultaneous, decisions):
+    game = load_game(name)
+    assert game.score_direction == direction
+    assert game.has_points_reward == points
+    assert game.objective == objective
+    assert game.simultaneous == simultaneous
+    assert game.has_decisions == decisions
+
+
+# ----------------------------------------------------------------------------------------------
+# The table
+# ----------------------------------------------------------------------------------------------
+
+
+def _random_table(max_cycles: int, seed: int = 5) -> Table:
+    game = load_game("nobody_wants_it", num_players=3, reward="points")
+    agents = [make_agent("nobody_wants_it", "random", game, seed=seat) for seat in range(3)]
+    return Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
+
+
+def test_play_stops_when_the_given_seat_must_decide():
+    table = _random_table(10_000)
+    table.play(until=2)
+    assert table.state.current_player == 2 and not table.over
+    assert table.steps == 2  # player_0 and player_1 moved first
+
+
+def test_the_step_that_truncates_the_game_earns_nothing():
+    reference = _random_table(10_000)
+    game, state, agents = reference.game, reference.state, reference.agents
+    paying_step, step_rewards = 0, None
+    while step_rewards is None:  # the first step that pays points: the end of a round
+        step_rewards = take_turn(game, state, agents[state.current_player])
+        paying_step += 1
+    truncated = _random_table(paying_step)
+    earned = truncated.play()
+    assert truncated.truncated and truncated.steps == paying_step
+    assert earned.tolist() == [0.0, 0.0, 0.0] and truncated.rewards.tolist() == [0.0, 0.0, 0.0]
+    one_more = _random_table(paying_step + 1)
+    one_more.play()
+    assert one_more.rewards.tolist() == step_rewards.tolist() != [0.0, 0.0, 0.0]
+
+
+def test_a_seat_decided_outside_is_played_with_step():
+    table = _random_table(10_000)
+    table.agents[1] = None
+    table.play(until=1)
+    legal = np.flatnonzero(table.game.legal_mask(table.state, 1))
+    table.step(int(legal[0]))
+    assert table.state.current_player != 1 and table.steps == 2
+    with pytest.raises(ValueError, match="illegal|not legal"):
+        table.step(int(np.flatnonzero(table.game.legal_mask(table.state, 2) == 0)[0]))
+
+
+# ----------------------------------------------------------------------------------------------
+# The agent factory
+# ----------------------------------------------------------------------------------------------
+
+
+def test_a_factory_that_returns_no_agent_is_named():
+    game = load_game("henhouse")
+
+    def broken(game, seed):
+        return None
+
+    broken.name = "broken"
+    with pytest.raises(ValueError, match="agent factory 'broken' returned None, not a cardzoo"):
+        build_agent("henhouse", broken, game, 0)
+
+
+def test_an_agent_without_parameters_refuses_them():
+    game = load_game("nobody_wants_it")
+    with pytest.raises(ValueError, match="agent 'nwi_dodger' takes no parameters"):
+        make_agent("nobody_wants_it", "nwi_dodger:depth=3", game)
+    with pytest.raises(ValueError, match="unknown policy kind 'xyz' in agent 'xyz:1'"):
+        make_agent("nobody_wants_it", "xyz:1", game)
+
+
+def test_a_stacked_policy_opponent_keeps_one_frame_buffer_per_seat(tmp_path):
+    """Two seats playing one saved policy with a frame stack never share its buffer."""
+    from cardzoo.training.sampler import OpponentMix
+
+    game = load_game("nobody_wants_it", num_players=3)
+    size = game.observation_size * 2
+    layers = [(np.eye(size, game.num_actions, dtype=np.float32),
+               np.zeros(game.num_actions, np.float32), "Identity")]  # fmt: skip
+    record = {
+        "game": "nobody_wants_it",
+        "params": game.params(),
+        "frame_stack": 2,
+        "observation_size": game.observation_size,
+        "num_actions": game.num_actions,
+    }
+    save_policy(tmp_path / "policy.npz", NumpyPolicy(layers), record)
+    mix = OpponentMix("nobody_wants_it", {f"ppo:{tmp_path}": 1.0})
+    rng = np.random.default_rng(0)
+    first, second = mix.draw(game, 0, 1, rng), mix.draw(game, 0, 2, rng)
+    assert first.inputs.frame_stack == 2
+    assert first.inputs is not second.inputs
+    observation = np.ones(game.observation_size, np.float32)
+    first.inputs(observation)
+    assert not second.inputs._frames.any()  # what the first seat saw is not in the second's
