@@ -294,6 +294,7 @@ def strength_section() -> str:
             lines[-1] = lines[-1].replace(
                 f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
             )
+    lines += earlier_runs(os.path.join(results, "before_reseed"))
     lines.append(budget_curve(os.path.join(HERE, "search_nwi_budget.png")))
     lines += ["", "Checks on the way (40-100 games each, the code of their day):", ""]
     for name, description in QUICK_CHECKS.items():
@@ -326,6 +327,27 @@ def strength_section() -> str:
         "```",
     ]
     return "\n".join(lines) + "\n"
+
+
+def earlier_runs(folder: str) -> list[str]:
+    """The same runs made before the match runner reseeded its agents for every game (agents
+    were seeded once per match): other samples of the same agents, no longer reproducible."""
+    if not os.path.isdir(folder):
+        return []
+    lines = [
+        "",
+        "The same runs made before `play_match` reseeded every agent for every game (agents "
+        "were then seeded once per match), so other games of the same agents "
+        "(`results/before_reseed/`):",
+        "",
+    ]
+    for name in sorted(os.listdir(folder)):
+        stats = strength(os.path.join(folder, name))
+        lines.append(
+            f"- {stats['agent']}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+            f"over {stats['games']} games"
+        )
+    return lines
 
 
 def budget_curve(path: str) -> str:
