@@ -22,6 +22,10 @@ class Agent:
     #: False for agents that decide from the action mask alone: :func:`take_turn` then skips
     #: building the observation vector (a large share of a random opponent's cost in training)
     uses_observation = True
+    #: True for search agents: :func:`take_turn` then also passes the true game state as
+    #: ``observation["state"]``, which such an agent may read only through the game's resampler
+    #: (:meth:`~cardzoo.envs.core.Game.resample`, from its own seat's view)
+    uses_state = False
 
     def __init__(self, game: Game, seed: int | None = None):
         self.game = game
@@ -76,6 +80,8 @@ def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
     observation = {"action_mask": mask}
     if agent.uses_observation:
         observation["observation"] = game.observe(state, player)
+    if agent.uses_state:
+        observation["state"] = state
     return game.step(state, agent.act(observation), mask)
 
 

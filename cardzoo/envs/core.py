@@ -53,6 +53,7 @@ Snapshots
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import importlib
@@ -264,6 +265,30 @@ def known_options(game: Game, options: Any) -> dict:
     return {key: options[key] for key in game.reset_options if key in options}
 
 
+_ARRAY_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _array_fields(state: State) -> tuple[str, ...]:
+    """The names of the fields of ``state``'s class that hold numpy arrays (every state of a
+    class has the same ones: see :class:`State`), looked up once per class."""
+    names = _ARRAY_FIELDS.get(type(state))
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(state)
+            if isinstance(getattr(state, f.name), np.ndarray)
+        )
+        _ARRAY_FIELDS[type(state)] = names
+    return names
+
+
+def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """A generator of the same kind at the same position, independent of ``rng``."""
+    bit_generator = type(rng.bit_generator)()
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
 # ----------------------------------------------------------------------------------------------
 # The engine contract
 # ----------------------------------------------------------------------------------------------
@@ -368,6 +393,32 @@ class Game(ABC):
     @abstractmethod
     def winners(self, state: State) -> np.ndarray:
         """bool array: the winners of a finished game (all False while it is running)."""
+
+    # --- search: copies and sampled worlds --------------------------------------------------
+
+    def copy_state(self, state: State, rng: np.random.Generator | None = None) -> State:
+        """An independent copy of ``state``, its arrays copied: much cheaper than
+        ``copy.deepcopy`` (a state is a flat dataclass of arrays and scalars). The copy's
+        generator is a copy of ``state.rng`` at its position (the copy continues exactly as the
+        original would), or ``rng`` itself if given: making a new generator is most of the cost
+        of a copy, and a search that plays sampled worlds one after another can share one."""
+        copied = copy.copy(state)  # scalars are immutable; arrays are copied below
+        for name in _array_fields(state):
+            setattr(copied, name, getattr(state, name).copy())
+        copied.rng = _copy_generator(state.rng) if rng is None else rng
+        return copied
+
+    def resample(self, state: State, player: int, rng: np.random.Generator) -> State:
+        """A new full state that ``player`` cannot tell from ``state``: the same own cards,
+        public piles, counts and public record, with every card ``player`` cannot see drawn
+        again uniformly at random among the places ``player`` cannot see (OpenSpiel's
+        ``ResampleFromInfostate``). It reads ``state`` only for what ``player`` knows, and gives
+        the new state ``rng`` itself as its generator (the true one would foretell the game's
+        reshuffles; a new generator would cost more than the rest of a resample). Games with
+        hidden information override this; search agents need it."""
+        raise NotImplementedError(
+            f"{self.name} has no resampler (Game.resample): search agents cannot play it"
+        )
 
     @abstractmethod
     def render(self, state: State, player: int | None = None) -> str:

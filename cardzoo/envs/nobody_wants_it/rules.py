@@ -237,6 +237,10 @@ class NobodyWantsIt(Game):
     max_players = 7
     num_actions = NUM_ACTIONS
     reset_options = ("deck", "decks")
+    #: rollout policies of :meth:`random_playouts`, the search agents' default first
+    playout_policies = ("dodger", "shedder", "random")
+    #: how far :meth:`random_playouts` plays: the game, or the current round
+    playout_horizons = ("game", "round")
     has_points_reward = True
 
     def __init__(self, num_players: int = 4, num_rounds: int = 3, reward: str = "win"):
@@ -270,6 +274,8 @@ class NobodyWantsIt(Game):
         dealt = np.arange(n * HAND_SIZE)
         self._deal_receivers = [(dealer + 1 + dealt) % n for dealer in range(n)]
         self._build_observation_indices()
+        self._species_ids = np.arange(NUM_SPECIES, dtype=np.int8)
+        self._others = [[other for other in range(n) if other != seat] for seat in range(n)]
 
     def params(self) -> dict:
         return {
@@ -565,6 +571,81 @@ class NobodyWantsIt(Game):
         if not state.terminal:
             return np.zeros(self.num_players, bool)
         return state.points == state.points.min()
+
+    # --- sampled worlds for search -------------------------------------------------------------
+
+    def resample(
+        self, state: NobodyWantsItState, player: int, rng: np.random.Generator
+    ) -> NobodyWantsItState:
+        """A world ``player`` cannot tell from ``state`` (see :meth:`Game.resample`).
+
+        ``player`` knows: their own hand and the card they set aside for a horse exchange; the
+        discard pile, card by card (it is face up); every hand size, who has set a card aside,
+        the draw pile's size; where the NWI cards are; scores, round, dealer, whose turn and
+        which decision. Everything else is redrawn: the animal cards ``player`` has not seen
+        (each species' 18 minus their own and the discard pile's) are shuffled with ``rng`` and
+        dealt into the other hands (their sizes kept), the other players' set-aside horse
+        gifts, and the draw pile, in a new order. **Decision:** a round's deck fixed by reset
+        options is forgotten (later rounds are shuffled): nobody at the table knows it.
+        **Decision:** cards a player could place by remembering the play (a discard-pile card
+        another player took, a pig taken back, the horse gift they handed on) are redrawn like
+        every unseen card: the state holds no record of who took what, and the search agents
+        do not remember either."""
+        player = check_int("player", player, 0, self.num_players - 1)
+        world = self.copy_state(state, rng=rng)
+        world.fixed_decks[:] = -1
+        gifts = state.horse_gifts
+        seen = state.hands[player] + state.discard_counts
+        if gifts[player] != NO_GIFT:
+            seen[gifts[player]] += 1
+        unseen = self._species_ids.repeat(CARDS_PER_SPECIES - seen)
+        rng.shuffle(unseen)
+        # Deal the unseen cards: each other hand (and gift), then the draw pile the rest.
+        dealt = 0
+        for other in self._others[player]:
+            size = int(state.hand_sizes[other])
+            world.hands[other] = np.bincount(unseen[dealt : dealt + size], minlength=NUM_SPECIES)
+            dealt += size
+            if gifts[other] != NO_GIFT:
+                world.horse_gifts[other] = unseen[dealt]
+                dealt += 1
+        world.draw_pile[: unseen.size - dealt] = unseen[dealt:]
+        return world
+
+    def random_playouts(
+        self,
+        states: list[NobodyWantsItState],
+        rng: np.random.Generator,
+        first_actions: np.ndarray | None = None,
+        policy: str = "random",
+        seed_groups: int = 1,
+        horizon: str = "game",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each state played on by a rollout ``policy`` (:attr:`playout_policies`: uniformly
+        random legal actions, or mostly the hand_shedder heuristic), after ``first_actions[i]``
+        where given and >= 0, without changing ``states``, to the end of the game (``horizon``
+        ``"game"``) or of its round (``"round"``). Returns the winners, as if the game ended
+        there (bool, ``(len(states), n)``; none for a playout cut at ``max_cycles`` steps), and
+        the scores. ``seed_groups`` consecutive states share their random numbers. The fast
+        rollouts of search (:mod:`cardzoo.envs.nobody_wants_it.playout`)."""
+        from cardzoo.envs.nobody_wants_it import playout  # it imports this module
+
+        check_choice("horizon", horizon, self.playout_horizons)
+        rows = playout.pack(states)
+        start_rounds = rows[:, playout.ROUND].copy()
+        playout.playouts(
+            self,
+            rows,
+            rng,
+            first_actions,
+            policy=policy,
+            seed_groups=seed_groups,
+            one_round=horizon == "round",
+        )
+        points = playout.final_points(self, rows)
+        finished = (rows[:, playout.TERMINAL] == 1) | (rows[:, playout.ROUND] != start_rounds)
+        winners = (points == points.min(axis=1, keepdims=True)) & finished[:, None]
+        return winners, points
 
     # --- what a player sees -----------------------------------------------------------------
 

@@ -1,0 +1,435 @@
+"""Rollout speed of the search agents, and their strength, written to benchmarks/search.md.
+
+Speed: random rollouts of Nobody Wants It from the deal to the end of the game, on one core
+(CPU time of this process), through
+
+- ``engine``: one game at a time through the rules engine (``legal_mask`` + ``apply``), a
+  random legal action each decision: the reference;
+- ``kernel, plain``: the playout kernel (:mod:`cardzoo.envs.nobody_wants_it.playout`) as plain
+  Python, a batch of games per call;
+- ``kernel, numba``: the same kernel compiled by numba (compile time excluded; measured once);
+- ``kernel, numba, shedder``: the search agents' default rollout policy (mostly the
+  hand_shedder heuristic: shorter games);
+- ``in search``: rollouts per second inside a move of ``pimc`` and iterations per second of
+  ``ismcts`` from positions of seeded games, resampling and bookkeeping included: what a move
+  really gets.
+
+Each measurement runs ``--repeats`` times (interleaved, so machine load falls on all alike) for
+about ``--seconds`` of CPU time; the table shows the median. Compare the ratios within one run.
+
+Strength: the summaries of the result files of benchmarks/search_strength.py in
+benchmarks/results/ (the commands are in the report).
+
+    python benchmarks/search.py                      # ~1 minute, writes benchmarks/search.md
+    python benchmarks/search.py --quick --output /tmp/search.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import statistics
+import sys
+import time
+
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import numpy as np  # noqa: E402
+
+from cardzoo.agents import make_agent, take_turn  # noqa: E402
+from cardzoo.agents.search import ISMCTSAgent, PIMCAgent  # noqa: E402
+from cardzoo.envs.nobody_wants_it import playout  # noqa: E402
+from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from search_strength import strength  # noqa: E402
+
+GAME = NobodyWantsIt()
+#: the budgets of the strength runs: a move takes well under 0.1 s of CPU time (measured below)
+PIMC_BUDGET, ISMCTS_BUDGET = 3000, 450
+
+
+def engine_rollouts(seconds: float, seed: int) -> tuple[int, int, float]:
+    """Random games from the deal, one at a time through the engine: (games, steps, seconds)."""
+    rng = np.random.default_rng(seed)
+    games = steps = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = GAME.new_state(np.random.default_rng(seed + games))
+        while not state.terminal:
+            legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
+            GAME.apply(state, int(legal[rng.integers(legal.size)]))
+            steps += 1
+        games += 1
+    return games, steps, time.process_time() - start
+
+
+def kernel_rollouts(
+    seconds: float, seed: int, compiled: bool, policy: str, batch: int
+) -> tuple[int, int, float]:
+    """Batches of games from the deal through the playout kernel: (games, steps, seconds).
+    Steps are counted by replaying nothing: a finished row does not record its length, so the
+    steps are those of the engine's random games (reported once, from the engine row)."""
+    rng = np.random.default_rng(seed)
+    deals = [GAME.new_state(np.random.default_rng(seed + k)) for k in range(batch)]
+    games = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        playout.playouts(GAME, playout.pack(deals), rng, compiled=compiled, policy=policy)
+        games += batch
+    return games, 0, time.process_time() - start
+
+
+def search_positions(count: int) -> list:
+    """Positions with a real choice from seeded games played by the engine at random."""
+    found = []
+    for seed in range(50):
+        state = GAME.new_state(np.random.default_rng(seed))
+        choices = np.random.default_rng(seed)
+        for _ in range(40 + 7 * seed % 60):
+            legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
+            if state.terminal:
+                break
+            GAME.apply(state, int(legal[choices.integers(legal.size)]))
+        legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
+        if not state.terminal and legal.size > 1:
+            found.append(state)
+        if len(found) == count:
+            break
+    return found
+
+
+def search_rollouts(seconds: float, seed: int, agent_class, simulations: int):
+    """Rollouts (PIMC) or iterations (ISMCTS) per second inside moves: (rollouts, 0, seconds)."""
+    positions = search_positions(10)
+    agent = agent_class(GAME, seed=seed, simulations=simulations)
+    done = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = positions[done // simulations % len(positions)]
+        mask = GAME.legal_mask(state, state.current_player)
+        agent.act({"action_mask": mask, "state": state})
+        done += simulations
+    return done, 0, time.process_time() - start
+
+
+def measurements(quick: bool) -> dict:
+    batch = 50 if quick else 500
+    return {
+        "engine, one game at a time": lambda s, seed: engine_rollouts(s, seed),
+        "kernel, plain Python": lambda s, seed: kernel_rollouts(s, seed, False, "random", 20),
+        "kernel, numba": lambda s, seed: kernel_rollouts(s, seed, True, "random", batch),
+        "kernel, numba, shedder policy": lambda s, seed: kernel_rollouts(
+            s, seed, True, "shedder", batch
+        ),
+        "kernel, numba, dodger policy": lambda s, seed: kernel_rollouts(
+            s, seed, True, "dodger", batch
+        ),
+        f"in search: pimc ({PIMC_BUDGET} a move)": lambda s, seed: search_rollouts(
+            s, seed, PIMCAgent, PIMC_BUDGET
+        ),
+        f"in search: ismcts ({ISMCTS_BUDGET} a move)": lambda s, seed: search_rollouts(
+            s, seed, ISMCTSAgent, ISMCTS_BUDGET
+        ),
+    }
+
+
+def run(seconds: float, repeats: int, quick: bool) -> list[tuple[str, float, float, float]]:
+    runs = measurements(quick)
+    # Compile the kernel (and warm the caches) before any clock runs.
+    playout.playouts(
+        GAME, playout.pack([GAME.new_state(np.random.default_rng(0))]), np.random.default_rng(0)
+    )
+    results: dict[str, list[tuple[int, int, float]]] = {name: [] for name in runs}
+    for repeat in range(repeats):
+        for name, measure in runs.items():
+            results[name].append(measure(seconds, 1000 * repeat))
+    rows = []
+    for name, samples in results.items():
+        rates = [games / spent for games, _, spent in samples]
+        steps = sum(s for _, s, _ in samples) / max(1, sum(g for g, _, _ in samples))
+        rows.append(
+            (
+                name,
+                statistics.median(rates),
+                (max(rates) - min(rates)) / statistics.median(rates),
+                steps,
+            )
+        )
+    return rows
+
+
+def markdown(rows, seconds: float, repeats: int) -> str:
+    reference = rows[0][1]
+    lines = [
+        "# Search agents: rollout speed and strength",
+        "",
+        "Generated by `python benchmarks/search.py` (speed, measured in that run) from the result",
+        "files of `benchmarks/search_strength.py` in `benchmarks/results/` (strength).",
+        "",
+        "## Rollout speed (Nobody Wants It, 4 players, 3 rounds, one core)",
+        "",
+        f"Random games from the deal to the end; median of {repeats} interleaved runs of about "
+        f"{seconds:g} s of CPU time each. The ratio is to the engine, one game at a time, in the "
+        "same run. The `in search` rows count the rollouts of a move (pimc; rollouts by the "
+        "default `dodger` policy) or its iterations (ismcts), resampling, packing and the tree "
+        "included, from mid-game positions of random games (so their rollouts are shorter than "
+        "from the deal). The numba rows need the `search` extra; without numba the search runs "
+        "the plain Python kernel, with identical results.",
+        "",
+        "| path | rollouts/s per core | x engine | spread |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, rate, spread, _steps in rows:
+        lines.append(f"| {name} | {rate:,.0f} | {rate / reference:.1f} | {spread:.0%} |")
+    steps = rows[0][3]
+    lines += [
+        "",
+        f"A random game from the deal has {steps:.0f} decisions on average (engine row): the "
+        f"engine's {1e3 / reference:.1f} ms per game is {1e6 / reference / steps:.1f} µs per "
+        "decision.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def move_times(agent_class, budget: int, deals: int) -> np.ndarray:
+    """CPU seconds of each searched move (more than one legal action) of the agent in seat 0
+    against three nwi_dodger, over ``deals`` games."""
+    bot = agent_class(GAME, seed=0, simulations=budget)
+    times = []
+    for deal in range(deals):
+        state = GAME.new_state(np.random.default_rng(deal))
+        agents = [bot] + [make_agent(GAME.name, "nwi_dodger", GAME, seed=i) for i in range(3)]
+        while not state.terminal:
+            agent = agents[state.current_player]
+            searched = agent is bot and GAME.legal_mask(state, state.current_player).sum() > 1
+            start = time.process_time()
+            take_turn(GAME, state, agent)
+            if searched:
+                times.append(time.process_time() - start)
+    return np.array(times)
+
+
+def move_time_section(deals: int) -> str:
+    lines = [
+        "## Thinking time per move (CPU time of one core)",
+        "",
+        f"The bot in one seat against three nwi_dodger, {deals} deals, every move with more than "
+        "one legal action (forced moves are taken without search).",
+        "",
+        "| agent | moves | mean | 95th percentile | max |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for agent_class, budget in ((PIMCAgent, PIMC_BUDGET), (ISMCTSAgent, ISMCTS_BUDGET)):
+        times = move_times(agent_class, budget, deals) * 1e3
+        lines.append(
+            f"| {agent_class.name}:simulations={budget} | {times.size} | {times.mean():.0f} ms "
+            f"| {np.percentile(times, 95):.0f} ms | {times.max():.0f} ms |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+STRENGTH_HEADING = "## Strength: one seat against three nwi_dodger"
+
+#: exploratory 40-game checks on the way (file -> what was played), kept as they were measured
+QUICK_CHECKS = {
+    "quick_ismcts250_random.jsonl": "ismcts, 250 iterations, uniformly random rollouts",
+    "quick_ismcts250_shedder.jsonl": "ismcts, 250 iterations, `shedder` rollouts",
+    "quick_pimc800_shedder.jsonl": "pimc, 800 rollouts, `shedder` rollouts",
+    "quick_pimc800_shedder_round.jsonl": "pimc, 800 rollouts, `shedder`, to the round's end",
+    "quick_pimc1500_shedder.jsonl": "pimc, 1500 rollouts, `shedder` rollouts",
+    "quick_pimc1500_dodger.jsonl": "pimc, 1500 rollouts, `dodger` rollouts (before the fix of "
+    "its pair choice: it shed a single card rather than play a pair that brings it an NWI card)",
+    "quick_ismcts400_leaf8.jsonl": "ismcts, 400 iterations of 8 rollouts each (`leaf_rollouts=8`), "
+    "`dodger` rollouts",
+}
+
+
+def strength_section() -> str:
+    results = os.path.join(HERE, "results")
+    baseline = os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl")
+    lines = [
+        STRENGTH_HEADING,
+        "",
+        "Mirrored deals (every deal played four times, the bot in each seat once), seats "
+        "rotated, deals 0, 1, 2, ... (`benchmarks/search_strength.py`; 95% Wilson intervals). "
+        "The bar is the heuristic's own share in a seat: the same deals with nwi_dodger in all "
+        "four seats (ties make every tied player a winner, so shares add up to more than 1).",
+        "",
+        "Reading: pimc at 3000 rollouts a move (well under 0.1 s of CPU time, see above) wins "
+        "clearly more often than the heuristic does in the same seat, and earns its place; "
+        "ismcts, which gets 450 iterations in the same time (its tree walk and a resample per "
+        "iteration cost about ten rollouts each), plays level with the heuristic and does not. "
+        "More rollouts do not help pimc without end: 10000 a move did no better than 3000 "
+        "(determinized search converges to what its rollout model of the other players "
+        "predicts).",
+        "",
+        "| agent (defaults: `dodger` rollouts to the end of the game) | games | win rate [95% CI] "
+        "| wall s per game |",
+        "| --- | ---: | --- | ---: |",
+    ]
+    rows = [baseline] + sorted(glob.glob(os.path.join(results, "search_nwi_[ip]*.jsonl")))
+    bar = None
+    for path in rows:
+        if not os.path.exists(path):
+            continue
+        stats = strength(path)
+        bar = bar or stats
+        lines.append(
+            f"| {stats['agent']} | {stats['games']} | {stats['rate']:.3f} "
+            f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
+        )
+        if stats is not bar:
+            verdict = (
+                "above the heuristic's interval"
+                if stats["low"] > bar["high"]
+                else "above the heuristic's share"
+                if stats["low"] > bar["rate"]
+                else "NOT above the heuristic's share"
+            )
+            lines[-1] = lines[-1].replace(
+                f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
+            )
+    lines += earlier_runs(os.path.join(results, "before_reseed"))
+    lines.append(budget_curve(os.path.join(HERE, "search_nwi_budget.png")))
+    lines += ["", "Checks on the way (40-100 games each, the code of their day):", ""]
+    for name, description in QUICK_CHECKS.items():
+        path = os.path.join(results, name)
+        if os.path.exists(path):
+            stats = strength(path)
+            lines.append(
+                f"- {description}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+                f"over {stats['games']} games"
+            )
+    lines += [
+        "",
+        "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
+        "skips the deals it has):",
+        "",
+        "```",
+        "python benchmarks/search_strength.py --agent nwi_dodger --deals 125 \\",
+        "    --out benchmarks/results/search_nwi_dodger_in_every_seat.jsonl",
+        f"python benchmarks/search_strength.py --agent pimc:simulations={PIMC_BUDGET} "
+        "--deals 125 \\",
+        "    --out benchmarks/results/search_nwi_pimc.jsonl",
+        f"python benchmarks/search_strength.py --agent ismcts:simulations={ISMCTS_BUDGET} "
+        "--deals 125 \\",
+        "    --out benchmarks/results/search_nwi_ismcts.jsonl",
+        "for budget in 300 1000 10000; do",
+        "    python benchmarks/search_strength.py --agent pimc:simulations=$budget --deals 25 \\",
+        "        --out benchmarks/results/curve_nwi_pimc_$budget.jsonl",
+        "done",
+        "python benchmarks/search.py   # this file (--strength-only: keep the speed sections)",
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def earlier_runs(folder: str) -> list[str]:
+    """The same runs made before the match runner reseeded its agents for every game (agents
+    were seeded once per match): other samples of the same agents, no longer reproducible."""
+    if not os.path.isdir(folder):
+        return []
+    lines = [
+        "",
+        "The same runs made before `play_match` reseeded every agent for every game (agents "
+        "were then seeded once per match), so other games of the same agents "
+        "(`results/before_reseed/`):",
+        "",
+    ]
+    for name in sorted(os.listdir(folder)):
+        stats = strength(os.path.join(folder, name))
+        lines.append(
+            f"- {stats['agent']}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+            f"over {stats['games']} games"
+        )
+    return lines
+
+
+def budget_curve(path: str) -> str:
+    """The PNG of pimc's win rate against its budget (with 95% bands and the heuristic's share),
+    from the result files; returns the markdown that shows it, or "" without curve files."""
+    results = os.path.join(HERE, "results")
+    files = {
+        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(results, name)
+        for name in os.listdir(results)
+        if name.startswith("curve_nwi_pimc_")
+    }
+    if not files:
+        return ""
+    main_run = os.path.join(results, "search_nwi_pimc.jsonl")
+    if os.path.exists(main_run):
+        files[PIMC_BUDGET] = main_run
+    # Every point on the same deals: those of the shortest curve run.
+    deals = min(strength(file)["deals"] for file in files.values())
+    points = sorted((budget, strength(file, deals)) for budget, file in files.items())
+    bar = strength(os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl"))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    budgets = [budget for budget, _ in points]
+    rates = np.array([stats["rate"] for _, stats in points])
+    low = rates - [stats["low"] for _, stats in points]
+    high = [stats["high"] for _, stats in points] - rates
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
+    axes.axhline(bar["rate"], color="grey", label="nwi_dodger's own share in a seat")
+    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
+    axes.set_xscale("log")
+    axes.set_xticks(budgets, [str(budget) for budget in budgets])
+    axes.minorticks_off()
+    axes.set_xlabel("rollouts per move (simulations)")
+    axes.set_ylabel("win rate against three nwi_dodger")
+    axes.set_title("Nobody Wants It: pimc against its budget (95% intervals)", fontsize=10)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    rows = [
+        f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+        f"over {stats['games']} games"
+        for budget, stats in points
+    ]
+    return (
+        "\n### pimc's strength against its budget\n\n"
+        f"![pimc win rate against budget]({os.path.basename(path)})\n\n"
+        f"Deals 0 to {deals - 1} for every budget (the 3000 point: those deals of the long "
+        "run above):\n\n" + "\n".join(rows) + "\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> list:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="small batches (a smoke run)")
+    parser.add_argument("--output", default=os.path.join(HERE, "search.md"))
+    parser.add_argument(
+        "--strength-only",
+        action="store_true",
+        help="keep the measured speed sections of --output, rewrite only the strength section",
+    )
+    args = parser.parse_args(argv)
+    if args.strength_only:
+        with open(args.output) as file:
+            speed = file.read().split(STRENGTH_HEADING)[0]
+        with open(args.output, "w") as file:
+            file.write(speed + strength_section())
+        return []
+    rows = run(args.seconds, args.repeats, args.quick)
+    text = markdown(rows, args.seconds, args.repeats)
+    text += "\n" + move_time_section(1 if args.quick else 4)
+    with open(args.output, "w") as file:
+        file.write(text + "\n" + strength_section())
+    print(text)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Strength of a search agent: one seat against copies of the game's best heuristic.
+
+The bot plays every deal once from each seat (mirrored deals, seats rotated: ``play_match`` with
+``mirrored=True``), deal by deal, and appends each deal's games to a JSON-lines file as it goes,
+so a long run can be stopped at any time and summarised (``--summary``). The heuristic's own
+share in a seat comes from the same deals with the heuristic in every seat (``--agent`` equal
+to the heuristic's name).
+
+    nice -n 10 python benchmarks/search_strength.py --agent ismcts:simulations=250 \\
+        --deals 125 --out benchmarks/results/nwi_ismcts.jsonl
+    python benchmarks/search_strength.py --summary benchmarks/results/nwi_ismcts.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+from cardzoo.agents import BEST_HEURISTIC
+from cardzoo.agents.search import AGENTS, parse_agent_params
+from cardzoo.evaluation import play_match, wilson_interval
+
+
+def factory(spec: str):
+    """An agent factory ``f(game, seed)`` for a search agent spec, or the name itself for a
+    registry agent."""
+    name = spec.split(":")[0]
+    if name not in AGENTS:
+        return spec
+    name, params = parse_agent_params(spec)
+
+    def build(game, seed):
+        return AGENTS[name](game, seed=seed, **params)
+
+    build.name = spec
+    return build
+
+
+def run(game_name: str, spec: str, deals: int, first_deal: int, out: str) -> None:
+    opponent = BEST_HEURISTIC[game_name]
+    agent = factory(spec)
+    done = _done_deals(out)
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    for deal in range(first_deal, first_deal + deals):
+        if deal in done:
+            continue
+        start = time.perf_counter()
+        lineup = [agent, opponent, opponent, opponent]
+        result = play_match(game_name, lineup, 4, seed=deal, mirrored=True)
+        # Game g seats lineup entry (seat + g) % 4 in each seat: the bot sits in seat -g % 4.
+        wins = [bool(record.winners[(-g) % 4]) for g, record in enumerate(result.games)]
+        steps = sum(record.length for record in result.games)
+        line = {
+            "game": game_name,
+            "agent": spec,
+            "opponent": opponent,
+            "deal": deal,
+            "wins": wins,
+            "seconds": time.perf_counter() - start,
+            "steps": steps,
+        }
+        with open(out, "a") as file:
+            file.write(json.dumps(line) + "\n")
+
+
+def _done_deals(out: str) -> set[int]:
+    if not os.path.exists(out):
+        return set()
+    with open(out) as file:
+        return {json.loads(line)["deal"] for line in file if line.strip()}
+
+
+def strength(path: str, deals: int | None = None) -> dict:
+    """The win rate of a result file with its 95% Wilson interval (of its deals below ``deals``
+    if given)."""
+    with open(path) as file:
+        lines = [json.loads(line) for line in file if line.strip()]
+    if deals is not None:
+        lines = [line for line in lines if line["deal"] < deals]
+    wins = sum(sum(line["wins"]) for line in lines)
+    games = sum(len(line["wins"]) for line in lines)
+    low, high = wilson_interval(wins, games)
+    return {
+        "agent": lines[0]["agent"],
+        "opponent": lines[0]["opponent"],
+        "deals": len(lines),
+        "games": games,
+        "rate": wins / games,
+        "low": low,
+        "high": high,
+        "seconds": sum(line["seconds"] for line in lines) / games,
+    }
+
+
+def summary(path: str) -> str:
+    s = strength(path)
+    return (
+        f"{s['agent']} vs 3 x {s['opponent']}: {s['games']} games ({s['deals']} deals x 4 "
+        f"seats), win rate {s['rate']:.3f} [{s['low']:.3f}, {s['high']:.3f}], "
+        f"{s['seconds']:.1f} s per game"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="nobody_wants_it")
+    parser.add_argument("--agent", help="e.g. ismcts:simulations=250, or nwi_dodger")
+    parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument("--first-deal", type=int, default=0)
+    parser.add_argument("--out")
+    parser.add_argument("--summary", nargs="*", help="summarise these result files")
+    args = parser.parse_args()
+    if args.summary:
+        for path in args.summary:
+            print(summary(path))
+        return
+    run(args.game, args.agent, args.deals, args.first_deal, args.out)
+    print(summary(args.out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Nobody Wants It played to the end by a cheap policy, many games in one call: search rollouts.
+
+Search agents (:mod:`cardzoo.agents.search`) finish thousands of sampled games per move by a
+cheap default policy (:data:`POLICIES`: uniformly random legal actions, or mostly a shedding
+heuristic). Through the engine (``legal_mask`` + ``apply``, numpy calls on tiny arrays) that
+costs milliseconds per game; here a game is packed into one int64 row (:func:`pack`) and a batch
+of rows is played out by a few small integer functions (:mod:`.kernel`).
+
+Those functions are compiled by numba when it is installed (the ``search`` extra; compiled once
+per machine and kept in numba's on-disk cache) and run as plain Python otherwise, on Python
+lists. **Decision:** both run the very same source, with
+integer arithmetic only and a random generator of their own (xorshift32, seeded per game from
+the caller's numpy ``Generator``), so the compiled and the plain results are identical, bit for
+bit, on every machine; only the speed differs (benchmarks/search.py measures both).
+
+The rules are the engine's (:mod:`cardzoo.envs.nobody_wants_it.rules`); tests play both side by
+side. Random choices differ from the engine's (its deals and reshuffles draw from the game's
+numpy generator): a playout is another sample of the same game, not a replay.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+
+import numpy as np
+
+from cardzoo.envs.nobody_wants_it import kernel as _kernel
+from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
+from cardzoo.envs.nobody_wants_it.rules import (
+    NUM_CARDS,
+    NUM_SPECIES,
+    NobodyWantsIt,
+    NobodyWantsItState,
+)
+
+NUM_SCALARS = 8
+
+
+def row_layout(num_players: int, num_rounds: int) -> dict[str, int]:
+    """Where each part of a packed row starts, and the row's length (``"size"``)."""
+    n = num_players
+    starts = {}
+    position = NUM_SCALARS
+    for name, length in (
+        ("hands", n * NUM_SPECIES),
+        ("hand_sizes", n),
+        ("draw_pile", NUM_CARDS),
+        ("discard_pile", NUM_CARDS),
+        ("discard_counts", NUM_SPECIES),
+        ("nwi_holder", num_rounds * NUM_SPECIES),
+        ("horse_gifts", n),
+        ("points", n),
+        ("penalty_cards", 2 * n),
+    ):
+        starts[name] = position
+        position += length
+    starts["size"] = position
+    return starts
+
+
+_ARRAY_PARTS = (
+    "hands",
+    "hand_sizes",
+    "draw_pile",
+    "discard_pile",
+    "discard_counts",
+    "nwi_holder",
+    "horse_gifts",
+    "points",
+    "penalty_cards",
+)
+
+
+def pack(states: Sequence[NobodyWantsItState]) -> np.ndarray:
+    """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
+    if not states:
+        raise ValueError("pack needs at least one state")
+    first = states[0]
+    num_players, num_rounds = first.hands.shape[0], first.nwi_holder.shape[0]
+    layout = row_layout(num_players, num_rounds)
+    parts = [(layout[name], layout[name] + getattr(first, name).size) for name in _ARRAY_PARTS]
+    rows = np.empty((len(states), layout["size"]), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        row = rows[index]
+        if state is previous:  # the same world after several first actions: packed once
+            row[:] = rows[index - 1]
+            continue
+        previous = state
+        row[:NUM_SCALARS] = (
+            state.round_number,
+            state.dealer,
+            state.active_player,
+            state.current_player,
+            state.decision,
+            state.draw_size,
+            state.discard_size,
+            state.terminal,
+        )
+        for (start, stop), name in zip(parts, _ARRAY_PARTS):
+            row[start:stop] = getattr(state, name).reshape(-1)
+    return rows
+
+
+def unpack(game: NobodyWantsIt, row: np.ndarray, rng: np.random.Generator) -> NobodyWantsItState:
+    """The engine's state of a packed row (for tests and debugging); ``rng`` becomes its
+    generator, and no deck is fixed."""
+    layout = row_layout(game.num_players, game.num_rounds)
+    state = game.new_state(rng)
+    state.round_number, state.dealer, state.active_player, state.current_player = (
+        int(v) for v in row[:4]
+    )
+    state.decision, state.draw_size, state.discard_size = (int(v) for v in row[4:7])
+    state.terminal = bool(row[TERMINAL])
+    for name in _ARRAY_PARTS:
+        target = getattr(state, name)
+        start = layout[name]
+        target[...] = row[start : start + target.size].reshape(target.shape)
+    return state
+
+
+# ----------------------------------------------------------------------------------------------
+# The kernel, compiled (numba, when installed) and plain (Python)
+# ----------------------------------------------------------------------------------------------
+
+
+def _load_plain_kernel():
+    """The kernel's source loaded a second time, as plain Python (it reads its own name)."""
+    name = _kernel.__name__ + "_plain"
+    spec = importlib.util.spec_from_file_location(name, _kernel.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PLAIN = _kernel if _kernel.PLAIN else _load_plain_kernel()
+_COMPILED = None if _kernel.PLAIN else _kernel
+numba = _kernel.numba
+
+
+#: rollout policies: name -> (the share of actions, per mille, played at random; whether the
+#: others choose their pairs by where the NWI cards go). "random" is uniformly random legal
+#: play, "shedder" mostly the hand_shedder heuristic, "dodger" mostly the same with nwi_dodger's
+#: first and last choices among pairs.
+POLICIES = {"random": (1000, False), "shedder": (100, False), "dodger": (100, True)}
+
+
+def playouts(
+    game: NobodyWantsIt,
+    rows: np.ndarray,
+    rng: np.random.Generator,
+    first_actions: np.ndarray | None = None,
+    compiled: bool | None = None,
+    policy: str = "random",
+    seed_groups: int = 1,
+    one_round: bool = False,
+) -> np.ndarray:
+    """Play every packed row to the end of the game (of its round if ``one_round``), after
+    ``first_actions[b]`` where it is >= 0, by ``policy`` (:data:`POLICIES`), in place; returns
+    ``rows``. Seeds come from ``rng``, one per ``seed_groups`` consecutive rows (those rows play
+    with the same random numbers: common random numbers for one world after different first
+    actions). ``compiled`` None: numba if installed; False forces the plain Python kernel
+    (identical results, slower); True requires numba."""
+    if policy not in POLICIES:
+        raise ValueError(
+            f"policy={policy!r} is not a rollout policy; choose one of {list(POLICIES)}"
+        )
+    rows = np.ascontiguousarray(rows, np.int64)
+    count = len(rows)
+    if first_actions is None:
+        first_actions = np.full(count, -1, np.int64)
+    groups = -(-count // seed_groups)
+    seeds = rng.integers(1, 2**32, size=groups, dtype=np.int64).repeat(seed_groups)[:count]
+    if compiled is None:
+        compiled = _COMPILED is not None
+    if compiled and _COMPILED is None:
+        raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
+    # A playout stops where it is after the environment's own truncation limit of steps.
+    arguments = (game.num_players, game.num_rounds, game.default_max_cycles)
+    options = (*POLICIES[policy], bool(one_round))
+    if compiled:
+        first = np.ascontiguousarray(first_actions, np.int64)
+        _COMPILED.playouts(rows, first, seeds, *arguments, np.zeros(1, np.int64), *options)
+        return rows
+    as_lists = rows.tolist()
+    first = np.asarray(first_actions).tolist()
+    _PLAIN.playouts(as_lists, first, seeds.tolist(), *arguments, [0], *options)
+    rows[:] = as_lists
+    return rows
+
+
+def apply_packed(
+    game: NobodyWantsIt, row: np.ndarray, action: int, seed: int, compiled: bool = False
+) -> np.ndarray:
+    """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's)."""
+    kernel = _COMPILED if compiled else _PLAIN
+    if compiled:
+        out = np.array(row, np.int64)
+        kernel.apply_action(
+            out, game.num_players, game.num_rounds, action, np.array([seed], np.int64)
+        )
+        return out
+    out = list(map(int, row))
+    kernel.apply_action(out, game.num_players, game.num_rounds, action, [seed])
+    return np.array(out, np.int64)
+
+
+def policy_action(game: NobodyWantsIt, row: np.ndarray, policy: str) -> int:
+    """The action the heuristic part of a rollout ``policy`` takes in a packed row (for tests;
+    "random" has none)."""
+    if policy not in POLICIES or policy == "random":
+        raise ValueError(f"policy={policy!r}: choose one of {list(POLICIES)[1:]}")
+    nwi_aware = POLICIES[policy][1]
+    return int(
+        _PLAIN.shedding_action(list(map(int, row)), game.num_players, game.num_rounds, nwi_aware)
+    )
+
+
+def final_points(game: NobodyWantsIt, rows: np.ndarray) -> np.ndarray:
+    """Each row's points per seat (the final scores of finished games)."""
+    start = row_layout(game.num_players, game.num_rounds)["points"]
+    return rows[:, start : start + game.num_players]
+
+
+__all__ = [
+    "ROUND",
+    "TERMINAL",
+    "apply_packed",
+    "final_points",
+    "pack",
+    "playouts",
+    "policy_action",
+    "row_layout",
+    "unpack",
+]
