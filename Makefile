@@ -13,7 +13,7 @@ BENCH_INSTALLED := $(VENV)/.bench-installed
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
-	$(PIP) -e ".[train,dev,web]"
+	$(PIP) -e ".[train,dev,web,search]"
 	touch $@
 
 $(BENCH_INSTALLED): $(INSTALLED)

@@ -55,8 +55,12 @@ def layer_of(module: str) -> int | None:
 
 
 def imports_of(module: str) -> set[str]:
-    """The cardzoo modules ``module`` imports (a package's submodule where one is named)."""
+    """The cardzoo modules ``module`` imports (a package's submodule where one is named); the
+    imports under ``if TYPE_CHECKING:`` are for type checkers only and are left out."""
     tree = ast.parse(MODULES[module].read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            node.body = []
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

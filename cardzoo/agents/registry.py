@@ -29,7 +29,10 @@ from cardzoo.agents.policy import (
     pretrained_file,
 )
 from cardzoo.agents.profiles import game_agents
+from cardzoo.agents.search import AGENTS as SEARCH_AGENTS
+from cardzoo.agents.search import can_resample
 from cardzoo.envs.core import Game
+from cardzoo.envs.registry import game_spec
 
 #: a seat's agent as the table functions take it: a name or a factory ``f(game, seed)``
 AgentSpec = str | Callable[[Game, int], Agent]
@@ -46,15 +49,21 @@ PRETRAINED = "pretrained"
 
 
 def agent_classes(game_name: str) -> dict[str, type[Agent]]:
-    """All agent classes of a game by registry name (``random`` first)."""
+    """The game's baseline agents by registry name: ``random`` and its heuristics."""
     return {"random": RandomAgent, **game_agents(game_name).heuristics}
 
 
+def search_classes(game_name: str) -> dict[str, type[Agent]]:
+    """The search agents (``pimc``, ``ismcts``) where the game's engine can resample what a
+    seat cannot see; none elsewhere."""
+    return SEARCH_AGENTS if can_resample(game_spec(game_name).game_class()) else {}
+
+
 def agent_names(game_name: str) -> list[str]:
-    """Every agent name of a game that needs no path: its classes, and ``pretrained`` where
-    cardzoo ships a policy for it."""
+    """Every agent name of a game that needs no path: its baselines, its search agents, and
+    ``pretrained`` where cardzoo ships a policy for it."""
     shipped = [PRETRAINED] if pretrained_file(game_name) is not None else []
-    return [*agent_classes(game_name), *shipped]
+    return [*agent_classes(game_name), *search_classes(game_name), *shipped]
 
 
 def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = None) -> Agent:
@@ -70,6 +79,9 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     params = (
         parse_agent_params(agent_name, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
     )
+    # A seed in the name (ismcts:seed=3) is the agent's own; matches still reseed every agent
+    # for every game from the match's seed (Agent.reseed), so that games can be replayed.
+    seed = params.pop("seed", seed)
     return agent_class(game, seed=seed, **params)
 
 
@@ -85,7 +97,7 @@ def check_agent_name(game_name: str, agent_name: str) -> None:
 
 def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
     kind, colon, _ = agent_name.partition(":")
-    classes = agent_classes(game_name)
+    classes = {**agent_classes(game_name), **search_classes(game_name)}
     if kind in classes:
         return classes[kind]
     if colon:

@@ -98,7 +98,7 @@ class SearchAgent(Agent):
 
     def _check_resampler(self, game: Game) -> None:
         """A clear error at construction, not at the first move, for a game without one."""
-        if type(game).resample is Game.resample:
+        if not can_resample(type(game)):
             raise ValueError(
                 f"{self.name} needs the game's resampler (Game.resample), which {game.name} "
                 "does not have"
@@ -327,6 +327,11 @@ def _positive_seconds(value: Any) -> float | None:
 
 
 AGENTS: dict[str, type[SearchAgent]] = {"pimc": PIMCAgent, "ismcts": ISMCTSAgent}
+
+
+def can_resample(game_class: type[Game]) -> bool:
+    """Whether the game has a resampler, so that search agents can play it."""
+    return game_class.resample is not Game.resample
 
 
 def parse_agent_params(spec: str) -> tuple[str, dict[str, Any]]:

@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
+from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
-from cardzoo.envs.nobody_wants_it.rules import (
-    NUM_CARDS,
-    NUM_SPECIES,
-    NobodyWantsIt,
-    NobodyWantsItState,
-)
+
+if TYPE_CHECKING:  # the engine imports this module when it plays out
+    from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt, NobodyWantsItState
 
 NUM_SCALARS = 8
 

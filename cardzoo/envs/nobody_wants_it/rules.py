@@ -167,12 +167,17 @@ from cardzoo.envs.core import (
     require,
     seat_order,
 )
+from cardzoo.envs.nobody_wants_it.cards import (  # the deck, shared with the playouts
+    CARDS_PER_SPECIES,
+    COW,
+    HORSE,
+    NUM_CARDS,
+    NUM_SPECIES,
+    PIG,
+    SHEEP,  # noqa: F401  (one of the rules' names, as the agents read them)
+    SPECIES,
+)
 
-SPECIES = ("sheep", "pig", "horse", "cow")
-SHEEP, PIG, HORSE, COW = range(4)
-NUM_SPECIES = len(SPECIES)
-CARDS_PER_SPECIES = 18
-NUM_CARDS = NUM_SPECIES * CARDS_PER_SPECIES
 HAND_SIZE = 9
 MAX_ROUNDS = 3
 SMALL_PENALTY, BIG_PENALTY = 2, 4
