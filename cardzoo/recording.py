@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cardzoo.agents import Agent, AgentSpec, build_agent
-from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
+from cardzoo.agents import Agent, AgentSpec, agent_action, build_agent
+from cardzoo.envs.core import Game, check_int, game_rng_from_seed
 from cardzoo.envs.recording import write_gif
 from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.evaluation import GameRecord, agent_seed, check_match, game_record, match_seating
@@ -114,18 +114,7 @@ def play_recorded_game(
     frames = [game.picture(state, viewer)]
     while not table.over:
         player = state.current_player
-        action = agent_move(game, state, agents[player])
+        action, _ = agent_action(game, state, agents[player])
         table.step(action)
         frames.append(game.picture(state, viewer, {player: action}))
     return game_record(table, deal), frames
-
-
-def agent_move(game: Game, state: State, agent: Agent) -> int:
-    """The action ``agent`` chooses for the player to move, from what
-    :func:`~cardzoo.agents.take_turn` would show it (that function applies the move at once;
-    a picture needs the action itself)."""
-    player = state.current_player
-    observation = {"action_mask": game.legal_mask(state, player)}
-    if agent.uses_observation:
-        observation["observation"] = game.observe(state, player)
-    return int(agent.act(observation))

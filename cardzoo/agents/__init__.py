@@ -15,7 +15,7 @@ Layer: agents sit on the engines (:mod:`cardzoo.envs`) and import nothing above 
 
 from __future__ import annotations
 
-from cardzoo.agents.base import Agent, RandomAgent, take_turn
+from cardzoo.agents.base import Agent, RandomAgent, agent_action, take_turn
 from cardzoo.agents.profiles import BEST_HEURISTIC, game_agents
 from cardzoo.agents.registry import (
     POLICY_LOADERS,
@@ -34,6 +34,7 @@ __all__ = [
     "Agent",
     "AgentSpec",
     "RandomAgent",
+    "agent_action",
     "agent_classes",
     "agent_label",
     "agent_names",

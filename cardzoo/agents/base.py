@@ -71,9 +71,10 @@ class Agent:
         return f"{type(self).__name__}({self.game.name})"
 
 
-def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
-    """``agent`` decides for ``state.current_player`` from that seat's observation and mask; the
-    action is checked and applied. Returns the step's rewards, as :meth:`Game.step` does."""
+def agent_action(game: Game, state: State, agent: Agent) -> tuple[int, np.ndarray]:
+    """The action ``agent`` chooses for ``state.current_player`` from what that seat may see
+    (its observation, its legal actions, and for search agents the state they may only
+    resample), with those legal actions."""
     player = state.current_player
     mask = game.legal_mask(state, player)
     mask.flags.writeable = False  # the agent's copy is the one the action is checked against
@@ -82,7 +83,14 @@ def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
         observation["observation"] = game.observe(state, player)
     if agent.uses_state:
         observation["state"] = state
-    return game.step(state, agent.act(observation), mask)
+    return agent.act(observation), mask
+
+
+def take_turn(game: Game, state: State, agent: Agent) -> np.ndarray | None:
+    """``agent`` decides for ``state.current_player`` (:func:`agent_action`); the action is
+    checked and applied. Returns the step's rewards, as :meth:`Game.step` does."""
+    action, mask = agent_action(game, state, agent)
+    return game.step(state, action, mask)
 
 
 class RandomAgent(Agent):

@@ -28,10 +28,16 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cardzoo.agents import BEST_HEURISTIC, POLICY_LOADERS, Agent, agent_names, make_agent
+from cardzoo.agents import (
+    BEST_HEURISTIC,
+    POLICY_LOADERS,
+    Agent,
+    agent_action,
+    agent_names,
+    make_agent,
+)
 from cardzoo.envs import GAMES, game_spec, load_game
 from cardzoo.envs.core import Game, game_rng_from_seed
-from cardzoo.recording import agent_move
 from cardzoo.table import Table
 
 #: the line-up entry of the person's seat
@@ -132,7 +138,7 @@ class Session:
 
     def _agent_moves(self) -> None:
         player = self.state.current_player
-        action = agent_move(self.game, self.state, self.table.agents[player])
+        action, _ = agent_action(self.game, self.state, self.table.agents[player])
         self.table.step(action)
         self.last_move = (player, action)
 
