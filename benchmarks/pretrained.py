@@ -71,6 +71,18 @@ def evaluate_against_each(config: TrainConfig, policy, frame_stack: int, games: 
             }
         )
         print(f"  {config.game} vs 3 x {opponent}: {_cell(rows[-1]['learner'])}", flush=True)
+    others = [*agent_classes(config.game)][::-1][: n - 1]
+    if len(others) == n - 1 and len(set(others)) > 1:  # a line-up it never trained against
+        learner = learner_factory(policy, frame_stack, label="pretrained")
+        mixed = play_match(config.game, [learner, *others], games, PRETRAINED_EVAL_SEED, params)
+        rows.append(
+            {
+                "opponent": " + ".join(others),
+                "learner": mixed.agents["pretrained"].summary(),
+                "own_share": None,
+            }
+        )
+        print(f"  {config.game} vs {rows[-1]['opponent']}: {_cell(rows[-1]['learner'])}")
     return rows
 
 
@@ -118,15 +130,18 @@ def model_card(game: str, config: TrainConfig, metrics: dict, rows: list[dict], 
         f"## Evaluation: {games:,} games per line-up, mirrored deals, seats rotated, 95% CIs",
         "",
         "Deals from 3·10⁶ on, disjoint from those that selected the checkpoint. Own share: "
-        "the opponent in the same seat against copies of itself, on the same deals.",
+        "the opponent in the same seat against copies of itself, on the same deals. The mixed "
+        "line-up (one of each other agent) is one the policy never trained against.",
         "",
         "| against | pretrained: win rate | mean score | own share: win rate | mean score |",
         "| --- | --- | --- | --- | --- |",
     ]
     for row in rows:
+        own = row["own_share"]
+        against = f"3 × {row['opponent']}" if own else f"{row['opponent']} (mixed)"
+        shares = f"{_cell(own)} | {_score(own)}" if own else "— | —"
         lines.append(
-            f"| 3 × {row['opponent']} | {_cell(row['learner'])} | {_score(row['learner'])} | "
-            f"{_cell(row['own_share'])} | {_score(row['own_share'])} |"
+            f"| {against} | {_cell(row['learner'])} | {_score(row['learner'])} | {shares} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -355,3 +355,15 @@ def test_cli_serve_without_the_web_extra_says_how_to_install_it(capsys, monkeypa
     assert code == 2 and out == ""
     assert "cardzoo serve needs the web extra (uvicorn is missing)" in err
     assert "pip install 'cardzoo[web]'" in err
+
+
+def test_agents_lists_each_games_agents_with_their_parameters(capsys):
+    assert cli.main(["agents", "nobody_wants_it"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "nobody_wants_it_v0"
+    names = [line.split()[0] for line in out[1:-1]]
+    assert names[:5] == ["random", "hand_shedder", "nwi_dodger", "pimc", "ismcts"]
+    assert "[pimc:simulations=...:seconds=...:seed=..." in out[4]
+    assert cli.main(["agents", "foxy"]) == 0
+    foxy = capsys.readouterr().out
+    assert "perfect_memory" in foxy and "pimc" not in foxy  # Foxy has no resampler

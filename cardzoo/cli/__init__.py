@@ -44,11 +44,21 @@ import os
 import sys
 
 from cardzoo import __version__
-from cardzoo.cli import listing, match, play, serve, simulate, tournament, train, train_rllib
+from cardzoo.cli import (
+    agents,
+    listing,
+    match,
+    play,
+    serve,
+    simulate,
+    tournament,
+    train,
+    train_rllib,
+)
 from cardzoo.cli.args import UsageError, _Parser
 
 #: The subcommands in the order ``cardzoo --help`` lists them; a new one adds its module here.
-SUBCOMMANDS = [listing, simulate, match, tournament, play, serve, train, train_rllib]
+SUBCOMMANDS = [listing, agents, simulate, match, tournament, play, serve, train, train_rllib]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,0 +1,47 @@
+"""``cardzoo agents [GAME]``: every agent a game offers, what it is, and the parameters it takes.
+
+cardzoo agents nobody_wants_it
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from cardzoo.cli.args import game_name
+from cardzoo.envs import GAMES
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "agents", help="each game's agents: baselines, search bots, the pretrained policy"
+    )
+    parser.add_argument(
+        "game", nargs="?", type=game_name, metavar="GAME", help="one game (default: every game)"
+    )
+    parser.set_defaults(func=run_agents)
+
+
+def run_agents(args: argparse.Namespace) -> int:
+    from cardzoo.agents import agent_names
+    from cardzoo.agents.policy import PRETRAINED
+    from cardzoo.agents.registry import PRETRAINED as PRETRAINED_NAME
+    from cardzoo.agents.registry import agent_classes, search_classes
+
+    for game in [args.game] if args.game else list(GAMES):
+        print(f"{game}_v0")
+        classes = {**agent_classes(game), **search_classes(game)}
+        for name in agent_names(game):
+            if name == PRETRAINED_NAME:
+                about = f"the policy cardzoo ships (model card: {PRETRAINED / (game + '.md')})"
+            else:
+                about = _first_sentence(classes[name].__doc__ or "")
+            params = getattr(classes.get(name), "PARAMS", None)
+            shown = f"  [{name}:" + ":".join(f"{key}=..." for key in params) + "]" if params else ""
+            print(f"  {name:<16}{about}{shown}")
+        print("  ppo:PATH / rllib:PATH   a policy saved by cardzoo train / cardzoo train-rllib")
+    return 0
+
+
+def _first_sentence(docstring: str) -> str:
+    paragraph = " ".join(docstring.strip().split("\n\n")[0].split())
+    return paragraph.split(". ")[0].rstrip(".") + "."
