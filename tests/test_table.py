@@ -142,3 +142,63 @@ def test_a_stacked_policy_opponent_keeps_one_frame_buffer_per_seat(tmp_path):
     observation = np.ones(game.observation_size, np.float32)
     first.inputs(observation)
     assert not second.inputs._frames.any()  # what the first seat saw is not in the second's
+
+
+# ----------------------------------------------------------------------------------------------
+# Many games at once: the same games as one at a time
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "game_name, lineup, params",
+    [
+        ("henhouse", ["random"] * 3, {}),
+        ("nobody_wants_it", ["nwi_dodger", "hand_shedder", "random", "random"], {}),
+        ("believe_it_or_not", ["bluffer", "honest", "random"], {"variant": "quick"}),
+        ("minus_two", ["attacker", "high_cards", "random"], {}),
+        ("foxy", ["perfect_memory", "forgetful", "random"], {}),
+    ],
+)
+def test_games_side_by_side_are_the_games_played_one_at_a_time(game_name, lineup, params):
+    from cardzoo.evaluation import play_match
+
+    alone = play_match(game_name, lineup, 12, seed=5, params=params, parallel=1)
+    together = play_match(game_name, lineup, 12, seed=5, params=params, parallel=12)
+    for one, other in zip(alone.games, together.games):
+        assert (one.seed, one.length, one.truncated) == (other.seed, other.length, other.truncated)
+        assert one.rewards.tolist() == other.rewards.tolist()
+        assert one.scores.tolist() == other.scores.tolist()
+        assert one.winners.tolist() == other.winners.tolist()
+    assert alone.summary() == together.summary()
+
+
+def test_policy_seats_deciding_together_choose_from_the_same_probabilities():
+    """act_batch's one forward pass gives every seat the distribution its own act() would
+    (within float tolerance: a batched matrix product may round differently), and the same
+    most likely action."""
+    from cardzoo.agents.policy import PolicyAgent
+
+    game = load_game("minus_two", num_players=3)
+    rng = np.random.default_rng(0)
+    size, actions = game.observation_size, game.num_actions
+    layers = [(rng.normal(size=(size, 64)).astype(np.float32), np.zeros(64, np.float32), "Tanh"),
+              (rng.normal(size=(64, actions)).astype(np.float32), np.zeros(actions, np.float32),
+               "Identity")]  # fmt: skip
+    policy = NumpyPolicy(layers)
+    agents = [PolicyAgent(game, policy, seed=seed) for seed in range(6)]
+    states = [game.new_state(game_rng_from_seed(seed)) for seed in range(6)]
+    observations = np.stack([game.observe(state, state.current_player) for state in states])
+    masks = np.stack([game.legal_mask(state, state.current_player) for state in states])
+
+    def probabilities(logits, mask):
+        logits = np.where(mask.astype(bool), logits, -np.inf)
+        exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return exp / exp.sum(axis=-1, keepdims=True)
+
+    batched = probabilities(policy.logits(agents[0].inputs.scaler(observations.copy())), masks)
+    together = PolicyAgent.act_batch(agents, observations, masks)
+    for row, agent in enumerate(agents):
+        alone = probabilities(policy.logits(agent.inputs(observations[row].copy())), masks[row])
+        np.testing.assert_allclose(batched[row], alone, rtol=1e-5, atol=1e-7)
+        assert together[row] == agent.act({"observation": observations[row],
+                                           "action_mask": masks[row]})  # fmt: skip
