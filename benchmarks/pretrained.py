@@ -102,7 +102,7 @@ def _score(summary: dict) -> str:
     return f"{summary['mean_score']:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def model_card(game: str, config: TrainConfig, metrics: dict, rows: list[dict], games: int) -> str:
+def model_card(game: str, params: dict, metrics: dict, rows: list[dict], games: int) -> str:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
     ).stdout.strip()
@@ -112,8 +112,8 @@ def model_card(game: str, config: TrainConfig, metrics: dict, rows: list[dict], 
         "",
         f'`make_agent("{game}", "pretrained", game)`, or `pretrained` wherever an agent is '
         "named (`cardzoo match`, tournaments, `cardzoo play`, training opponents). It plays "
-        f"`{metrics['final_evaluation'].get('params', settings['params'])}` only (the player "
-        "count and parameters it was trained for); playing it needs numpy only.",
+        f"`{params}` only (the player count and parameters it was trained for); playing it "
+        "needs numpy only.",
         "",
         "## Training",
         "",
@@ -159,7 +159,8 @@ def build(game: str, runs: Path, games: int) -> None:
     rows = evaluate_against_each(config, policy, int(info.get("frame_stack", 1)), games)
     PRETRAINED.mkdir(exist_ok=True)
     shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{game}.npz")
-    (PRETRAINED / f"{game}.md").write_text(model_card(game, config, metrics, rows, games))
+    card = model_card(game, info["params"], metrics, rows, games)
+    (PRETRAINED / f"{game}.md").write_text(card)
     print(f"{game}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
 
 
