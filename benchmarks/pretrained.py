@@ -2,9 +2,10 @@
 
 For each decision game: train with the settings in :data:`RUNS` and a fixed seed (an ordinary
 ``cardzoo train`` run folder under ``--runs``; an interrupted build resumes), then evaluate the
-selected policy on ``--games`` mirrored games with seats rotated against three copies of each of
-the game's heuristics and of random, next to that opponent's own share in the same seat against
-copies of itself, copy the policy into the package and write its model card beside it.
+selected policy on ``--games`` mirrored games with seats rotated against copies of each of the
+game's heuristics and of random in every other seat, next to that opponent's own share in the
+same seat against copies of itself, copy the policy into the package and write its model card
+beside it.
 
 The deals of this evaluation start at seed 3·10⁶: disjoint from those that chose the checkpoint
 (the periodic evaluations, from 10⁶) and from the run's own final evaluation (from 2·10⁶), and
@@ -70,7 +71,7 @@ def evaluate_against_each(config: TrainConfig, policy, frame_stack: int, games: 
                 "own_share": own.agents[agent_label(same_seat)].summary(),
             }
         )
-        print(f"  {config.game} vs 3 x {opponent}: {_cell(rows[-1]['learner'])}", flush=True)
+        print(f"  {config.game} vs {n - 1} x {opponent}: {_cell(rows[-1]['learner'])}", flush=True)
     others = [*agent_classes(config.game)][::-1][: n - 1]
     if len(others) == n - 1 and len(set(others)) > 1:  # a line-up it never trained against
         learner = learner_factory(policy, frame_stack, label="pretrained")
@@ -136,9 +137,10 @@ def model_card(game: str, params: dict, metrics: dict, rows: list[dict], games: 
         "| against | pretrained: win rate | mean score | own share: win rate | mean score |",
         "| --- | --- | --- | --- | --- |",
     ]
+    others = params["num_players"] - 1
     for row in rows:
         own = row["own_share"]
-        against = f"3 × {row['opponent']}" if own else f"{row['opponent']} (mixed)"
+        against = f"{others} × {row['opponent']}" if own else f"{row['opponent']} (mixed)"
         shares = f"{_cell(own)} | {_score(own)}" if own else "— | —"
         lines.append(
             f"| {against} | {_cell(row['learner'])} | {_score(row['learner'])} | {shares} |"

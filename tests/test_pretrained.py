@@ -53,6 +53,16 @@ def test_pretrained_is_listed_only_where_a_policy_ships(shipped):
         make_agent("henhouse", "pretrained", load_game("henhouse"))
 
 
+def test_every_decision_game_ships_a_policy_and_its_model_card():
+    from cardzoo.agents.profiles import PROFILES
+
+    decision_games = [name for name, agents in PROFILES.items() if agents.training is not None]
+    for game in decision_games:
+        assert (policy_module.PRETRAINED / f"{game}.npz").is_file(), game
+        card = (policy_module.PRETRAINED / f"{game}.md").read_text()
+        assert card.startswith(f"# Pretrained agent: {game}") and "95% CIs" in card
+
+
 def test_every_shipped_policy_plays_its_game_without_torch():
     """The policies in the package load and play with numpy alone."""
     script = (
@@ -61,7 +71,9 @@ def test_every_shipped_policy_plays_its_game_without_torch():
         "from cardzoo.agents.policy import PRETRAINED\n"
         "from cardzoo.evaluation import play_match\n"
         "import json, numpy as np\n"
-        "for path in sorted(PRETRAINED.glob('*.npz')):\n"
+        "paths = sorted(PRETRAINED.glob('*.npz'))\n"
+        "assert len(paths) == 4, paths\n"
+        "for path in paths:\n"
         "    with np.load(path) as archive:\n"
         "        info = json.loads(archive['info'].tobytes())\n"
         "    n = info['params'].get('num_players', 4)\n"
