@@ -237,10 +237,11 @@ def _train(
     )
     if resumed:
         run.restore(learner)
-    uses_pool = SELF in parse_mix(config.game, config.opponents)
+    mix = parse_mix(config.game, config.opponents)
+    uses_pool = SELF in mix
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
-    workers = start_workers(config, seed=config.seed + 7919 * len(loop.history))
+    workers = start_workers(config, mix, seed=config.seed + 7919 * len(loop.history))
     writer = _summary_writer(run.path / "tb")
     bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
     try:
@@ -296,9 +297,9 @@ def _train(
     return TrainResult(run.path, metrics)
 
 
-def start_workers(config: TrainConfig, seed: int) -> list[SamplerWorker]:
-    """``config.processes`` sampling workers sharing ``config.n_envs`` games."""
-    mix = parse_mix(config.game, config.opponents)
+def start_workers(config: TrainConfig, mix: dict[str, float], seed: int) -> list[SamplerWorker]:
+    """``config.processes`` sampling workers sharing ``config.n_envs`` games, their other
+    seats drawn from ``mix`` (:func:`~cardzoo.training.sampler.parse_mix`)."""
     shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
     workers: list[SamplerWorker] = []
     try:
