@@ -23,6 +23,9 @@ def _plain(function):
 
 jit = _plain if PLAIN else numba.njit(cache=True)
 
+#: the deck's sizes, as the rules have them (the rules import this module; a test compares them)
+NUM_SPECIES, NUM_CARDS = 4, 72
+
 # The scalars at the start of a packed row.
 ROUND, DEALER, ACTIVE, CURRENT, DECISION, DRAW_SIZE, DISCARD_SIZE, TERMINAL = range(8)
 
