@@ -263,7 +263,8 @@ def strength_section() -> str:
         "Reading: pimc at 3000 rollouts a move (well under 0.1 s of CPU time, see above) wins "
         "clearly more often than the heuristic does in the same seat, and earns its place; "
         "ismcts, which gets 450 iterations in the same time (its tree walk and a resample per "
-        "iteration cost about ten rollouts each), plays level with the heuristic and does not. "
+        "iteration cost about ten rollouts each), does not beat the heuristic (in both samples "
+        "its interval holds the heuristic's share). "
         "More rollouts do not help pimc without end: 10000 a move did no better than 3000 "
         "(determinized search converges to what its rollout model of the other players "
         "predicts).",
