@@ -263,7 +263,8 @@ def strength_section() -> str:
         "Reading: pimc at 3000 rollouts a move (well under 0.1 s of CPU time, see above) wins "
         "clearly more often than the heuristic does in the same seat, and earns its place; "
         "ismcts, which gets 450 iterations in the same time (its tree walk and a resample per "
-        "iteration cost about ten rollouts each), plays level with the heuristic and does not. "
+        "iteration cost about ten rollouts each), does not beat the heuristic (in both samples "
+        "its interval holds the heuristic's share). "
         "More rollouts do not help pimc without end: 10000 a move did no better than 3000 "
         "(determinized search converges to what its rollout model of the other players "
         "predicts).",
@@ -354,14 +355,17 @@ def budget_curve(path: str) -> str:
     """The PNG of pimc's win rate against its budget (with 95% bands and the heuristic's share),
     from the result files; returns the markdown that shows it, or "" without curve files."""
     results = os.path.join(HERE, "results")
+    # The curve's runs were made before the runner reseeded agents per game (see above): the
+    # long pimc run of that time gives its 3000 point, on the same deals.
+    curve = os.path.join(results, "before_reseed")
     files = {
-        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(results, name)
-        for name in os.listdir(results)
+        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(curve, name)
+        for name in os.listdir(curve)
         if name.startswith("curve_nwi_pimc_")
     }
     if not files:
         return ""
-    main_run = os.path.join(results, "search_nwi_pimc.jsonl")
+    main_run = os.path.join(curve, "search_nwi_pimc.jsonl")
     if os.path.exists(main_run):
         files[PIMC_BUDGET] = main_run
     # Every point on the same deals: those of the shortest curve run.
@@ -400,7 +404,9 @@ def budget_curve(path: str) -> str:
         "\n### pimc's strength against its budget\n\n"
         f"![pimc win rate against budget]({os.path.basename(path)})\n\n"
         f"Deals 0 to {deals - 1} for every budget (the 3000 point: those deals of the long "
-        "run above):\n\n" + "\n".join(rows) + "\n"
+        "run), all from `results/before_reseed/`: made before the runner reseeded agents per "
+        "game, so not replayed by the commands below (the curve's `--out` files would hold new "
+        "samples):\n\n" + "\n".join(rows) + "\n"
     )
 
 

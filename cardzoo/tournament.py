@@ -454,6 +454,9 @@ class _Ticking(Agent):
         self.agent = agent
         self.bar = bar
         self.name = agent.name
+        # what the table gives the wrapped agent: it sees exactly what it would see unwrapped
+        self.uses_observation = agent.uses_observation
+        self.uses_state = agent.uses_state
 
     def reset(self) -> None:
         self.agent.reset()

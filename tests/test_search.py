@@ -15,10 +15,11 @@ from cardzoo.agents.search import AGENTS, ISMCTSAgent, PIMCAgent, parse_agent_pa
 from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
 from cardzoo.envs.henhouse.rules import Henhouse
 from cardzoo.envs.minus_two.rules import MinusTwo
-from cardzoo.envs.nobody_wants_it import playout
+from cardzoo.envs.nobody_wants_it import kernel, playout
 from cardzoo.envs.nobody_wants_it.rules import (
     HORSE_GIFT,
     NO_GIFT,
+    NUM_CARDS,
     NUM_SPECIES,
     NobodyWantsIt,
 )
@@ -181,6 +182,10 @@ def test_playout_kernel_follows_the_engine_step_by_step():
             assert np.array_equal(row, expected), GAME.action_name(action)
             compared += 1
     assert compared > 1000
+
+
+def test_playout_kernel_knows_the_decks_sizes_the_rules_have():
+    assert (kernel.NUM_SPECIES, kernel.NUM_CARDS) == (NUM_SPECIES, NUM_CARDS)
 
 
 def test_playouts_end_in_valid_finished_games():

@@ -23,6 +23,8 @@ def _plain(function):
 
 jit = _plain if PLAIN else numba.njit(cache=True)
 
+from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES  # noqa: E402, F401
+
 # The scalars at the start of a packed row.
 ROUND, DEALER, ACTIVE, CURRENT, DECISION, DRAW_SIZE, DISCARD_SIZE, TERMINAL = range(8)
 

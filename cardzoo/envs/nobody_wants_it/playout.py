@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cardzoo.envs.core import Game, State
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
 from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
-
-if TYPE_CHECKING:  # the engine imports this module when it plays out
-    from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt, NobodyWantsItState
 
 NUM_SCALARS = 8
 
@@ -71,7 +68,7 @@ _ARRAY_PARTS = (
 )
 
 
-def pack(states: Sequence[NobodyWantsItState]) -> np.ndarray:
+def pack(states: Sequence[State]) -> np.ndarray:
     """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
     if not states:
         raise ValueError("pack needs at least one state")
@@ -102,7 +99,7 @@ def pack(states: Sequence[NobodyWantsItState]) -> np.ndarray:
     return rows
 
 
-def unpack(game: NobodyWantsIt, row: np.ndarray, rng: np.random.Generator) -> NobodyWantsItState:
+def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
     """The engine's state of a packed row (for tests and debugging); ``rng`` becomes its
     generator, and no deck is fixed."""
     layout = row_layout(game.num_players, game.num_rounds)
@@ -146,7 +143,7 @@ POLICIES = {"random": (1000, False), "shedder": (100, False), "dodger": (100, Tr
 
 
 def playouts(
-    game: NobodyWantsIt,
+    game: Game,
     rows: np.ndarray,
     rng: np.random.Generator,
     first_actions: np.ndarray | None = None,
@@ -190,7 +187,7 @@ def playouts(
 
 
 def apply_packed(
-    game: NobodyWantsIt, row: np.ndarray, action: int, seed: int, compiled: bool = False
+    game: Game, row: np.ndarray, action: int, seed: int, compiled: bool = False
 ) -> np.ndarray:
     """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's)."""
     kernel = _COMPILED if compiled else _PLAIN
@@ -205,7 +202,7 @@ def apply_packed(
     return np.array(out, np.int64)
 
 
-def policy_action(game: NobodyWantsIt, row: np.ndarray, policy: str) -> int:
+def policy_action(game: Game, row: np.ndarray, policy: str) -> int:
     """The action the heuristic part of a rollout ``policy`` takes in a packed row (for tests;
     "random" has none)."""
     if policy not in POLICIES or policy == "random":
@@ -216,7 +213,7 @@ def policy_action(game: NobodyWantsIt, row: np.ndarray, policy: str) -> int:
     )
 
 
-def final_points(game: NobodyWantsIt, rows: np.ndarray) -> np.ndarray:
+def final_points(game: Game, rows: np.ndarray) -> np.ndarray:
     """Each row's points per seat (the final scores of finished games)."""
     start = row_layout(game.num_players, game.num_rounds)["points"]
     return rows[:, start : start + game.num_players]

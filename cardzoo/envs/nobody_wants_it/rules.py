@@ -633,7 +633,8 @@ class NobodyWantsIt(Game):
         there (bool, ``(len(states), n)``; none for a playout cut at ``max_cycles`` steps), and
         the scores. ``seed_groups`` consecutive states share their random numbers. The fast
         rollouts of search (:mod:`cardzoo.envs.nobody_wants_it.playout`)."""
-        from cardzoo.envs.nobody_wants_it import playout  # it imports this module
+        # Imported at first use: it loads numba, which users of the environment do not need.
+        from cardzoo.envs.nobody_wants_it import playout
 
         check_choice("horizon", horizon, self.playout_horizons)
         rows = playout.pack(states)
