@@ -259,7 +259,7 @@ def test_record_video_writes_a_video_of_an_episode(tmp_path):
     pytest.importorskip("moviepy", reason="RecordVideo needs moviepy (gymnasium[other])")
     env = gymnasium.wrappers.RecordVideo(
         gymnasium.make(gym_id("henhouse"), render_mode="rgb_array", num_players=2),
-        str(tmp_path),
+        str(tmp_path / "videos"),  # a new folder: RecordVideo warns about an existing one
         episode_trigger=lambda episode: True,
     )
     _, info = env.reset(seed=0)
@@ -269,7 +269,7 @@ def test_record_video_writes_a_video_of_an_episode(tmp_path):
         _, _, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     env.close()
-    assert [path.suffix for path in tmp_path.iterdir()] == [".mp4"]
+    assert [path.suffix for path in (tmp_path / "videos").iterdir()] == [".mp4"]
 
 
 # --- item 7: one rule for reset options ----------------------------------------------------------
