@@ -489,3 +489,16 @@ def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run):
     # three opponent seats in three episodes: nine agents, one read of the policy file
     assert policy._read_policy.cache_info().misses == 1
     assert policy._read_policy.cache_info().hits == 8
+
+
+def test_the_same_seed_trains_the_same_policy(tmp_path):
+    """Sampling processes, the one-rollout policy lag and the learner are all seeded: two runs
+    with the same settings write the same weights (and another seed does not)."""
+    config = tiny(timesteps=1024, processes=2, final_eval_games=4, eval_every=1024)
+    first = train(config, tmp_path / "a", progress=False)
+    again = train(config, tmp_path / "b", progress=False)
+    other = train(tiny(timesteps=1024, processes=2, final_eval_games=4, eval_every=1024, seed=1),
+                  tmp_path / "c", progress=False)  # fmt: skip
+    weights = [np.load(run.run_dir / "policy.npz")["weight_0"] for run in (first, again, other)]
+    np.testing.assert_array_equal(weights[0], weights[1])
+    assert not np.array_equal(weights[0], weights[2])
