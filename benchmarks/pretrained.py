@@ -33,7 +33,7 @@ HERE = Path(__file__).parent
 PRETRAINED_EVAL_SEED = 3_000_000
 
 RUNS: dict[str, TrainConfig] = {
-    "nobody_wants_it": TrainConfig("nobody_wants_it", timesteps=2_000_000, eval_every=250_000),
+    "nobody_wants_it": TrainConfig("nobody_wants_it", timesteps=6_000_000, eval_every=250_000),
     "believe_it_or_not": TrainConfig("believe_it_or_not", timesteps=2_000_000, eval_every=250_000),
     "minus_two": TrainConfig("minus_two", timesteps=2_000_000, eval_every=250_000),
     "foxy": TrainConfig("foxy", timesteps=1_000_000, eval_every=125_000),
@@ -152,10 +152,11 @@ def build(game: str, runs: Path, games: int) -> None:
     config = RUNS[game]
     folder = runs / game
     started = time.perf_counter()
-    resume = (folder / "config.json").exists() and not (folder / "metrics.json").exists()
-    if (folder / "metrics.json").exists():
-        metrics = json.loads((folder / "metrics.json").read_text())
-    else:
+    saved = folder / "metrics.json"
+    if saved.exists() and json.loads(saved.read_text())["timesteps"] >= config.timesteps:
+        metrics = json.loads(saved.read_text())  # trained already: evaluate again only
+    else:  # a new run, an interrupted one, or a finished one extended to more decisions
+        resume = (folder / "config.json").exists()
         metrics = train(config, folder, resume=resume, progress=False).metrics
     policy, info = read_policy(folder / "policy.npz")
     rows = evaluate_against_each(config, policy, int(info.get("frame_stack", 1)), games)
