@@ -108,9 +108,15 @@ class NumpyPolicy:
     @classmethod
     def from_sb3(cls, policy: Any) -> NumpyPolicy:
         """Copy the weights of an SB3 ``ActorCriticPolicy`` (MLP, flattened observations)."""
+        return cls.from_torch([*policy.mlp_extractor.policy_net, policy.action_net])
+
+    @classmethod
+    def from_torch(cls, modules: Any) -> NumpyPolicy:
+        """Copy a torch MLP given as its modules in order (linear layers, each optionally
+        followed by an activation of :data:`_ACTIVATIONS`): SB3's policies, our learner's
+        networks and RLlib's modules all copy through here."""
         import torch
 
-        modules = [*policy.mlp_extractor.policy_net, policy.action_net]
         layers: list[tuple[np.ndarray, np.ndarray, str]] = []
         for module in modules:
             if isinstance(module, torch.nn.Linear):

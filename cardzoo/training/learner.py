@@ -113,10 +113,10 @@ class Learner:
         return {key: float(np.mean(values)) for key, values in stats.items()}
 
     def numpy_policy(self) -> NumpyPolicy:
-        return _numpy(self.network.policy)
+        return NumpyPolicy.from_torch(self.network.policy)
 
     def numpy_value(self) -> NumpyPolicy:
-        return _numpy(self.network.value)
+        return NumpyPolicy.from_torch(self.network.value)
 
     def state(self) -> dict:
         """Everything a resumed run needs: weights, optimiser, the minibatch generator."""
@@ -130,18 +130,3 @@ class Learner:
         self.network.load_state_dict(state["network"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.generator.set_state(state["generator"])
-
-
-def _numpy(network: torch.nn.Sequential) -> NumpyPolicy:
-    """Linear layers with tanh between them as a :class:`NumpyPolicy`."""
-    linear = [module for module in network if isinstance(module, torch.nn.Linear)]
-    return NumpyPolicy(
-        [
-            (
-                layer.weight.detach().numpy().T.copy(),
-                layer.bias.detach().numpy().copy(),
-                "Tanh" if index < len(linear) - 1 else "Identity",
-            )
-            for index, layer in enumerate(linear)
-        ]
-    )

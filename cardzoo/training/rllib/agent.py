@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from cardzoo.agents.policy import NumpyPolicy, save_policy
@@ -25,17 +24,7 @@ from cardzoo.training.rllib.run import POLICIES
 def numpy_policy(module: torch.nn.Module) -> NumpyPolicy:
     """The policy network of a :class:`~cardzoo.training.rllib.module.MaskedActorCritic` as a
     :class:`NumpyPolicy` (tanh between its linear layers, none after the last)."""
-    linear = [layer for layer in module.policy_net if isinstance(layer, torch.nn.Linear)]
-    return NumpyPolicy(
-        [
-            (
-                layer.weight.detach().cpu().numpy().T.astype(np.float32),
-                layer.bias.detach().cpu().numpy().astype(np.float32),
-                "Tanh" if index < len(linear) - 1 else "Identity",
-            )
-            for index, layer in enumerate(linear)
-        ]
-    )
+    return NumpyPolicy.from_torch(module.policy_net)
 
 
 def export_policies(algorithm: Any, info: dict[str, Any], checkpoint: Path) -> None:
