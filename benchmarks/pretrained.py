@@ -32,11 +32,20 @@ HERE = Path(__file__).parent
 #: the deals of the pretrained agents' evaluation (see the module docstring)
 PRETRAINED_EVAL_SEED = 3_000_000
 
+#: Larger rollouts and minibatches than `cardzoo train`'s defaults (128 games x 64 decisions,
+#: minibatches of 1,024) and a learning rate falling to 0 at the end: the first builds, with the
+#: defaults and a constant rate, levelled off (Nobody Wants It from 1.5M of 6M decisions).
+LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
+
 RUNS: dict[str, TrainConfig] = {
-    "nobody_wants_it": TrainConfig("nobody_wants_it", timesteps=6_000_000, eval_every=250_000),
+    "nobody_wants_it": TrainConfig(
+        "nobody_wants_it", timesteps=8_000_000, eval_every=250_000, **LONG_RUN
+    ),
     "believe_it_or_not": TrainConfig("believe_it_or_not", timesteps=2_000_000, eval_every=250_000),
-    "minus_two": TrainConfig("minus_two", timesteps=2_000_000, eval_every=250_000),
-    "foxy": TrainConfig("foxy", timesteps=1_000_000, eval_every=125_000),
+    "minus_two": TrainConfig("minus_two", timesteps=8_000_000, eval_every=250_000, **LONG_RUN),
+    "foxy": TrainConfig(
+        "foxy", timesteps=10_000_000, eval_every=500_000, net_arch=(256, 256), **LONG_RUN
+    ),
 }
 
 
@@ -123,8 +132,9 @@ def model_card(game: str, params: dict, metrics: dict, rows: list[dict], games: 
         f"- {metrics['timesteps']:,} learner decisions in {metrics['train_seconds'] / 60:.1f} min "
         f"of training ({metrics['samples_per_second']:,.0f} samples/s), seed {metrics['seed']}",
         f"- opponents `{settings['opponents']}`, reward `{settings['reward']}`, "
-        f"{settings['n_epochs']} epochs of minibatches of {settings['batch_size']}, "
-        f"network {settings['net_arch']}",
+        f"{settings['n_envs']} games at once, {settings['n_epochs']} epochs of minibatches of "
+        f"{settings['batch_size']}, learning rate {settings['learning_rate']} "
+        f"({settings.get('lr_schedule', 'constant')}), network {settings['net_arch']}",
         f"- selected at {metrics['selected_timesteps']:,} decisions: the best periodic "
         "evaluation against the best heuristic (deals from 10⁶ on)",
         "",

@@ -201,6 +201,7 @@ def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
         ({"params": {"reward": "points"}}, "reward mode"),
         ({"game": "believe_it_or_not", "reward": "win+points"}, "no points reward"),
         ({"seed": -1}, "seed"),
+        ({"lr_schedule": "cosine"}, "lr_schedule"),
     ],
 )
 def test_bad_settings_are_refused_before_anything_runs(tmp_path, changes, message):
@@ -502,3 +503,21 @@ def test_the_same_seed_trains_the_same_policy(tmp_path):
     weights = [np.load(run.run_dir / "policy.npz")["weight_0"] for run in (first, again, other)]
     np.testing.assert_array_equal(weights[0], weights[1])
     assert not np.array_equal(weights[0], weights[2])
+
+
+def test_a_linear_learning_rate_falls_to_zero_at_the_run_length(tmp_path):
+    """Two updates of 512 decisions in a 1,024-decision run: the first at 3e-4, the last at
+    half of it (the step size after 512 decisions); a constant schedule keeps 3e-4 and learns
+    other weights."""
+    linear = train(tiny(lr_schedule="linear"), tmp_path / "linear", progress=False)
+    constant = train(tiny(), tmp_path / "constant", progress=False)
+    rates = [
+        torch.load(run.run_dir / "checkpoint.pt", weights_only=False)["optimizer"]["param_groups"][
+            0
+        ]["lr"]
+        for run in (linear, constant)
+    ]
+    assert rates == [pytest.approx(1.5e-4), pytest.approx(3e-4)]
+    assert linear.metrics["settings"]["lr_schedule"] == "linear"
+    weights = [np.load(run.run_dir / "policy.npz")["weight_0"] for run in (linear, constant)]
+    assert not np.array_equal(*weights)

@@ -52,6 +52,13 @@ def add_parser(subparsers) -> None:
         help="reward mode (default per game; see docs/training.md)",
     )
     parser.add_argument(
+        "--lr-schedule",
+        choices=["constant", "linear"],
+        default="constant",
+        help="the learning rate throughout, or falling linearly to 0 at --timesteps "
+        "(default constant)",
+    )
+    parser.add_argument(
         "--frame-stack", type=positive_int, help="the learner sees its last K observations"
     )
     parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
@@ -85,6 +92,7 @@ def run_train(args: argparse.Namespace) -> int:
         processes=args.processes,
         reward=args.reward,
         frame_stack=args.frame_stack,
+        lr_schedule=args.lr_schedule,
         eval_every=args.eval_every,
         eval_games=args.eval_games,
         final_eval_games=args.final_eval_games,

@@ -63,6 +63,10 @@ class Learner:
         )
         self.generator = torch.Generator().manual_seed(seed)
 
+    def set_learning_rate(self, learning_rate: float) -> None:
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
+
     def update(
         self,
         rollout,

@@ -63,6 +63,10 @@ from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
 from cardzoo.training.threads import torch_threads
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
+#: ``constant``: ``learning_rate`` throughout; ``linear``: from ``learning_rate`` at the first
+#: update down to 0 at ``timesteps`` (CleanRL's and SB3's annealing), which settles the policy
+#: at the end of a run instead of leaving it to wander at full step size
+LR_SCHEDULES = ("constant", "linear")
 FORMAT_VERSION = 1
 #: the first deal of the periodic evaluations (which choose the checkpoint and draw the
 #: learning curve) and of the final evaluation: the ranges of deals they use never meet
@@ -124,6 +128,7 @@ class TrainConfig:
     pool_size: int = 10
     # PPO
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"
     n_steps: int = 64  # learner decisions per game and rollout
     batch_size: int = 512
     n_epochs: int | None = None  # the game's default (4 unless said otherwise)
@@ -161,6 +166,7 @@ class TrainConfig:
         beyond sensible runs and stop mistakes (a frame stack of 10⁸, a billion games) before
         they end in an allocation failure hours later."""
         check_choice("reward", self.reward, REWARD_MODES)
+        check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
@@ -186,6 +192,12 @@ class TrainConfig:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
         return cls(**{**data, "net_arch": tuple(data["net_arch"])})
+
+    def learning_rate_at(self, timesteps: int) -> float:
+        """The step size of the update that follows ``timesteps`` learner decisions."""
+        if self.lr_schedule == "linear":
+            return self.learning_rate * max(0.0, 1.0 - timesteps / self.timesteps)
+        return self.learning_rate
 
 
 @dataclasses.dataclass
@@ -255,6 +267,7 @@ def _train(
             policy, value = learner.numpy_policy(), learner.numpy_value()
             pending = [w.start(policy, value, pool) for w in workers]
             pool = None
+            learner.set_learning_rate(config.learning_rate_at(loop.timesteps))
             losses = learner.update(
                 rollout, config.n_epochs, config.batch_size, ent_coef=config.ent_coef
             )
