@@ -37,13 +37,24 @@ PRETRAINED_EVAL_SEED = 3_000_000
 #: defaults and a constant rate, levelled off (Nobody Wants It from 1.5M of 6M decisions).
 LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
 
+#: shipped file name (``<game>`` for the game's default parameters, ``<game>-<tag>`` for
+#: others) -> the run that makes it
 RUNS: dict[str, TrainConfig] = {
     "nobody_wants_it": TrainConfig(
         "nobody_wants_it", timesteps=8_000_000, eval_every=250_000, **LONG_RUN
     ),
-    "believe_it_or_not": TrainConfig("believe_it_or_not", timesteps=2_000_000, eval_every=250_000),
+    "believe_it_or_not-quick": TrainConfig(
+        "believe_it_or_not", timesteps=2_000_000, eval_every=250_000
+    ),
+    "believe_it_or_not": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "standard"},
+        timesteps=4_000_000,
+        eval_every=250_000,
+        **LONG_RUN,
+    ),
     "minus_two": TrainConfig("minus_two", timesteps=8_000_000, eval_every=250_000, **LONG_RUN),
-    "foxy": TrainConfig(
+    "foxy-perfect": TrainConfig(
         "foxy", timesteps=10_000_000, eval_every=500_000, net_arch=(256, 256), **LONG_RUN
     ),
 }
@@ -112,22 +123,23 @@ def _score(summary: dict) -> str:
     return f"{summary['mean_score']:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def model_card(game: str, params: dict, metrics: dict, rows: list[dict], games: int) -> str:
+def model_card(name: str, params: dict, metrics: dict, rows: list[dict], games: int) -> str:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
     ).stdout.strip()
     settings = metrics["settings"]
+    game = metrics["game"]
     lines = [
-        f"# Pretrained agent: {game}",
+        f"# Pretrained agent: {name}",
         "",
-        f'`make_agent("{game}", "pretrained", game)`, or `pretrained` wherever an agent is '
-        "named (`cardzoo match`, tournaments, `cardzoo play`, training opponents). It plays "
-        f"`{params}` only (the player count and parameters it was trained for); playing it "
-        "needs numpy only.",
+        f'`make_agent("{game}", "pretrained", game)` for a game with these parameters, or '
+        "`pretrained` wherever an agent is named (`cardzoo match`, tournaments, `cardzoo "
+        f"play`, training opponents). It plays `{params}` only (the player count and "
+        "parameters it was trained for; the reward may differ); playing it needs numpy only.",
         "",
         "## Training",
         "",
-        f"- command: `python benchmarks/pretrained.py --games {game}` (settings: "
+        f"- command: `python benchmarks/pretrained.py --games {name}` (settings: "
         f"`benchmarks/pretrained.py`), cardzoo commit {commit}",
         f"- {metrics['timesteps']:,} learner decisions in {metrics['train_seconds'] / 60:.1f} min "
         f"of training ({metrics['samples_per_second']:,.0f} samples/s), seed {metrics['seed']}",
@@ -158,9 +170,9 @@ def model_card(game: str, params: dict, metrics: dict, rows: list[dict], games: 
     return "\n".join(lines) + "\n"
 
 
-def build(game: str, runs: Path, games: int) -> None:
-    config = RUNS[game]
-    folder = runs / game
+def build(name: str, runs: Path, games: int) -> None:
+    config = RUNS[name]
+    folder = runs / name
     started = time.perf_counter()
     saved = folder / "metrics.json"
     if saved.exists() and json.loads(saved.read_text())["timesteps"] >= config.timesteps:
@@ -171,20 +183,26 @@ def build(game: str, runs: Path, games: int) -> None:
     policy, info = read_policy(folder / "policy.npz")
     rows = evaluate_against_each(config, policy, int(info.get("frame_stack", 1)), games)
     PRETRAINED.mkdir(exist_ok=True)
-    shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{game}.npz")
-    card = model_card(game, info["params"], metrics, rows, games)
-    (PRETRAINED / f"{game}.md").write_text(card)
-    print(f"{game}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
+    shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
+    card = model_card(name, info["params"], metrics, rows, games)
+    (PRETRAINED / f"{name}.md").write_text(card)
+    print(f"{name}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default=",".join(RUNS), help="which games, comma-separated")
+    parser.add_argument(
+        "--games", default=",".join(RUNS), help=f"which of {', '.join(RUNS)}, comma-separated"
+    )
     parser.add_argument("--eval-games", type=int, default=2000)
     parser.add_argument("--runs", type=Path, default=Path("runs/pretrained"))
     args = parser.parse_args()
-    for game in (name.strip() for name in args.games.split(",")):
-        build(game, args.runs, args.eval_games)
+    names = [name.strip() for name in args.games.split(",")]
+    unknown = sorted(set(names) - set(RUNS))
+    if unknown:
+        parser.error(f"--games: unknown {unknown}; choose from {', '.join(RUNS)}")
+    for name in names:
+        build(name, args.runs, args.eval_games)
 
 
 if __name__ == "__main__":

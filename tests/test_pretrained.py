@@ -42,8 +42,38 @@ def test_pretrained_plays_the_shipped_policy(shipped):
 
 
 def test_pretrained_refuses_another_player_count_by_name(shipped):
-    with pytest.raises(ValueError, match="the pretrained nobody_wants_it policy plays .*another"):
+    with pytest.raises(ValueError, match="policies play .*'num_players': 4.*none was trained"):
         make_agent("nobody_wants_it", "pretrained", load_game("nobody_wants_it", num_players=3))
+
+
+def test_pretrained_picks_the_policy_trained_for_the_games_parameters(tmp_path, monkeypatch):
+    """Believe It or Not's variants see the same observation sizes: a policy trained on the
+    quick variant must not play the standard one unnoticed. Each file plays its own variant."""
+    monkeypatch.setattr(policy_module, "PRETRAINED", tmp_path)
+    quick = load_game("believe_it_or_not", variant="quick")
+    assert quick.observation_size == load_game("believe_it_or_not").observation_size
+    _ship(tmp_path / "believe_it_or_not-quick.npz", quick, favourite=3)
+    with pytest.raises(ValueError, match="'variant': 'quick'.*none was trained.*'standard'"):
+        make_agent("believe_it_or_not", "pretrained", load_game("believe_it_or_not"))
+    _ship(tmp_path / "believe_it_or_not.npz", load_game("believe_it_or_not"), favourite=5)
+    observation = {"observation": np.zeros(quick.observation_size, np.float32),
+                   "action_mask": np.ones(quick.num_actions, np.int8)}  # fmt: skip
+    for params, favourite in (({"variant": "quick"}, 3), ({}, 5)):
+        game = load_game("believe_it_or_not", **params)
+        assert make_agent("believe_it_or_not", "pretrained", game).act(observation) == favourite
+
+
+def _ship(path, game, favourite):
+    bias = np.zeros(game.num_actions, np.float32)
+    bias[favourite] = 1
+    layers = [(np.zeros((game.observation_size, game.num_actions), np.float32), bias, "Identity")]
+    record = {
+        "game": "believe_it_or_not",
+        "params": game.params(),
+        "observation_size": game.observation_size,
+        "num_actions": game.num_actions,
+    }
+    save_policy(path, NumpyPolicy(layers), record)
 
 
 def test_pretrained_is_listed_only_where_a_policy_ships(shipped):
@@ -58,9 +88,11 @@ def test_every_decision_game_ships_a_policy_and_its_model_card():
 
     decision_games = [name for name, agents in PROFILES.items() if agents.training is not None]
     for game in decision_games:
-        assert (policy_module.PRETRAINED / f"{game}.npz").is_file(), game
-        card = (policy_module.PRETRAINED / f"{game}.md").read_text()
-        assert card.startswith(f"# Pretrained agent: {game}") and "95% CIs" in card
+        default = load_game(game, **PROFILES[game].training.params)
+        assert policy_module.pretrained_file(game, default) is not None, game
+    for path in sorted(policy_module.PRETRAINED.glob("*.npz")):
+        card = path.with_suffix(".md").read_text()
+        assert card.startswith(f"# Pretrained agent: {path.stem}") and "95% CIs" in card
 
 
 def test_every_shipped_policy_plays_its_game_without_torch():
@@ -72,13 +104,13 @@ def test_every_shipped_policy_plays_its_game_without_torch():
         "from cardzoo.evaluation import play_match\n"
         "import json, numpy as np\n"
         "paths = sorted(PRETRAINED.glob('*.npz'))\n"
-        "assert len(paths) == 4, paths\n"
+        "assert len(paths) >= 4, paths\n"
         "for path in paths:\n"
         "    with np.load(path) as archive:\n"
         "        info = json.loads(archive['info'].tobytes())\n"
         "    n = info['params'].get('num_players', 4)\n"
         "    params = {k: v for k, v in info['params'].items()}\n"
-        "    play_match(path.stem, ['pretrained'] + ['random'] * (n - 1), n, params=params)\n"
+        "    play_match(info['game'], ['pretrained'] + ['random'] * (n - 1), n, params=params)\n"
         "assert 'torch' not in sys.modules\n"
         "print('ok')\n"
     )

@@ -353,27 +353,54 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
 PRETRAINED = Path(__file__).parent / "pretrained"
 
 
-def pretrained_file(game_name: str) -> Path | None:
-    """The package's pretrained policy of ``game_name``, if it ships one."""
-    path = PRETRAINED / f"{game_name}.npz"
-    return path if path.is_file() else None
+def pretrained_files(game_name: str) -> list[Path]:
+    """The package's pretrained policies of ``game_name``: ``<game>.npz`` for the game's default
+    parameters and ``<game>-<tag>.npz`` for others (``believe_it_or_not-quick.npz``)."""
+    if not PRETRAINED.is_dir():
+        return []
+    return sorted(
+        path
+        for path in PRETRAINED.glob(f"{game_name}*.npz")
+        if path.stem == game_name or path.stem.startswith(f"{game_name}-")
+    )
+
+
+def pretrained_file(game_name: str, game: Game | None = None) -> Path | None:
+    """The pretrained policy of ``game_name`` that plays ``game``'s parameters (any of them
+    without ``game``), or None."""
+    for path in pretrained_files(game_name):
+        if game is None or _played_params(read_policy(path)[1]) == _played_params(game.params()):
+            return path
+    return None
+
+
+def _played_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters a policy must have been trained for: all but the reward, which changes
+    what training pays, not what a seat sees or may do."""
+    params = params.get("params", params)
+    return {key: value for key, value in params.items() if key != "reward"}
 
 
 def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -> PolicyAgent:
     """``make_agent(game_name, "pretrained", game)``: the policy shipped with cardzoo for this
-    game (its model card: ``cardzoo/agents/pretrained/<game>.md``). It plays the player count and
-    parameters it was trained for; anything else is a ``ValueError`` saying which."""
-    path = pretrained_file(game_name)
-    if path is None:
+    game and its parameters (model cards beside them: ``cardzoo/agents/pretrained/*.md``). Each
+    plays the player count and parameters it was trained for; anything else is a
+    ``ValueError`` naming the parameters that have one."""
+    shipped = pretrained_files(game_name)
+    if not shipped:
         raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+    path = pretrained_file(game_name, game)
+    if path is None:
+        played = [_played_params(read_policy(p)[1]) for p in shipped]
+        raise ValueError(
+            f"the pretrained {game_name} policies play {' or '.join(map(str, played))}; none "
+            f"was trained for this game ({_played_params(game.params())})"
+        )
     policy, info = read_policy(path)
     if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
         game.num_actions
     ):
-        raise ValueError(
-            f"the pretrained {game_name} policy plays {info.get('params')}; this game "
-            f"({game.params()}) has other observations or actions (another player count?)"
-        )
+        raise ValueError(f"{path.name} does not fit {game_name}'s observations or actions")
     frame_stack = int(info.get("frame_stack", 1))
     return PolicyAgent(game, policy, seed=seed, label="pretrained", frame_stack=frame_stack)
 

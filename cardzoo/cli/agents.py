@@ -23,7 +23,7 @@ def add_parser(subparsers) -> None:
 
 def run_agents(args: argparse.Namespace) -> int:
     from cardzoo.agents import agent_names
-    from cardzoo.agents.policy import PRETRAINED
+    from cardzoo.agents.policy import PRETRAINED, pretrained_files
     from cardzoo.agents.registry import PRETRAINED as PRETRAINED_NAME
     from cardzoo.agents.registry import agent_classes, search_classes
 
@@ -32,7 +32,8 @@ def run_agents(args: argparse.Namespace) -> int:
         classes = {**agent_classes(game), **search_classes(game)}
         for name in agent_names(game):
             if name == PRETRAINED_NAME:
-                about = f"the policy cardzoo ships (model card: {PRETRAINED / (game + '.md')})"
+                cards = ", ".join(path.with_suffix(".md").name for path in pretrained_files(game))
+                about = f"the policy cardzoo ships (model cards in {PRETRAINED}: {cards})"
             else:
                 about = _first_sentence(classes[name].__doc__ or "")
             params = getattr(classes.get(name), "PARAMS", None)
