@@ -2,6 +2,15 @@
 with the game's best heuristic, as benchmarks/learning.md reports.
 
     python benchmarks/learning.py [--runs nwi,bion_quick] [--out runs/bench] [--table-only]
+    python benchmarks/learning.py --pretrained [--tournament-games 400]
+
+``--pretrained`` rebuilds the report's first two parts from the shipped agents: the goal table
+from ``benchmarks/pretrained_results.json`` (written by ``benchmarks/pretrained.py``, ``make
+pretrained``), and a tournament per shipped policy of every agent of its game that plays in
+milliseconds (random, the heuristics, ``pretrained``) with openskill ratings, written to
+``benchmarks/tournaments/<name>/`` (``tournament.json``, ``ratings.png``, ``pairwise.png``).
+The search agents are left out: at 0.1 s a move a tournament of them takes hours
+(``benchmarks/search.md`` has their strength).
 
 Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
 a finished run is not trained again. Every finished run adds its row to
@@ -24,6 +33,22 @@ HERE = Path(__file__).parent
 RESULTS = HERE / "learning_results.json"
 REPORT = HERE / "learning.md"
 TABLE_START, TABLE_END = "<!-- table start -->", "<!-- table end -->"
+PRETRAINED_RESULTS = HERE / "pretrained_results.json"
+PRETRAINED_MARKERS = ("<!-- pretrained start -->", "<!-- pretrained end -->")
+TOURNAMENT_MARKERS = ("<!-- tournaments start -->", "<!-- tournaments end -->")
+TOURNAMENTS = HERE / "tournaments"
+
+#: the learning issue's goal for each shipped policy: a win rate against three copies of the
+#: game's best heuristic, or (Foxy) a share of a heuristic's own points, or (Foxy without memory)
+#: an interval above a heuristic's
+GOALS: dict[str, tuple[str, str, float]] = {
+    "nobody_wants_it": ("win rate", "nwi_dodger", 0.40),
+    "believe_it_or_not": ("win rate", "bluffer", 0.90),
+    "believe_it_or_not-quick": ("win rate", "bluffer", 0.30),
+    "minus_two": ("win rate", "attacker", 0.30),
+    "foxy-perfect": ("share of points", "perfect_memory", 0.95),
+    "foxy": ("points interval above", "forgetful", 0.0),
+}
 
 # Lengths were set to fit a 3-hour session on 2 shared cores: the first two runs were planned at
 # 3M steps and cut short (``--resume`` may change only the length) once their evaluations had
@@ -232,12 +257,130 @@ def update_report(results: dict[str, dict]) -> None:
     REPORT.write_text(text[:start] + "\n" + table(results) + "\n" + text[end:])
 
 
+def _points(result: dict) -> str:
+    low, high = result["mean_score_ci"]
+    return f"{result['mean_score']:.1f} [{low:.1f}, {high:.1f}]"
+
+
+def _rate(result: dict) -> str:
+    low, high = result["win_rate_ci"]
+    return f"{result['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def goal_status(name: str, entry: dict) -> str:
+    """The goal of :data:`GOALS` for one shipped policy, and whether its evaluation meets it."""
+    kind, opponent, target = GOALS[name]
+    row = next(r for r in entry["rows"] if r["opponent"] == opponent)
+    learner, own = row["learner"], row["own_share"]
+    if kind == "win rate":
+        met = learner["win_rate"] >= target and learner["win_rate_ci"][0] > own["win_rate"]
+        goal = f"≥ {target:.2f} vs {opponent}, interval above its own share"
+    elif kind == "share of points":
+        met = learner["mean_score"] >= target * own["mean_score"]
+        goal = f"≥ {target:.0%} of {opponent}'s points ({target * own['mean_score']:.1f})"
+    else:
+        met = learner["mean_score_ci"][0] > own["mean_score_ci"][1]
+        goal = f"points interval above {opponent}'s"
+    return f"{goal}: {'**met**' if met else '**not met**'}"
+
+
+def pretrained_table(results: dict[str, dict]) -> str:
+    """Every shipped policy against three copies of each opponent, next to that opponent's own
+    result in the same seat, and its goal."""
+    lines = []
+    for name, entry in results.items():
+        points = entry["game"] == "foxy"
+        cell = _points if points else _rate
+        measure = "mean points" if points else "win rate"
+        lines += [
+            f"### `{name}`: {entry['game']} {entry['params']}"
+            + (f", frame stack {entry['frame_stack']}" if entry.get("frame_stack", 1) > 1 else ""),
+            "",
+            f"{entry['timesteps']:,} decisions ({entry['train_minutes']} min, "
+            f"{entry['samples_per_second']:,} samples/s; selected at "
+            f"{entry['selected_timesteps']:,}), {entry['games']:,} games per line-up. Goal: "
+            + goal_status(name, entry),
+            "",
+            f"| against | pretrained: {measure} | the opponent's own, same seat |",
+            "| --- | --- | --- |",
+        ]
+        for row in entry["rows"]:
+            own = row["own_share"]
+            against = (
+                f"{entry['params']['num_players'] - 1} × {row['opponent']}"
+                if own
+                else f"{row['opponent']} (mixed, never trained against)"
+            )
+            lines.append(f"| {against} | {cell(row['learner'])} | {cell(own) if own else '—'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def run_tournaments(results: dict[str, dict], games: int) -> str:
+    """A tournament of the fast agents of each shipped policy's game, saved with its plots."""
+    from cardzoo.agents import agent_classes
+    from cardzoo.tournament import tournament
+
+    lines = []
+    for name, entry in results.items():
+        params = {k: v for k, v in entry["params"].items() if k not in ("num_players", "reward")}
+        players = entry["params"]["num_players"]
+        agents = [*dict.fromkeys(["random", *agent_classes(entry["game"])]), "pretrained"]
+        result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
+                            params=params)  # fmt: skip
+        result.save(TOURNAMENTS / name)
+        print(result.table(), flush=True)
+        lines += [
+            f"### `{name}`",
+            "",
+            result.header(),
+            "",
+            "| rank | agent | mu | sigma | ordinal (mu − 3 sigma) | score [95% CI] |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for rank, (agent, rating) in enumerate(result.ratings.items(), start=1):
+            low, high = rating.score_ci
+            lines.append(
+                f"| {rank} | {agent} | {rating.mu:.2f} | {rating.sigma:.2f} | "
+                f"{rating.ordinal:.2f} | {rating.score:.3f} [{low:.3f}, {high:.3f}] |"
+            )
+        lines += [
+            "",
+            f"![ratings](tournaments/{name}/ratings.png) "
+            f"![pairwise scores](tournaments/{name}/pairwise.png)",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def replace_between(text: str, start: str, end: str, body: str) -> str:
+    head, tail = text.index(start) + len(start), text.index(end)
+    return text[:head] + "\n" + body + "\n" + text[tail:]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=",".join(RUNS), help=f"some of {list(RUNS)}")
     parser.add_argument("--out", default="runs/bench", help="folder of the run folders")
     parser.add_argument("--table-only", action="store_true", help="rebuild the table and stop")
+    parser.add_argument(
+        "--pretrained",
+        action="store_true",
+        help="rebuild the shipped agents' goal table and tournaments (no training)",
+    )
+    parser.add_argument("--tournament-games", type=int, default=400, metavar="N")
     args = parser.parse_args()
+    if args.pretrained:
+        if args.tournament_games < 1:
+            parser.error("--tournament-games: at least 1")
+        results = json.loads(PRETRAINED_RESULTS.read_text())
+        results = {name: results[name] for name in GOALS if name in results}
+        text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
+        text = replace_between(
+            text, *TOURNAMENT_MARKERS, run_tournaments(results, args.tournament_games)
+        )
+        REPORT.write_text(text)
+        return
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if not args.table_only:
         for name in [n.strip() for n in args.runs.split(",")]:

@@ -26,9 +26,12 @@ from pathlib import Path
 from cardzoo.agents import agent_classes, agent_label
 from cardzoo.agents.policy import PRETRAINED, read_policy
 from cardzoo.evaluation import play_match
+from cardzoo.io import write_json_atomic
 from cardzoo.training.ppo import TrainConfig, learner_factory, train
 
 HERE = Path(__file__).parent
+#: every build's evaluation, by shipped file name: what benchmarks/learning.md's tables show
+RESULTS = HERE / "pretrained_results.json"
 #: the deals of the pretrained agents' evaluation (see the module docstring)
 PRETRAINED_EVAL_SEED = 3_000_000
 
@@ -55,7 +58,18 @@ RUNS: dict[str, TrainConfig] = {
     ),
     "minus_two": TrainConfig("minus_two", timesteps=8_000_000, eval_every=250_000, **LONG_RUN),
     "foxy-perfect": TrainConfig(
-        "foxy", timesteps=10_000_000, eval_every=500_000, net_arch=(256, 256), **LONG_RUN
+        "foxy", timesteps=6_000_000, eval_every=500_000, net_arch=(256, 256), **LONG_RUN
+    ),
+    # The memory benchmark: the game's default, no memory in the observation; the policy sees
+    # its last 20 observations (the whole stack of cards it has seen).
+    "foxy": TrainConfig(
+        "foxy",
+        params={"memory": "none"},
+        frame_stack=20,
+        timesteps=6_000_000,
+        eval_every=500_000,
+        net_arch=(256, 256),
+        **LONG_RUN,
     ),
 }
 
@@ -140,7 +154,8 @@ def model_card(name: str, params: dict, metrics: dict, rows: list[dict], games: 
         "## Training",
         "",
         f"- command: `python benchmarks/pretrained.py --games {name}` (settings: "
-        f"`benchmarks/pretrained.py`), cardzoo commit {commit}",
+        f"`benchmarks/pretrained.py`), trained at cardzoo commit "
+        f"{str(metrics.get('git_commit'))[:7]}, evaluated at {commit}",
         f"- {metrics['timesteps']:,} learner decisions in {metrics['train_seconds'] / 60:.1f} min "
         f"of training ({metrics['samples_per_second']:,.0f} samples/s), seed {metrics['seed']}",
         f"- opponents `{settings['opponents']}`, reward `{settings['reward']}`, "
@@ -186,6 +201,21 @@ def build(name: str, runs: Path, games: int) -> None:
     shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
     card = model_card(name, info["params"], metrics, rows, games)
     (PRETRAINED / f"{name}.md").write_text(card)
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results[name] = {
+        "game": metrics["game"],
+        "params": info["params"],
+        "frame_stack": int(info.get("frame_stack", 1)),
+        "timesteps": metrics["timesteps"],
+        "selected_timesteps": metrics["selected_timesteps"],
+        "train_minutes": round(metrics["train_seconds"] / 60, 1),
+        "samples_per_second": round(metrics["samples_per_second"]),
+        "cpu_per_wall": metrics.get("cpu_per_wall"),
+        "games": games,
+        "rows": rows,
+        "git_commit": metrics["git_commit"],
+    }
+    write_json_atomic(RESULTS, dict(sorted(results.items())))
     print(f"{name}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
 
 
