@@ -44,7 +44,7 @@ LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
 #: others) -> the run that makes it
 RUNS: dict[str, TrainConfig] = {
     "nobody_wants_it": TrainConfig(
-        "nobody_wants_it", timesteps=8_000_000, eval_every=250_000, **LONG_RUN
+        "nobody_wants_it", timesteps=6_000_000, eval_every=250_000, **LONG_RUN
     ),
     "believe_it_or_not-quick": TrainConfig(
         "believe_it_or_not", timesteps=2_000_000, eval_every=250_000
@@ -52,7 +52,7 @@ RUNS: dict[str, TrainConfig] = {
     "believe_it_or_not": TrainConfig(
         "believe_it_or_not",
         params={"variant": "standard"},
-        timesteps=4_000_000,
+        timesteps=3_000_000,
         eval_every=250_000,
         **LONG_RUN,
     ),
@@ -66,7 +66,7 @@ RUNS: dict[str, TrainConfig] = {
         "foxy",
         params={"memory": "none"},
         frame_stack=20,
-        timesteps=6_000_000,
+        timesteps=5_000_000,
         eval_every=500_000,
         net_arch=(256, 256),
         **LONG_RUN,
