@@ -49,9 +49,11 @@ bench-learning: $(INSTALLED)
 	$(PY) benchmarks/learning.py --out runs/bench
 
 # The pretrained agents in cardzoo/agents/pretrained/ with their model cards, rebuilt from fixed
-# seeds (resumable; about half an hour a game on 2 cores).
+# seeds (resumable; 10-45 minutes a policy on 2 cores), then benchmarks/learning.md's goal table
+# and tournaments from them.
 pretrained: $(INSTALLED)
 	$(PY) benchmarks/pretrained.py --runs runs/pretrained
+	$(PY) benchmarks/learning.py --pretrained
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
