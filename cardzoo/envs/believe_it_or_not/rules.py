@@ -300,9 +300,10 @@ class BelieveItOrNot(Game):
             self.composition[PEEK] = self.composition[SKIP] = 2
         self.num_cards = int(self.composition.sum())
         self.observation_layout = self._make_layout()
-        self._at = {name: part.start for name, part in self.observation_layout.items()}
-        self._seat_gather = self._make_seat_gather()
+        self._pieces = _ObservationPieces(self.num_players)
         self._masks = self._make_masks()
+        self._forgotten_by_discarded: dict[bytes, tuple[int, ...]] = {}
+        self._every_species_out = bytes([SET_SIZE]) * self.num_species
 
     def params(self) -> dict:
         return {
@@ -339,26 +340,28 @@ class BelieveItOrNot(Game):
             ]
         )
 
-    def _make_seat_gather(self) -> list[np.ndarray]:
-        """For each observer, the indices into ``seat_counts.ravel()`` of its rows rotated to
-        start at the observer's seat."""
-        n = self.num_players
-        rows = np.arange(3)[:, None] * n
-        return [(rows + (np.arange(n) + player) % n).ravel() for player in range(n)]
-
-    def _make_masks(self) -> dict[str, np.ndarray]:
-        """Masks that depend only on the decision (and a placement's size); handed out as
+    def _make_masks(self) -> dict[str, np.ndarray | list[np.ndarray]]:
+        """Masks that depend only on the decision and a few facts of the table (a placement's
+        size; for a response, what may be played: index ``_respond_code``); handed out as
         copies."""
         none = np.zeros(NUM_ACTIONS, np.int8)
         lead = none.copy()
         lead[DECLARE : DECLARE + self.num_species] = 1
-        turn, peek = [], []
+        turn, peek, respond = [], [], []
         for size in range(MAX_PLACEMENT + 1):
             turn.append(none.copy())
             turn[-1][TURN_CARD : TURN_CARD + size] = 1
             peek.append(none.copy())
             peek[-1][PEEK_AT : PEEK_AT + size] = 1
-        return {"none": none, "lead": lead, "turn": turn, "peek": peek}
+        for code in range(8):
+            respond.append(none.copy())
+            respond[-1][[DOUBT, BELIEVE, PLAY_PEEK, PLAY_SKIP]] = (
+                1,
+                code & 1,
+                code >> 1 & 1,
+                code >> 2,
+            )
+        return {"none": none, "lead": lead, "turn": turn, "peek": peek, "respond": respond}
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         low = np.zeros(self.observation_size, np.float32)
@@ -456,32 +459,29 @@ class BelieveItOrNot(Game):
         masks = self._masks
         if state.terminal or player != state.current_player:
             return masks["none"].copy()
-        decision = state.decision
+        decision = state.decision  # the commonest first
+        if decision == BUILD:
+            return _build_mask(state, player)
+        if decision == RESPOND:
+            return masks["respond"][self._respond_code(state, player)].copy()
         if decision == LEAD:
             return masks["lead"].copy()
-        if decision == CHOOSE_TURN:
-            return masks["turn"][state.placement_sizes[state.num_placements - 1]].copy()
-        if decision == CHOOSE_PEEK:
-            return masks["peek"][state.placement_sizes[state.num_placements - 1]].copy()
-        mask = masks["none"].copy()
-        if decision == BUILD:
-            if state.building_size < MAX_PLACEMENT:
-                np.minimum(state.hands[player], 1, out=mask[ADD_CARD:FINISH])
-            mask[FINISH] = state.building_size > 0
-            return mask
-        # RESPOND to the last placement, of P
-        seat_counts = state.seat_counts
-        owner = state.placement_owners[state.num_placements - 1]
-        mask[DOUBT] = 1
-        if seat_counts[HAND_SIZE, owner] and seat_counts[HAND_SIZE, player]:
-            mask[BELIEVE] = 1
+        last_size = state.placement_sizes.item(state.num_placements - 1)
+        return masks["turn" if decision == CHOOSE_TURN else "peek"][last_size].copy()
+
+    def _respond_code(self, state: BelieveItOrNotState, player: int) -> int:
+        """What a responder may do besides doubt: 1 believe, 2 play peek, 4 play skip (summed)."""
+        n = self.num_players
+        seats = state.seat_counts.tobytes()  # bytes: Python ints without numpy scalars
+        owner = state.placement_owners.item(state.num_placements - 1)
+        code = 1 if seats[HAND_SIZE * n + owner] and seats[HAND_SIZE * n + player] else 0
         if not state.special_played:
-            hand = state.hands[player]
-            if hand[PEEK]:
-                mask[PLAY_PEEK] = 1
-            if hand[SKIP] and self._next_in(state, player) != owner:
-                mask[PLAY_SKIP] = 1
-        return mask
+            hands, mine = state.hands.tobytes(), player * NUM_TYPES
+            if hands[mine + PEEK]:
+                code += 2
+            if hands[mine + SKIP] and self._next_in(state, player) != owner:
+                code += 4
+        return code
 
     # --- play -----------------------------------------------------------------------------
 
@@ -513,8 +513,10 @@ class BelieveItOrNot(Game):
         return None
 
     def _add_card(self, state: BelieveItOrNotState, player: int, card: int) -> None:
-        state.hands[player, card] -= 1
-        state.seat_counts[HAND_SIZE, player] -= 1
+        # (.item() and a Python int: numpy's in-place scalar arithmetic costs more)
+        hands, seat_counts = state.hands, state.seat_counts
+        hands[player, card] = hands.item(player, card) - 1
+        seat_counts[HAND_SIZE, player] = seat_counts.item(HAND_SIZE, player) - 1
         state.building[state.building_size] = card
         state.building_size += 1
 
@@ -527,9 +529,10 @@ class BelieveItOrNot(Game):
         state.placement_owners[state.num_placements] = player
         state.placement_sizes[state.num_placements] = size
         state.num_placements += 1
-        for card in cards.tolist():
-            state.table_counts[player, card] += 1
-        state.seat_counts[ON_TABLE, player] += size
+        own_on_table = state.table_counts[player]
+        for card in state.building.tobytes()[:size]:
+            own_on_table[card] = own_on_table.item(card) + 1
+        state.seat_counts[ON_TABLE, player] = state.seat_counts.item(ON_TABLE, player) + size
         state.building_size = 0
         state.peek_player = state.peek_position = NO_ONE
         return self._end_turn(state, player, RESPOND)
@@ -542,13 +545,13 @@ class BelieveItOrNot(Game):
 
     def _turn_card(self, state: BelieveItOrNotState, doubter: int, position: int) -> np.ndarray:
         last = state.num_placements - 1
-        last_start = state.table_size - state.placement_sizes[last]
-        card = int(state.table_cards[last_start + position])
+        last_start = state.table_size - state.placement_sizes.item(last)
+        card = state.table_cards.item(last_start + position)
         is_true = card == state.declared
-        taker = doubter if is_true else int(state.placement_owners[last])
-        self._remember_taken_cards(state, last_start, position)
+        taker = doubter if is_true else state.placement_owners.item(last)
+        known = self._remember_taken_cards(state, last_start, position)
         self._take_table(state, taker)
-        self._forget_what_can_leave_unseen(state, taker)
+        self._forget_what_can_leave_unseen(state, taker, known)
         state.revealed_card = card
         state.revealed_true = is_true
         state.revealed_taker = taker
@@ -556,29 +559,53 @@ class BelieveItOrNot(Game):
 
     def _remember_taken_cards(
         self, state: BelieveItOrNotState, last_start: int, position: int
-    ) -> None:
+    ) -> bytearray:
         """Before the table is taken: every player knows their own cards on it, the card turned
-        face up and the card they peeked at."""
-        known = state.taken_known
-        known[:] = state.table_counts
-        card = state.table_cards[last_start + position]
-        known[:, card] += 1
-        known[state.placement_owners[state.num_placements - 1], card] -= 1  # counted already
-        peeker = state.peek_player
+        face up and the card they peeked at. Counted as bytes laid out as ``taken_known``
+        (a few Python operations instead of numpy calls on a small array)."""
+        known = bytearray(state.table_counts.tobytes())
+        card = state.table_cards.item(last_start + position)
+        known[card::NUM_TYPES] = known[card::NUM_TYPES].translate(_PLUS_ONE)  # everybody saw it
+        known[state.placement_owners.item(state.num_placements - 1) * NUM_TYPES + card] -= 1
+        peeker = state.peek_player  # (the owner's own card was counted already)
         if peeker != NO_ONE and state.peek_position != position:
-            known[peeker, state.table_cards[last_start + state.peek_position]] += 1
+            peeked = state.table_cards.item(last_start + state.peek_position)
+            known[peeker * NUM_TYPES + peeked] += 1
+        return known
 
-    def _forget_what_can_leave_unseen(self, state: BelieveItOrNotState, taker: int) -> None:
+    def _forget_what_can_leave_unseen(
+        self, state: BelieveItOrNotState, taker: int, known: bytearray
+    ) -> None:
         """After the table is taken: the taker knows their own hand; specials may leave it
-        again unseen among the ones played; species discarded as a set are gone."""
-        known = state.taken_known
-        known[taker] = 0
-        known[:, PEEK:] = 0
-        known[:, : self.num_species][:, state.out_of_game[: self.num_species] == SET_SIZE] = 0
+        again unseen among the ones played; species discarded as a set are gone. ``known``
+        (from :meth:`_remember_taken_cards`) goes into ``taken_known``."""
+        n = self.num_players
+        known[taker * NUM_TYPES : (taker + 1) * NUM_TYPES] = bytes(NUM_TYPES)
+        for kind in self._forgotten_types(state):
+            known[kind::NUM_TYPES] = bytes(n)
+        state.taken_known[:] = np.frombuffer(known, np.int8).reshape(n, NUM_TYPES)
+
+    def _forgotten_types(self, state: BelieveItOrNotState) -> tuple[int, ...]:
+        """The specials and the species discarded as sets (made once per pattern of discarded
+        species)."""
+        discarded = state.out_of_game.tobytes()[: self.num_species]
+        forgotten = self._forgotten_by_discarded.get(discarded)
+        if forgotten is None:
+            species = [s for s in range(self.num_species) if discarded[s] == SET_SIZE]
+            forgotten = self._forgotten_by_discarded[discarded] = (PEEK, SKIP, *species)
+        return forgotten
 
     def _take_table(self, state: BelieveItOrNotState, taker: int) -> None:
-        state.hands[taker] += state.table_counts.sum(axis=0, dtype=np.int8)
-        state.seat_counts[HAND_SIZE, taker] += state.table_size
+        # Counted card by card in Python: a table holds few cards, and the loop costs less than
+        # numpy's sum of table_counts over the owners.
+        mine = taker * NUM_TYPES
+        hand = bytearray(state.hands.tobytes()[mine : mine + NUM_TYPES])
+        for card in state.table_cards.tobytes()[: state.table_size]:
+            hand[card] += 1
+        state.hands[taker] = hand
+        state.seat_counts[HAND_SIZE, taker] = (
+            state.seat_counts.item(HAND_SIZE, taker) + state.table_size
+        )
         state.seat_counts[ON_TABLE] = 0
         state.table_counts.fill(0)
         state.table_size = state.num_placements = 0
@@ -587,12 +614,14 @@ class BelieveItOrNot(Game):
         self._discard_sets(state, taker)
 
     def _discard_sets(self, state: BelieveItOrNotState, player: int) -> None:
-        hand = state.hands[player]
-        for species in range(self.num_species):
-            if hand[species] == SET_SIZE:
-                hand[species] = 0
-                state.seat_counts[HAND_SIZE, player] -= SET_SIZE
-                state.out_of_game[species] = SET_SIZE
+        mine = player * NUM_TYPES
+        species_held = state.hands.tobytes()[mine : mine + self.num_species]
+        species = species_held.find(SET_SIZE)
+        while species != -1:
+            state.hands[player, species] = 0
+            state.seat_counts[HAND_SIZE, player] -= SET_SIZE
+            state.out_of_game[species] = SET_SIZE
+            species = species_held.find(SET_SIZE, species + 1)
 
     def _end_turn(
         self, state: BelieveItOrNotState, last_actor: int, next_decision: int
@@ -615,28 +644,40 @@ class BelieveItOrNot(Game):
     def _mark_players_out(self, state: BelieveItOrNotState) -> bool:
         """Mark out every player in with no card in hand who does not own the last placement of
         a live table; whether anybody went out."""
-        owner = state.placement_owners[state.num_placements - 1] if state.table_size else NO_ONE
-        seat_counts = state.seat_counts
+        n = self.num_players
+        seats = state.seat_counts.tobytes()
+        if seats.count(0, HAND_SIZE * n, HAND_SIZE * n + n) == seats.count(
+            1, IS_OUT * n, IS_OUT * n + n
+        ):
+            return False  # every empty hand is out already (players out hold no cards)
+        owner = (
+            state.placement_owners.item(state.num_placements - 1) if state.table_size else NO_ONE
+        )
         went_out = False
-        for player, size in enumerate(seat_counts[HAND_SIZE].tolist()):
-            if size == 0 and player != owner and not seat_counts[IS_OUT, player]:
-                seat_counts[IS_OUT, player] = 1
+        for player in range(n):
+            if (
+                not seats[HAND_SIZE * n + player]
+                and player != owner
+                and not seats[IS_OUT * n + player]
+            ):
+                state.seat_counts[IS_OUT, player] = 1
                 went_out = True
         return went_out
 
     def _winners_if_over(self, state: BelieveItOrNotState) -> np.ndarray | None:
-        is_out = state.seat_counts[IS_OUT] == 1
+        n = self.num_players
+        is_out = state.seat_counts.tobytes()[IS_OUT * n : IS_OUT * n + n]
         if self.variant == "quick":
-            if is_out.any():
-                return is_out  # the first out win
-        elif (~is_out).sum() <= 1:
-            return is_out  # the one player still in loses
+            if 1 in is_out:
+                return state.seat_counts[IS_OUT] == 1  # the first out win
+        elif is_out.count(0) <= 1:
+            return state.seat_counts[IS_OUT] == 1  # the one player still in loses
         if self._no_animals_left(state):
             return self._winners_without_animals(state)
         return None
 
     def _no_animals_left(self, state: BelieveItOrNotState) -> bool:
-        return bool((state.out_of_game[: self.num_species] == SET_SIZE).all())
+        return state.out_of_game.tobytes()[: self.num_species] == self._every_species_out
 
     def _winners_without_animals(self, state: BelieveItOrNotState) -> np.ndarray:
         if self.variant == "standard":
@@ -649,10 +690,10 @@ class BelieveItOrNot(Game):
     def _next_in(self, state: BelieveItOrNotState, player: int) -> int:
         """The next player after ``player`` (leftwards) who is not out."""
         n = self.num_players
-        is_out = state.seat_counts[IS_OUT]
+        seats = state.seat_counts.tobytes()
         for step in range(1, n):
             candidate = (player + step) % n
-            if not is_out[candidate]:
+            if not seats[IS_OUT * n + candidate]:
                 return candidate
         return player
 
@@ -672,51 +713,62 @@ class BelieveItOrNot(Game):
     def observe(
         self, state: BelieveItOrNotState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
-        if out is None:
-            out = np.zeros(self.observation_size, np.float32)
+        """Every entry is a small count or a 0/1: the vector is built as bytes, field after field
+        in layout order from precomputed pieces, and turned into floats by one numpy call
+        instead of one numpy write per field (numpy's cost per call dominates on arrays this
+        small)."""
+        pieces = self._pieces
+        mine = player * NUM_TYPES
+        parts = [
+            state.hands.tobytes()[mine : mine + NUM_TYPES],
+            state.seat_counts.ravel()[pieces.seat_rows[player]].tobytes(),
+            state.out_of_game.tobytes(),
+        ]
+        if state.terminal:
+            parts.append(pieces.no_turn)
         else:
-            out.fill(0.0)
-        at = self._at
-        n = self.num_players
-        start = at["hand"]
-        out[start : start + NUM_TYPES] = state.hands[player]
-        start = at["hand_sizes"]  # hand_sizes, is_out, cards_on_table in one gather
-        out[start : start + 3 * n] = state.seat_counts.ravel()[self._seat_gather[player]]
-        start = at["out_of_game"]
-        out[start : start + NUM_TYPES] = state.out_of_game
-        if not state.terminal:
             actor = state.current_player
-            out[at["to_act"] + (actor - player) % n] = 1.0
-            out[at["decision"] + state.decision] = 1.0
-            out[at["special_played"]] = 1.0 if state.special_played else 0.0
+            special = 1 if state.special_played else 0
             if player == actor and state.building_size:
-                for card in state.building[: state.building_size].tolist():
-                    out[at["building"] + card] += 1.0
+                parts.append(pieces.own_turn[state.decision][special])
+                parts.append(_building_counts(state))
+            else:  # nothing being built that the observer sees
+                relative = (actor - player) % self.num_players
+                parts.append(pieces.turn[relative][state.decision][special])
         if state.table_size:
-            self._observe_table(state, player, out)
+            self._observe_table(state, player, parts)
+        else:
+            parts.append(pieces.no_table)
         if state.revealed_card != NO_ONE:
-            out[at["revealed_card"] + state.revealed_card] = 1.0
-            out[at["revealed_true"]] = 1.0 if state.revealed_true else 0.0
-            out[at["revealed_taker"] + (state.revealed_taker - player) % n] = 1.0
+            relative = (state.revealed_taker - player) % self.num_players
+            true = 1 if state.revealed_true else 0
+            parts.append(pieces.revealed[state.revealed_card][true][relative])
+        else:
+            parts.append(pieces.no_revealed)
+        vector = np.frombuffer(b"".join(parts), _BYTE)
+        if out is None:
+            return vector.astype(_FLOAT)
+        out[:] = vector
         return out
 
-    def _observe_table(self, state: BelieveItOrNotState, player: int, out: np.ndarray) -> None:
-        at = self._at
+    def _observe_table(self, state: BelieveItOrNotState, player: int, parts: list) -> None:
+        """The fields from ``declared`` to ``peeked_card``, appended to ``parts``."""
+        pieces = self._pieces
         last = state.num_placements - 1
-        owner = int(state.placement_owners[last])
-        last_size = int(state.placement_sizes[last])
-        out[at["declared"] + state.declared] = 1.0
-        out[at["table_size"]] = state.table_size
-        out[at["last_size"]] = last_size
-        out[at["last_owner"] + (owner - player) % self.num_players] = 1.0
-        out[at["owner_has_no_cards"]] = 0.0 if state.seat_counts[HAND_SIZE, owner] else 1.0
-        start = at["own_table_cards"]
-        out[start : start + NUM_TYPES] = state.table_counts[player]
+        owner = state.placement_owners.item(last)
+        last_size = state.placement_sizes.item(last)
+        mine = player * NUM_TYPES
+        parts.append(pieces.declared[state.declared])
+        parts.append(bytes((state.table_size, last_size)))
+        owner_has_cards = 1 if state.seat_counts.item(HAND_SIZE, owner) else 0
+        parts.append(pieces.owner[(owner - player) % self.num_players][owner_has_cards])
+        parts.append(state.table_counts.tobytes()[mine : mine + NUM_TYPES])
         if state.peek_player == player:
             position = state.peek_position
-            card = state.table_cards[state.table_size - last_size + position]
-            out[at["peeked_position"] + position] = 1.0
-            out[at["peeked_card"] + card] = 1.0
+            card = state.table_cards.item(state.table_size - last_size + position)
+            parts.append(pieces.peeked[position][card])
+        else:
+            parts.append(pieces.no_peek)
 
     # --- a seat's view of the unseen cards (determinized search) ----------------------------
 
@@ -949,6 +1001,87 @@ class BelieveItOrNot(Game):
             if player != owner and not mid_turn:
                 require(state.seat_counts[HAND_SIZE, player] > 0, f"player_{player} in, no cards")
         require(self.legal_mask(state, actor).any(), "the player to act has no legal action")
+
+
+def _one_hot(size: int, index: int) -> bytes:
+    return bytes(1 if i == index else 0 for i in range(size))
+
+
+class _ObservationPieces:
+    """The observation's fields that take few values, as bytes, precomputed for a number of
+    players: :meth:`BelieveItOrNot.observe` joins them with the counts read from the state."""
+
+    def __init__(self, n: int):
+        rows = np.arange(3)[:, None] * n  # hand_sizes, is_out, cards_on_table: seat_counts' rows
+        #: per observer: where in seat_counts.ravel() its three rows are, rotated to start at its
+        #: seat
+        self.seat_rows = [(rows + (np.arange(n) + player) % n).ravel() for player in range(n)]
+        self.seat = [_one_hot(n, seat) for seat in range(n)]  # one-hot relative seat
+        # to_act, decision, special_played by [relative actor][decision][special played]
+        self.own_turn, self.turn = [], []
+        for seat in range(n):
+            self.turn.append([])
+            for decision in range(len(DECISION_NAMES)):
+                fields = [self.seat[seat] + _one_hot(5, decision) + bytes((s,)) for s in (0, 1)]
+                if seat == 0:
+                    self.own_turn.append(fields)  # followed by the building's counts
+                self.turn[-1].append([f + bytes(NUM_TYPES) for f in fields])  # building: none
+        self.no_turn = bytes(n + len(DECISION_NAMES) + 1 + NUM_TYPES)
+        # last_owner, owner_has_no_cards by [relative owner][owner has cards]
+        self.owner = [[self.seat[seat] + b"\1", self.seat[seat] + b"\0"] for seat in range(n)]
+        self.declared = [_one_hot(MAX_SPECIES, species) for species in range(MAX_SPECIES)]
+        # peeked_position, peeked_card by [position][card]
+        self.peeked = [
+            [
+                _one_hot(MAX_PLACEMENT, position) + _one_hot(NUM_TYPES, card)
+                for card in range(NUM_TYPES)
+            ]
+            for position in range(MAX_PLACEMENT)
+        ]
+        self.no_peek = bytes(MAX_PLACEMENT + NUM_TYPES)
+        # declared .. peeked_card when the table is empty
+        self.no_table = bytes(MAX_SPECIES + 2 + n + 1 + NUM_TYPES) + self.no_peek
+        # revealed_card, revealed_true, revealed_taker by [card][true][relative taker]
+        self.revealed = [
+            [
+                [_one_hot(NUM_TYPES, card) + bytes((true,)) + self.seat[seat] for seat in range(n)]
+                for true in (0, 1)
+            ]
+            for card in range(NUM_TYPES)
+        ]
+        self.no_revealed = bytes(NUM_TYPES + 1 + n)
+
+
+def _building_counts(state: BelieveItOrNotState) -> bytearray:
+    """The cards chosen so far in the placement being built, by type."""
+    counts = bytearray(NUM_TYPES)
+    for card in state.building.tobytes()[: state.building_size]:
+        counts[card] += 1
+    return counts
+
+
+#: ``bytes.translate`` tables: 0 for no card and 1 for any number of them; one card more
+_ANY = bytes([0] + [1] * 255)
+_BYTE, _FLOAT = np.dtype(np.uint8), np.dtype(np.float32)
+_PLUS_ONE = bytes([*range(1, 256), 0])
+#: building masks by their first FINISH + 1 entries (at most 2**12 of them), made on first use
+_BUILD_MASKS: dict[bytes, np.ndarray] = {}
+
+
+def _build_mask(state: BelieveItOrNotState, player: int) -> np.ndarray:
+    """While building: add a type still held (fewer than 5 chosen); finish once one is. (The
+    adds are actions 0..10 by type and finish is 11: the mask begins with the hand's row.)"""
+    if state.building_size < MAX_PLACEMENT:
+        mine = player * NUM_TYPES
+        head = state.hands.tobytes()[mine : mine + NUM_TYPES].translate(_ANY)
+    else:
+        head = bytes(NUM_TYPES)
+    head += b"\1" if state.building_size else b"\0"
+    mask = _BUILD_MASKS.get(head)
+    if mask is None:
+        mask = np.frombuffer(head + bytes(NUM_ACTIONS - len(head)), np.int8)
+        _BUILD_MASKS[head] = mask  # read-only: handed out as copies
+    return mask.copy()
 
 
 #: Rejected deals before :meth:`BelieveItOrNot.resample` gives up: far more than any position
