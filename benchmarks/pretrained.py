@@ -43,9 +43,9 @@ LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
 #: shipped file name (``<game>`` for the game's default parameters, ``<game>-<tag>`` for
 #: others) -> the run that makes it
 RUNS: dict[str, TrainConfig] = {
-    "nobody_wants_it": TrainConfig(
-        "nobody_wants_it", timesteps=6_000_000, eval_every=250_000, **LONG_RUN
-    ),
+    # The defaults and a constant rate, trained to 2M decisions and resumed to 6M. The long-run
+    # settings did worse here: 0.355 [0.335, 0.377] against three dodgers after 6M decisions.
+    "nobody_wants_it": TrainConfig("nobody_wants_it", timesteps=6_000_000, eval_every=250_000),
     "believe_it_or_not-quick": TrainConfig(
         "believe_it_or_not", timesteps=2_000_000, eval_every=250_000
     ),
@@ -59,17 +59,6 @@ RUNS: dict[str, TrainConfig] = {
     "minus_two": TrainConfig("minus_two", timesteps=8_000_000, eval_every=250_000, **LONG_RUN),
     "foxy-perfect": TrainConfig(
         "foxy", timesteps=6_000_000, eval_every=500_000, net_arch=(256, 256), **LONG_RUN
-    ),
-    # The memory benchmark: the game's default, no memory in the observation; the policy sees
-    # its last 20 observations (the whole stack of cards it has seen).
-    "foxy": TrainConfig(
-        "foxy",
-        params={"memory": "none"},
-        frame_stack=20,
-        timesteps=5_000_000,
-        eval_every=500_000,
-        net_arch=(256, 256),
-        **LONG_RUN,
     ),
 }
 
