@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardzoo.agents.search import PIMCAgent
+from cardzoo.agents import make_agent, take_turn
+from cardzoo.agents.search import AGENTS, PIMCAgent
 from cardzoo.envs.believe_it_or_not import kernel, playout
 from cardzoo.envs.believe_it_or_not import rules as engine
 from cardzoo.envs.believe_it_or_not.rules import (
@@ -311,3 +312,39 @@ def test_search_agents_roll_out_by_the_bluffer_by_default():
     assert (agent.rollout, agent.horizon) == ("bluffer", "game")
     with pytest.raises(ValueError, match=r"rollout='dodger' is not a rollout policy"):
         PIMCAgent(QUICK, rollout="dodger")
+
+
+def decision_positions(game, count, seed):
+    """Positions with a real choice from a game of bluffers (seeded)."""
+    state = game.new_state(np.random.default_rng(seed))
+    agents = [make_agent(game.name, "bluffer", game, seed=i) for i in range(4)]
+    choices = np.random.default_rng(seed)
+    found = []
+    while not state.terminal and len(found) < count:
+        if game.legal_mask(state, state.current_player).sum() > 1 and choices.random() < 0.3:
+            found.append(game.copy_state(state))
+        take_turn(game, state, agents[state.current_player])
+    return found
+
+
+@both_variants()
+@pytest.mark.parametrize(("name", "budget"), [("pimc", 300), ("ismcts", 60)])
+def test_search_never_peeks_with_fast_playouts(game, name, budget):
+    """The leak test at a real budget: the move is the same when the cards the seat cannot see
+    are dealt differently (and the true state's generator differs)."""
+    shuffler = np.random.default_rng(5)
+    moves = set()
+    for state in decision_positions(game, 6, seed=3):
+        seat = state.current_player
+        mask = game.legal_mask(state, seat)
+        action = AGENTS[name](game, seed=4, simulations=budget).act(
+            {"action_mask": mask, "state": state}
+        )
+        other = game.resample(state, seat, shuffler)
+        other.rng = np.random.default_rng(777)
+        again = AGENTS[name](game, seed=4, simulations=budget).act(
+            {"action_mask": mask, "state": other}
+        )
+        assert again == action
+        moves.add(action)
+    assert len(moves) > 2
