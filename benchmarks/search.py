@@ -1,15 +1,16 @@
 """Rollout speed of the search agents, and their strength, written to benchmarks/search.md.
 
-Speed: random rollouts of Nobody Wants It from the deal to the end of the game, on one core
-(CPU time of this process), through
+Speed: random rollouts of Nobody Wants It, and of Believe It or Not in both variants, from the
+deal to the end of the game, on one core (CPU time of this process), through
 
 - ``engine``: one game at a time through the rules engine (``legal_mask`` + ``apply``), a
   random legal action each decision: the reference;
-- ``kernel, plain``: the playout kernel (:mod:`cardzoo.envs.nobody_wants_it.playout`) as plain
-  Python, a batch of games per call;
+- ``kernel, plain``: the game's playout kernel (:mod:`cardzoo.envs.nobody_wants_it.playout`,
+  :mod:`cardzoo.envs.believe_it_or_not.playout`) as plain Python, a batch of games per call;
 - ``kernel, numba``: the same kernel compiled by numba (compile time excluded; measured once);
-- ``kernel, numba, shedder``: the search agents' default rollout policy (mostly the
-  hand_shedder heuristic: shorter games);
+- ``kernel, numba, shedder`` (and ``dodger``; Believe It or Not: ``bluffer``): the rollout
+  policies that play mostly like a heuristic (the search agents' defaults: ``dodger``,
+  ``bluffer``);
 - ``in search``: rollouts per second inside a move of ``pimc`` and iterations per second of
   ``ismcts`` from positions of seeded games, resampling and bookkeeping included: what a move
   really gets.
@@ -17,10 +18,13 @@ Speed: random rollouts of Nobody Wants It from the deal to the end of the game, 
 Each measurement runs ``--repeats`` times (interleaved, so machine load falls on all alike) for
 about ``--seconds`` of CPU time; the table shows the median. Compare the ratios within one run.
 
-Strength: the summaries of the result files of benchmarks/search_strength.py in
-benchmarks/results/ (the commands are in the report).
+Time per move: CPU time of the bot's searched moves against three copies of the game's best
+heuristic, at the budgets the strength runs use.
 
-    python benchmarks/search.py                      # ~1 minute, writes benchmarks/search.md
+Strength: the summaries of the result files of benchmarks/search_strength.py in
+benchmarks/results/ (the commands are in the report), and the budget curves' PNGs.
+
+    python benchmarks/search.py                      # ~4 minutes, writes benchmarks/search.md
     python benchmarks/search.py --quick --output /tmp/search.md
 """
 
@@ -615,7 +619,7 @@ def _variant(path: str) -> str:
 
 
 #: the budgets of the quick game's curve besides the long run's, and their deals
-BION_CURVE_BUDGETS, BION_CURVE_DEALS = (100, 300, 3000), 25
+BION_CURVE_BUDGETS, BION_CURVE_DEALS = (100, 300, 3000), 15
 
 
 def bion_budget_curve(path: str) -> str:
