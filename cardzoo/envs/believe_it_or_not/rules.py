@@ -181,6 +181,13 @@ Resampling (what a seat knows, for determinized search)
       one of the cards seen going to the taker if the peeker then doubts. After the peeker
       believes, the peeked card is redrawn like any other unseen card.
 
+Fast playouts (search rollouts)
+    ``BelieveItOrNot.random_playouts(states, rng, ...)`` plays many states to the end at once by a
+    cheap policy (``playout_policies``: ``bluffer``, mostly the bluffer heuristic, the default;
+    ``random``), through a compiled kernel of the same rules
+    (:mod:`cardzoo.envs.believe_it_or_not.playout`; numba when installed, else the same code as
+    plain Python with identical results). The search agents roll out through it.
+
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
 ``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v0``.
