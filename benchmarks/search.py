@@ -1,15 +1,16 @@
 """Rollout speed of the search agents, and their strength, written to benchmarks/search.md.
 
-Speed: random rollouts of Nobody Wants It from the deal to the end of the game, on one core
-(CPU time of this process), through
+Speed: random rollouts of Nobody Wants It, and of Believe It or Not in both variants, from the
+deal to the end of the game, on one core (CPU time of this process), through
 
 - ``engine``: one game at a time through the rules engine (``legal_mask`` + ``apply``), a
   random legal action each decision: the reference;
-- ``kernel, plain``: the playout kernel (:mod:`cardzoo.envs.nobody_wants_it.playout`) as plain
-  Python, a batch of games per call;
+- ``kernel, plain``: the game's playout kernel (:mod:`cardzoo.envs.nobody_wants_it.playout`,
+  :mod:`cardzoo.envs.believe_it_or_not.playout`) as plain Python, a batch of games per call;
 - ``kernel, numba``: the same kernel compiled by numba (compile time excluded; measured once);
-- ``kernel, numba, shedder``: the search agents' default rollout policy (mostly the
-  hand_shedder heuristic: shorter games);
+- ``kernel, numba, shedder`` (and ``dodger``; Believe It or Not: ``bluffer``): the rollout
+  policies that play mostly like a heuristic (the search agents' defaults: ``dodger``,
+  ``bluffer``);
 - ``in search``: rollouts per second inside a move of ``pimc`` and iterations per second of
   ``ismcts`` from positions of seeded games, resampling and bookkeeping included: what a move
   really gets.
@@ -17,10 +18,13 @@ Speed: random rollouts of Nobody Wants It from the deal to the end of the game, 
 Each measurement runs ``--repeats`` times (interleaved, so machine load falls on all alike) for
 about ``--seconds`` of CPU time; the table shows the median. Compare the ratios within one run.
 
-Strength: the summaries of the result files of benchmarks/search_strength.py in
-benchmarks/results/ (the commands are in the report).
+Time per move: CPU time of the bot's searched moves against three copies of the game's best
+heuristic, at the budgets the strength runs use.
 
-    python benchmarks/search.py                      # ~1 minute, writes benchmarks/search.md
+Strength: the summaries of the result files of benchmarks/search_strength.py in
+benchmarks/results/ (the commands are in the report), and the budget curves' PNGs.
+
+    python benchmarks/search.py                      # ~4 minutes, writes benchmarks/search.md
     python benchmarks/search.py --quick --output /tmp/search.md
 """
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import statistics
 import sys
@@ -40,6 +45,8 @@ import numpy as np  # noqa: E402
 
 from cardzoo.agents import make_agent, take_turn  # noqa: E402
 from cardzoo.agents.search import ISMCTSAgent, PIMCAgent  # noqa: E402
+from cardzoo.envs.believe_it_or_not import playout as bion_playout  # noqa: E402
+from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot  # noqa: E402
 from cardzoo.envs.nobody_wants_it import playout  # noqa: E402
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 
@@ -50,18 +57,21 @@ from search_strength import strength  # noqa: E402
 GAME = NobodyWantsIt()
 #: the budgets of the strength runs: a move takes well under 0.1 s of CPU time (measured below)
 PIMC_BUDGET, ISMCTS_BUDGET = 3000, 450
+#: Believe It or Not's budgets under 0.1 s of CPU time a move (measured below)
+BION_PIMC_BUDGET, BION_ISMCTS_BUDGET = 1000, 200
+BION_VARIANTS = ("quick", "standard")
 
 
-def engine_rollouts(seconds: float, seed: int) -> tuple[int, int, float]:
+def engine_rollouts(seconds: float, seed: int, game=GAME) -> tuple[int, int, float]:
     """Random games from the deal, one at a time through the engine: (games, steps, seconds)."""
     rng = np.random.default_rng(seed)
     games = steps = 0
     start = time.process_time()
     while time.process_time() - start < seconds:
-        state = GAME.new_state(np.random.default_rng(seed + games))
+        state = game.new_state(np.random.default_rng(seed + games))
         while not state.terminal:
-            legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
-            GAME.apply(state, int(legal[rng.integers(legal.size)]))
+            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+            game.apply(state, int(legal[rng.integers(legal.size)]))
             steps += 1
         games += 1
     return games, steps, time.process_time() - start
@@ -83,18 +93,18 @@ def kernel_rollouts(
     return games, 0, time.process_time() - start
 
 
-def search_positions(count: int) -> list:
+def search_positions(count: int, game=GAME) -> list:
     """Positions with a real choice from seeded games played by the engine at random."""
     found = []
     for seed in range(50):
-        state = GAME.new_state(np.random.default_rng(seed))
+        state = game.new_state(np.random.default_rng(seed))
         choices = np.random.default_rng(seed)
         for _ in range(40 + 7 * seed % 60):
-            legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
+            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
             if state.terminal:
                 break
-            GAME.apply(state, int(legal[choices.integers(legal.size)]))
-        legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
+            game.apply(state, int(legal[choices.integers(legal.size)]))
+        legal = np.flatnonzero(game.legal_mask(state, state.current_player))
         if not state.terminal and legal.size > 1:
             found.append(state)
         if len(found) == count:
@@ -102,15 +112,15 @@ def search_positions(count: int) -> list:
     return found
 
 
-def search_rollouts(seconds: float, seed: int, agent_class, simulations: int):
+def search_rollouts(seconds: float, seed: int, agent_class, simulations: int, game=GAME):
     """Rollouts (PIMC) or iterations (ISMCTS) per second inside moves: (rollouts, 0, seconds)."""
-    positions = search_positions(10)
-    agent = agent_class(GAME, seed=seed, simulations=simulations)
+    positions = search_positions(10, game)
+    agent = agent_class(game, seed=seed, simulations=simulations)
     done = 0
     start = time.process_time()
     while time.process_time() - start < seconds:
         state = positions[done // simulations % len(positions)]
-        mask = GAME.legal_mask(state, state.current_player)
+        mask = game.legal_mask(state, state.current_player)
         agent.act({"action_mask": mask, "state": state})
         done += simulations
     return done, 0, time.process_time() - start
@@ -137,12 +147,55 @@ def measurements(quick: bool) -> dict:
     }
 
 
-def run(seconds: float, repeats: int, quick: bool) -> list[tuple[str, float, float, float]]:
-    runs = measurements(quick)
-    # Compile the kernel (and warm the caches) before any clock runs.
+def bion_kernel_rollouts(
+    seconds: float, seed: int, game, compiled: bool, policy: str, batch: int
+) -> tuple[int, int, float]:
+    """Batches of Believe It or Not games from the deal through its playout kernel, packing
+    included: (games, 0, seconds)."""
+    rng = np.random.default_rng(seed)
+    deals = [game.new_state(np.random.default_rng(seed + k)) for k in range(batch)]
+    games = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        rows = bion_playout.pack(game, deals)
+        bion_playout.playouts(game, rows, rng, compiled=compiled, policy=policy)
+        games += batch
+    return games, 0, time.process_time() - start
+
+
+def bion_measurements(quick: bool, variant: str) -> dict:
+    game = BelieveItOrNot(variant=variant)
+    batch = 50 if quick else 500
+    pimc, ismcts = BION_PIMC_BUDGET, BION_ISMCTS_BUDGET
+    return {
+        "engine, one game at a time": lambda s, seed: engine_rollouts(s, seed, game),
+        "kernel, plain Python": lambda s, seed: bion_kernel_rollouts(
+            s, seed, game, False, "random", 20
+        ),
+        "kernel, numba": lambda s, seed: bion_kernel_rollouts(s, seed, game, True, "random", batch),
+        "kernel, numba, bluffer policy": lambda s, seed: bion_kernel_rollouts(
+            s, seed, game, True, "bluffer", batch
+        ),
+        f"in search: pimc ({pimc} a move)": lambda s, seed: search_rollouts(
+            s, seed, PIMCAgent, pimc, game
+        ),
+        f"in search: ismcts ({ismcts} a move)": lambda s, seed: search_rollouts(
+            s, seed, ISMCTSAgent, ismcts, game
+        ),
+    }
+
+
+def warm_up() -> None:
+    """Compile both kernels (or load them from numba's cache) before any clock runs."""
     playout.playouts(
         GAME, playout.pack([GAME.new_state(np.random.default_rng(0))]), np.random.default_rng(0)
     )
+    bion = BelieveItOrNot()
+    bion.random_playouts([bion.new_state(np.random.default_rng(0))], np.random.default_rng(0))
+
+
+def run(seconds: float, repeats: int, runs: dict) -> list[tuple[str, float, float, float]]:
+    warm_up()
     results: dict[str, list[tuple[int, int, float]]] = {name: [] for name in runs}
     for repeat in range(repeats):
         for name, measure in runs.items():
@@ -160,6 +213,36 @@ def run(seconds: float, repeats: int, quick: bool) -> list[tuple[str, float, flo
             )
         )
     return rows
+
+
+def bion_markdown(rows_by_variant: dict, seconds: float, repeats: int) -> str:
+    lines = [
+        "## Rollout speed (Believe It or Not, 4 players, one core)",
+        "",
+        f"Random games from the deal to the end; median of {repeats} interleaved runs of about "
+        f"{seconds:g} s of CPU time each; the ratio is to the engine, one game at a time, in the "
+        "same run and variant. The kernel rows include packing the states into rows. The `in "
+        "search` rows count the rollouts of a move (pimc; rollouts by the default `bluffer` "
+        "policy) or its iterations (ismcts), resampling, packing and the tree included, from "
+        "mid-game positions of random games.",
+        "",
+        "| variant | path | rollouts/s per core | x engine | spread |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for variant, rows in rows_by_variant.items():
+        reference = rows[0][1]
+        for name, rate, spread, _steps in rows:
+            lines.append(
+                f"| {variant} | {name} | {rate:,.0f} | {rate / reference:.1f} | {spread:.0%} |"
+            )
+    lines.append("")
+    for variant, rows in rows_by_variant.items():
+        reference, steps = rows[0][1], rows[0][3]
+        lines.append(
+            f"A random {variant} game from the deal has {steps:.0f} decisions on average (engine "
+            f"row): {1e3 / reference:.1f} ms per game through the engine."
+        )
+    return "\n".join(lines) + "\n"
 
 
 def markdown(rows, seconds: float, repeats: int) -> str:
@@ -196,19 +279,21 @@ def markdown(rows, seconds: float, repeats: int) -> str:
     return "\n".join(lines)
 
 
-def move_times(agent_class, budget: int, deals: int) -> np.ndarray:
+def move_times(
+    agent_class, budget: int, deals: int, game=GAME, opponent: str = "nwi_dodger"
+) -> np.ndarray:
     """CPU seconds of each searched move (more than one legal action) of the agent in seat 0
-    against three nwi_dodger, over ``deals`` games."""
-    bot = agent_class(GAME, seed=0, simulations=budget)
+    against three ``opponent``, over ``deals`` games."""
+    bot = agent_class(game, seed=0, simulations=budget)
     times = []
     for deal in range(deals):
-        state = GAME.new_state(np.random.default_rng(deal))
-        agents = [bot] + [make_agent(GAME.name, "nwi_dodger", GAME, seed=i) for i in range(3)]
+        state = game.new_state(np.random.default_rng(deal))
+        agents = [bot] + [make_agent(game.name, opponent, game, seed=i) for i in range(3)]
         while not state.terminal:
             agent = agents[state.current_player]
-            searched = agent is bot and GAME.legal_mask(state, state.current_player).sum() > 1
+            searched = agent is bot and game.legal_mask(state, state.current_player).sum() > 1
             start = time.process_time()
-            take_turn(GAME, state, agent)
+            take_turn(game, state, agent)
             if searched:
                 times.append(time.process_time() - start)
     return np.array(times)
@@ -230,6 +315,32 @@ def move_time_section(deals: int) -> str:
             f"| {agent_class.name}:simulations={budget} | {times.size} | {times.mean():.0f} ms "
             f"| {np.percentile(times, 95):.0f} ms | {times.max():.0f} ms |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def bion_move_time_section(deals: int) -> str:
+    lines = [
+        "## Thinking time per move in Believe It or Not (CPU time of one core)",
+        "",
+        f"The bot in one seat against three bluffer, {deals} deals per variant, every move with "
+        "more than one legal action (forced moves are taken without search; adding a card to a "
+        "placement is a move of its own).",
+        "",
+        "| variant | agent | moves | mean | 95th percentile | max |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for variant in BION_VARIANTS:
+        game = BelieveItOrNot(variant=variant)
+        for agent_class, budget in (
+            (PIMCAgent, BION_PIMC_BUDGET),
+            (ISMCTSAgent, BION_ISMCTS_BUDGET),
+        ):
+            times = move_times(agent_class, budget, deals, game, "bluffer") * 1e3
+            lines.append(
+                f"| {variant} | {agent_class.name}:simulations={budget} | {times.size} | "
+                f"{times.mean():.0f} ms | {np.percentile(times, 95):.0f} ms | "
+                f"{times.max():.0f} ms |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -351,6 +462,33 @@ def earlier_runs(folder: str) -> list[str]:
     return lines
 
 
+def plot_budget_curve(points: list, bar: dict, opponent: str, title: str, path: str) -> None:
+    """Win rate against budget with 95% error bars, over the heuristic's own share (a band)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    budgets = [budget for budget, _ in points]
+    rates = np.array([stats["rate"] for _, stats in points])
+    low = rates - [stats["low"] for _, stats in points]
+    high = [stats["high"] for _, stats in points] - rates
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
+    axes.axhline(bar["rate"], color="grey", label=f"{opponent}'s own share in a seat")
+    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
+    axes.set_xscale("log")
+    axes.set_xticks(budgets, [str(budget) for budget in budgets])
+    axes.minorticks_off()
+    axes.set_xlabel("rollouts per move (simulations)")
+    axes.set_ylabel(f"win rate against three {opponent}")
+    axes.set_title(title, fontsize=10)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
 def budget_curve(path: str) -> str:
     """The PNG of pimc's win rate against its budget (with 95% bands and the heuristic's share),
     from the result files; returns the markdown that shows it, or "" without curve files."""
@@ -372,29 +510,8 @@ def budget_curve(path: str) -> str:
     deals = min(strength(file)["deals"] for file in files.values())
     points = sorted((budget, strength(file, deals)) for budget, file in files.items())
     bar = strength(os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl"))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    budgets = [budget for budget, _ in points]
-    rates = np.array([stats["rate"] for _, stats in points])
-    low = rates - [stats["low"] for _, stats in points]
-    high = [stats["high"] for _, stats in points] - rates
-    figure, axes = plt.subplots(figsize=(6, 4))
-    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
-    axes.axhline(bar["rate"], color="grey", label="nwi_dodger's own share in a seat")
-    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
-    axes.set_xscale("log")
-    axes.set_xticks(budgets, [str(budget) for budget in budgets])
-    axes.minorticks_off()
-    axes.set_xlabel("rollouts per move (simulations)")
-    axes.set_ylabel("win rate against three nwi_dodger")
-    axes.set_title("Nobody Wants It: pimc against its budget (95% intervals)", fontsize=10)
-    axes.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    title = "Nobody Wants It: pimc against its budget (95% intervals)"
+    plot_budget_curve(points, bar, "nwi_dodger", title, path)
     rows = [
         f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
         f"over {stats['games']} games"
@@ -407,6 +524,149 @@ def budget_curve(path: str) -> str:
         "run), all from `results/before_reseed/`: made before the runner reseeded agents per "
         "game, so not replayed by the commands below (the curve's `--out` files would hold new "
         "samples):\n\n" + "\n".join(rows) + "\n"
+    )
+
+
+#: what the Believe It or Not runs say (written from the result files below)
+BION_READING = (
+    "Reading: pimc at 1000 rollouts a move (under 0.1 s of CPU time) wins clearly more often "
+    "than bluffer in the same seat of the quick game, and in the standard game (where three "
+    "of four players win) its interval lies just above the heuristic's. Its rollouts matter "
+    "most: with uniformly random rollouts it won 0.175 of the 40 pilot games where the "
+    "default bluffer-like rollouts won 0.375; ismcts at 200 iterations (the same time: a "
+    "tree walk through the engine and a resample each) won 0.250 there, no better than the "
+    "heuristic, so pimc played the long runs."
+)
+
+BION_STRENGTH_HEADING = "## Strength in Believe It or Not: one seat against three bluffer"
+
+
+def strength_rows(paths: list[str]) -> list[str]:
+    """Table rows of the result files, the first the heuristic's own share (the bar), the others
+    marked by where they stand against it."""
+    lines, bar = [], None
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        stats = strength(path)
+        verdict = ""
+        if bar is None:
+            bar = stats
+        elif stats["low"] > bar["high"]:
+            verdict = " (above the heuristic's interval)"
+        elif stats["low"] > bar["rate"]:
+            verdict = " (above the heuristic's share)"
+        else:
+            verdict = " (NOT above the heuristic's share)"
+        lines.append(
+            f"| {stats['agent']}{verdict} | {stats['games']} | {stats['rate']:.3f} "
+            f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
+        )
+    return lines
+
+
+def bion_strength_section() -> str:
+    results = os.path.join(HERE, "results")
+    lines = [
+        BION_STRENGTH_HEADING,
+        "",
+        "As for Nobody Wants It: mirrored deals, seats rotated, deals 0, 1, 2, ..., 95% Wilson "
+        "intervals; the bar is bluffer's own share in a seat (the same deals with bluffer in all "
+        "four seats; in the quick game several players can win at once). The bot's budget keeps "
+        "a move under 0.1 s of CPU time (above).",
+    ]
+    lines += ["", BION_READING]
+    for variant in BION_VARIANTS:
+        prefix = os.path.join(results, f"search_bion_{variant}_")
+        paths = [prefix + "bluffer_in_every_seat.jsonl"]
+        paths += sorted(glob.glob(prefix + "[ip]*.jsonl"))
+        rows = strength_rows(paths)
+        if not rows:
+            continue
+        lines += [
+            "",
+            f"`variant={variant}`:",
+            "",
+            "| agent (default `bluffer` rollouts) | games | win rate [95% CI] | wall s per game |",
+            "| --- | ---: | --- | ---: |",
+            *rows,
+        ]
+    lines.append(bion_budget_curve(os.path.join(HERE, "search_bion_budget.png")))
+    pilots = sorted(glob.glob(os.path.join(results, "pilot_bion_*.jsonl")))
+    if pilots:
+        lines += ["", "Pilot runs that chose the agent and its rollout policy:", ""]
+    for path in pilots:
+        stats = strength(path)
+        lines.append(
+            f"- {_variant(path)}, {stats['agent']}: {stats['rate']:.3f} "
+            f"[{stats['low']:.3f}, {stats['high']:.3f}] over {stats['games']} games"
+        )
+    variant, budget = "quick", BION_PIMC_BUDGET
+    lines += [
+        "",
+        "Commands (each variant; long runs under `nice -n 10`):",
+        "",
+        "```",
+        f"for variant in {' '.join(BION_VARIANTS)}; do",
+        "    python benchmarks/search_strength.py --game believe_it_or_not --variant $variant \\",
+        "        --agent bluffer --deals 125 \\",
+        "        --out benchmarks/results/search_bion_${variant}_bluffer_in_every_seat.jsonl",
+        "    python benchmarks/search_strength.py --game believe_it_or_not --variant $variant \\",
+        f"        --agent pimc:simulations={budget} --deals 125 \\",
+        "        --out benchmarks/results/search_bion_${variant}_pimc.jsonl",
+        "done",
+        f"for budget in {' '.join(map(str, BION_CURVE_BUDGETS))}; do",
+        f"    python benchmarks/search_strength.py --game believe_it_or_not --variant {variant} \\",
+        f"        --agent pimc:simulations=$budget --deals {BION_CURVE_DEALS} \\",
+        f"        --out benchmarks/results/curve_bion_{variant}_pimc_$budget.jsonl",
+        "done",
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _variant(path: str) -> str:
+    with open(path) as file:
+        return json.loads(file.readline()).get("params", {}).get("variant", "standard")
+
+
+#: the budgets of the quick game's curve besides the long run's, and their deals
+BION_CURVE_BUDGETS, BION_CURVE_DEALS = (100, 300, 3000), 15
+
+
+def bion_budget_curve(path: str) -> str:
+    """The PNG of pimc's win rate in the quick game against its budget, every point on the
+    deals of the curve runs (the long run's point: those deals of it); "" without the files."""
+    results = os.path.join(HERE, "results")
+    files = {
+        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(results, name)
+        for name in os.listdir(results)
+        if name.startswith("curve_bion_quick_pimc_")
+    }
+    main_run = os.path.join(results, "search_bion_quick_pimc.jsonl")
+    if not files or not os.path.exists(main_run):
+        return ""
+    files[BION_PIMC_BUDGET] = main_run
+    deals = min(strength(file)["deals"] for file in files.values())
+    points = sorted((budget, strength(file, deals)) for budget, file in files.items())
+    bar_file = os.path.join(results, "search_bion_quick_bluffer_in_every_seat.jsonl")
+    bar, same_deals = strength(bar_file), strength(bar_file, deals)
+    title = "Believe It or Not (quick): pimc against its budget (95% intervals)"
+    plot_budget_curve(points, bar, "bluffer", title, path)
+    rows = [
+        f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+        f"over {stats['games']} games"
+        for budget, stats in points
+    ]
+    return (
+        "\n### pimc's strength against its budget (quick)\n\n"
+        f"![pimc win rate against budget, Believe It or Not]({os.path.basename(path)})\n\n"
+        f"Deals 0 to {deals - 1} for every budget (the {BION_PIMC_BUDGET} point: those deals of "
+        f"the long run). The band is bluffer's own share on all {bar['deals']} deals, "
+        f"{bar['rate']:.3f} [{bar['low']:.3f}, {bar['high']:.3f}]; on these deals it is "
+        f"{same_deals['rate']:.3f}. Reading: 100 rollouts a move are too few to beat the "
+        "heuristic, and more than 1000 did not help (the 3000 point, on these few games, is "
+        "no better).\n\n" + "\n".join(rows) + "\n"
     )
 
 
@@ -426,13 +686,19 @@ def main(argv: list[str] | None = None) -> list:
         with open(args.output) as file:
             speed = file.read().split(STRENGTH_HEADING)[0]
         with open(args.output, "w") as file:
-            file.write(speed + strength_section())
+            file.write(speed + strength_section() + "\n" + bion_strength_section())
         return []
-    rows = run(args.seconds, args.repeats, args.quick)
+    rows = run(args.seconds, args.repeats, measurements(args.quick))
     text = markdown(rows, args.seconds, args.repeats)
     text += "\n" + move_time_section(1 if args.quick else 4)
+    bion_rows = {
+        variant: run(args.seconds, args.repeats, bion_measurements(args.quick, variant))
+        for variant in BION_VARIANTS
+    }
+    text += "\n" + bion_markdown(bion_rows, args.seconds, args.repeats)
+    text += "\n" + bion_move_time_section(1 if args.quick else 8)
     with open(args.output, "w") as file:
-        file.write(text + "\n" + strength_section())
+        file.write(text + "\n" + strength_section() + "\n" + bion_strength_section())
     print(text)
     return rows
 

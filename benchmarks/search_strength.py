@@ -8,6 +8,9 @@ to the heuristic's name).
 
     nice -n 10 python benchmarks/search_strength.py --agent ismcts:simulations=250 \\
         --deals 125 --out benchmarks/results/nwi_ismcts.jsonl
+    nice -n 10 python benchmarks/search_strength.py --game believe_it_or_not --variant quick \\
+        --agent pimc:simulations=1000 --deals 125 \\
+        --out benchmarks/results/search_bion_quick_pimc.jsonl
     python benchmarks/search_strength.py --summary benchmarks/results/nwi_ismcts.jsonl
 """
 
@@ -38,7 +41,9 @@ def factory(spec: str):
     return build
 
 
-def run(game_name: str, spec: str, deals: int, first_deal: int, out: str) -> None:
+def run(
+    game_name: str, spec: str, deals: int, first_deal: int, out: str, params: dict | None = None
+) -> None:
     opponent = BEST_HEURISTIC[game_name]
     agent = factory(spec)
     done = _done_deals(out)
@@ -48,7 +53,7 @@ def run(game_name: str, spec: str, deals: int, first_deal: int, out: str) -> Non
             continue
         start = time.perf_counter()
         lineup = [agent, opponent, opponent, opponent]
-        result = play_match(game_name, lineup, 4, seed=deal, mirrored=True)
+        result = play_match(game_name, lineup, 4, seed=deal, params=params, mirrored=True)
         # Game g seats lineup entry (seat + g) % 4 in each seat: the bot sits in seat -g % 4.
         wins = [bool(record.winners[(-g) % 4]) for g, record in enumerate(result.games)]
         steps = sum(record.length for record in result.games)
@@ -56,6 +61,7 @@ def run(game_name: str, spec: str, deals: int, first_deal: int, out: str) -> Non
             "game": game_name,
             "agent": spec,
             "opponent": opponent,
+            **({"params": params} if params else {}),
             "deal": deal,
             "wins": wins,
             "seconds": time.perf_counter() - start,
@@ -107,6 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="nobody_wants_it")
     parser.add_argument("--agent", help="e.g. ismcts:simulations=250, or nwi_dodger")
+    parser.add_argument("--variant", help="the game's variant (Believe It or Not: quick, standard)")
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--first-deal", type=int, default=0)
     parser.add_argument("--out")
@@ -116,7 +123,8 @@ def main() -> None:
         for path in args.summary:
             print(summary(path))
         return
-    run(args.game, args.agent, args.deals, args.first_deal, args.out)
+    params = {"variant": args.variant} if args.variant else None
+    run(args.game, args.agent, args.deals, args.first_deal, args.out, params)
     print(summary(args.out))
 
 

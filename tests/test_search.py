@@ -463,7 +463,8 @@ def other_game_positions(game, count, seed=0):
 )
 @pytest.mark.parametrize("agent_class", [PIMCAgent, ISMCTSAgent])
 def test_search_never_peeks_in_the_other_decision_games(game, agent_class):
-    """The leak test through the engine's rollouts (these games have no fast playouts yet)."""
+    """The leak test in the other games (Believe It or Not through its playout kernel, Minus Two
+    through the engine's rollouts)."""
     shuffler = np.random.default_rng(3)
     for state in other_game_positions(game, 3):
         seat = state.current_player

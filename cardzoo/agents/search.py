@@ -39,12 +39,14 @@ by :func:`parse_agent_params`): ``simulations`` (default 200 when no ``seconds``
 ``seconds``, ``seed``, ``rollout`` (the rollout policy, one of the game's
 ``playout_policies``: Nobody Wants It's default ``dodger`` plays mostly like its nwi_dodger
 heuristic's pair choice, which measured far stronger than uniformly random rollouts against
-the heuristics), ``horizon`` (``game``, or ``round`` where the game offers it: rollouts stop at
-the round's end and score the points as they stand), and for ISMCTS ``exploration`` (UCB1's
-constant, default 0.7) and ``leaf_rollouts`` (rollouts of each iteration's world, default 1;
-their mean is the iteration's result). A budget that keeps a move under 0.1 s of CPU time in
-Nobody Wants It: ``pimc:simulations=3000`` or ``ismcts:simulations=450``
-(benchmarks/search.md).
+the heuristics; Believe It or Not's default ``bluffer`` mostly like its bluffer heuristic, also
+far stronger than random), ``horizon`` (``game``, or ``round`` where the game offers it:
+rollouts stop at the round's end and score the points as they stand), and for ISMCTS
+``exploration`` (UCB1's constant, default 0.7) and ``leaf_rollouts`` (rollouts of each
+iteration's world, default 1; their mean is the iteration's result). A budget that keeps a
+move under 0.1 s of CPU time in Nobody Wants It: ``pimc:simulations=3000`` or
+``ismcts:simulations=450``; in Believe It or Not (both variants): ``pimc:simulations=1000`` or
+``ismcts:simulations=200`` (benchmarks/search.md).
 """
 
 from __future__ import annotations

@@ -181,6 +181,13 @@ Resampling (what a seat knows, for determinized search)
       one of the cards seen going to the taker if the peeker then doubts. After the peeker
       believes, the peeked card is redrawn like any other unseen card.
 
+Fast playouts (search rollouts)
+    ``BelieveItOrNot.random_playouts(states, rng, ...)`` plays many states to the end at once by a
+    cheap policy (``playout_policies``: ``bluffer``, mostly the bluffer heuristic, the default;
+    ``random``), through a compiled kernel of the same rules
+    (:mod:`cardzoo.envs.believe_it_or_not.playout`; numba when installed, else the same code as
+    plain Python with identical results). The search agents roll out through it.
+
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
 ``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v0``.
@@ -277,6 +284,10 @@ class BelieveItOrNot(Game):
     max_players = 6
     num_actions = NUM_ACTIONS
     reset_options = ("deck",)
+    #: rollout policies of :meth:`random_playouts`, the search agents' default first
+    playout_policies = ("bluffer", "random")
+    #: how far :meth:`random_playouts` plays: to the end of the game
+    playout_horizons = ("game",)
 
     def __init__(
         self,
@@ -788,6 +799,35 @@ class BelieveItOrNot(Game):
         world_cards = slots.deal(rng)
         slots.write(world, world_cards)
         return world
+
+    def random_playouts(
+        self,
+        states: list[BelieveItOrNotState],
+        rng: np.random.Generator,
+        first_actions: np.ndarray | None = None,
+        policy: str = "bluffer",
+        seed_groups: int = 1,
+        horizon: str = "game",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each state played on by a rollout ``policy`` (:attr:`playout_policies`: mostly the
+        bluffer heuristic, or uniformly random legal actions), after ``first_actions[i]`` where
+        given and >= 0, without changing ``states``, to the end of the game. Returns the
+        winners (bool, ``(len(states), n)``; none for a playout cut at ``default_max_cycles``
+        steps) and the scores. ``seed_groups`` consecutive states share their random numbers.
+        The fast rollouts of search (:mod:`cardzoo.envs.believe_it_or_not.playout`)."""
+        # Imported at first use: it loads numba, which users of the environment do not need.
+        from cardzoo.envs.believe_it_or_not import playout
+
+        check_choice("horizon", horizon, self.playout_horizons)
+        rows = playout.playouts(
+            self,
+            playout.pack(self, states),
+            rng,
+            first_actions,
+            policy=policy,
+            seed_groups=seed_groups,
+        )
+        return playout.winners(self, rows), playout.scores(self, rows)
 
     @staticmethod
     def _copy_with_rng(state: BelieveItOrNotState, rng: np.random.Generator) -> BelieveItOrNotState:

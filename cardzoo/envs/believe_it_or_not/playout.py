@@ -1,0 +1,237 @@
+"""Believe It or Not played to the end by a cheap policy, many games in one call: search rollouts.
+
+Search agents (:mod:`cardzoo.agents.search`) finish thousands of sampled games per move by a
+cheap default policy (:data:`POLICIES`: mostly the bluffer heuristic, or uniformly random legal
+actions). Through the engine (``legal_mask`` + ``apply``, numpy calls on tiny arrays) a game
+costs milliseconds; here a game is packed into one int64 row (:func:`pack`) and a batch of rows
+is played out by a few small integer functions (:mod:`.kernel`).
+
+As for Nobody Wants It (:mod:`cardzoo.envs.nobody_wants_it.playout`), those functions are
+compiled by numba when it is installed (the ``search`` extra; compiled once per machine and kept
+in numba's on-disk cache) and run as plain Python otherwise, on Python lists: the very same
+source, integer arithmetic only, with a random generator of its own (xorshift32, seeded per game
+from the caller's numpy ``Generator``), so the compiled and the plain results are identical;
+only the speed differs (benchmarks/search.py measures both).
+
+The rules are the engine's (:mod:`cardzoo.envs.believe_it_or_not.rules`); tests play both side
+by side. The row leaves out ``taken_known``: what players saw go to a taker is the resampler's
+memory, not a rule, and playouts do not resample.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+
+import numpy as np
+
+from cardzoo.envs.believe_it_or_not import kernel as _kernel
+from cardzoo.envs.believe_it_or_not.kernel import NUM_SCALARS, TERMINAL
+from cardzoo.envs.core import Game, State
+
+#: the engine's scalar fields, in the order of the row's first entries (kernel.CURRENT, ...)
+_SCALARS = (
+    "current_player",
+    "decision",
+    "special_played",
+    "building_size",
+    "declared",
+    "table_size",
+    "num_placements",
+    "peek_player",
+    "peek_position",
+    "revealed_card",
+    "revealed_true",
+    "revealed_taker",
+    "terminal",
+)
+#: the engine's array fields, in the order of the row's parts after the scalars
+_ARRAY_PARTS = (
+    "hands",
+    "seat_counts",
+    "building",
+    "table_cards",
+    "placement_owners",
+    "placement_sizes",
+    "table_counts",
+    "out_of_game",
+    "winner_mask",
+)
+
+
+def row_layout(game: Game) -> dict[str, int]:
+    """Where each part of a packed row starts (the engine's field names), and the row's length
+    (``"size"``)."""
+    starts = dict(zip(_ARRAY_PARTS, _kernel.offsets(game.num_players, game.num_cards)))
+    starts["size"] = starts["winner_mask"] + game.num_players
+    return starts
+
+
+def pack(game: Game, states: Sequence[State]) -> np.ndarray:
+    """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
+    if not states:
+        raise ValueError("pack needs at least one state")
+    layout = row_layout(game)
+    rows = np.empty((len(states), layout["size"]), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        row = rows[index]
+        if state is previous:  # the same world after several first actions: packed once
+            row[:] = rows[index - 1]
+            continue
+        previous = state
+        row[:NUM_SCALARS] = [getattr(state, name) for name in _SCALARS]
+        for name in _ARRAY_PARTS:
+            values = getattr(state, name).reshape(-1)
+            row[layout[name] : layout[name] + values.size] = values
+    return rows
+
+
+def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
+    """The engine's state of a packed row (for tests and debugging); ``rng`` becomes its
+    generator. ``taken_known`` (not in the row) is left empty."""
+    layout = row_layout(game)
+    state = game.new_state(rng)
+    for name, value in zip(_SCALARS, row[:NUM_SCALARS].tolist()):
+        setattr(state, name, bool(value) if name in ("special_played", "revealed_true") else value)
+    state.terminal = bool(row[TERMINAL])
+    for name in _ARRAY_PARTS:
+        target = getattr(state, name)
+        start = layout[name]
+        target[...] = row[start : start + target.size].reshape(target.shape)
+    state.taken_known[:] = 0
+    return state
+
+
+# ----------------------------------------------------------------------------------------------
+# The kernel, compiled (numba, when installed) and plain (Python)
+# ----------------------------------------------------------------------------------------------
+
+
+def _load_plain_kernel():
+    """The kernel's source loaded a second time, as plain Python (it reads its own name)."""
+    name = _kernel.__name__ + "_plain"
+    spec = importlib.util.spec_from_file_location(name, _kernel.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PLAIN = _kernel if _kernel.PLAIN else _load_plain_kernel()
+_COMPILED = None if _kernel.PLAIN else _kernel
+numba = _kernel.numba
+
+#: rollout policies: name -> the share of actions, per mille, played uniformly at random among
+#: the legal ones; the others are the bluffer heuristic's (read from the acting player's own
+#: view). "bluffer" is that heuristic with a tenth of random moves (which also breaks the
+#: cycles a deterministic policy can fall into), "random" uniformly random legal play.
+POLICIES = {"bluffer": 100, "random": 1000}
+
+
+def _game_arguments(game: Game) -> tuple[int, int, int, bool]:
+    return game.num_players, game.num_cards, game.num_species, game.variant == "quick"
+
+
+def playouts(
+    game: Game,
+    rows: np.ndarray,
+    rng: np.random.Generator,
+    first_actions: np.ndarray | None = None,
+    compiled: bool | None = None,
+    policy: str = "bluffer",
+    seed_groups: int = 1,
+) -> np.ndarray:
+    """Play every packed row to the end of the game (or the game's ``default_max_cycles``
+    steps), after ``first_actions[b]`` where it is >= 0, by ``policy`` (:data:`POLICIES`), in
+    place; returns ``rows``. Seeds come from ``rng``, one per ``seed_groups`` consecutive rows
+    (those rows play with the same random numbers: common random numbers for one world after
+    different first actions). ``compiled`` None: numba if installed; False forces the plain
+    Python kernel (identical results, slower); True requires numba."""
+    if policy not in POLICIES:
+        raise ValueError(
+            f"policy={policy!r} is not a rollout policy; choose one of {list(POLICIES)}"
+        )
+    rows = np.ascontiguousarray(rows, np.int64)
+    count = len(rows)
+    if first_actions is None:
+        first_actions = np.full(count, -1, np.int64)
+    groups = -(-count // seed_groups)
+    seeds = rng.integers(1, 2**32, size=groups, dtype=np.int64).repeat(seed_groups)[:count]
+    if compiled is None:
+        compiled = _COMPILED is not None
+    if compiled and _COMPILED is None:
+        raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
+    arguments = (*_game_arguments(game), game.default_max_cycles)
+    if compiled:
+        first = np.ascontiguousarray(first_actions, np.int64)
+        legal = np.zeros(_kernel.NUM_ACTIONS, np.int64)
+        _COMPILED.playouts(
+            rows, first, seeds, *arguments, np.zeros(1, np.int64), legal, POLICIES[policy]
+        )
+        return rows
+    as_lists = rows.tolist()
+    first = np.asarray(first_actions).tolist()
+    legal = [0] * _kernel.NUM_ACTIONS
+    _PLAIN.playouts(as_lists, first, seeds.tolist(), *arguments, [0], legal, POLICIES[policy])
+    rows[:] = as_lists
+    return rows
+
+
+def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = False) -> np.ndarray:
+    """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's)."""
+    if compiled:
+        out = np.array(row, np.int64)
+        _COMPILED.apply_action(out, *_game_arguments(game), action)
+        return out
+    out = list(map(int, row))
+    _PLAIN.apply_action(out, *_game_arguments(game), action)
+    return np.array(out, np.int64)
+
+
+def legal_packed(game: Game, row: np.ndarray) -> list[int]:
+    """The legal actions of a packed row, by the kernel (for tests)."""
+    legal = [0] * _kernel.NUM_ACTIONS
+    count = _PLAIN.legal_actions(list(map(int, row)), *_game_arguments(game)[:3], legal)
+    return legal[:count]
+
+
+def policy_action(game: Game, row: np.ndarray, seed: int = 1) -> int:
+    """The action the heuristic part of the rollout policy takes in a packed row (for tests;
+    ``seed`` drives its random choices: ties, the card to turn)."""
+    legal = [0] * _kernel.NUM_ACTIONS
+    values = list(map(int, row))
+    n, cards, species, _quick = _game_arguments(game)
+    count = _PLAIN.legal_actions(values, n, cards, species, legal)
+    return int(_PLAIN.heuristic_action(values, n, cards, species, 35, legal, count, [seed]))
+
+
+def winners(game: Game, rows: np.ndarray) -> np.ndarray:
+    """Each row's winners (bool ``(len(rows), n)``; none for a game not finished)."""
+    start = row_layout(game)["winner_mask"]
+    finished = rows[:, TERMINAL] == 1
+    return (rows[:, start : start + game.num_players] == 1) & finished[:, None]
+
+
+def scores(game: Game, rows: np.ndarray) -> np.ndarray:
+    """The engine's scores of each row: the cards each player holds (hand, being placed, own
+    placements on the table)."""
+    layout = row_layout(game)
+    n, seats = game.num_players, layout["seat_counts"]
+    held = rows[:, seats : seats + n] + rows[:, seats + 2 * n : seats + 3 * n]
+    building = rows[:, _kernel.BUILDING_SIZE]
+    held[np.arange(len(rows)), rows[:, _kernel.CURRENT]] += building
+    return held
+
+
+__all__ = [
+    "POLICIES",
+    "apply_packed",
+    "legal_packed",
+    "pack",
+    "playouts",
+    "policy_action",
+    "row_layout",
+    "scores",
+    "unpack",
+    "winners",
+]
