@@ -1,4 +1,5 @@
-"""Strength of a search agent: one seat against copies of the game's best heuristic.
+"""Strength of a search agent: one seat against copies of the game's best heuristic (or of
+another agent, ``--opponent``, e.g. ``pretrained``).
 
 The bot plays every deal once from each seat (mirrored deals, seats rotated: ``play_match`` with
 ``mirrored=True``), deal by deal, and appends each deal's games to a JSON-lines file as it goes,
@@ -11,6 +12,9 @@ to the heuristic's name).
     nice -n 10 python benchmarks/search_strength.py --game believe_it_or_not --variant quick \\
         --agent pimc:simulations=1000 --deals 125 \\
         --out benchmarks/results/search_bion_quick_pimc.jsonl
+    nice -n 10 python benchmarks/search_strength.py --agent pimc:simulations=3000 \\
+        --opponent pretrained --deals 50 \\
+        --out benchmarks/results/search_nwi_pimc_vs_pretrained.jsonl
     python benchmarks/search_strength.py --summary benchmarks/results/nwi_ismcts.jsonl
 """
 
@@ -42,9 +46,15 @@ def factory(spec: str):
 
 
 def run(
-    game_name: str, spec: str, deals: int, first_deal: int, out: str, params: dict | None = None
+    game_name: str,
+    spec: str,
+    deals: int,
+    first_deal: int,
+    out: str,
+    params: dict | None = None,
+    opponent: str | None = None,
 ) -> None:
-    opponent = BEST_HEURISTIC[game_name]
+    opponent = opponent or BEST_HEURISTIC[game_name]
     agent = factory(spec)
     done = _done_deals(out)
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
@@ -114,6 +124,9 @@ def main() -> None:
     parser.add_argument("--game", default="nobody_wants_it")
     parser.add_argument("--agent", help="e.g. ismcts:simulations=250, or nwi_dodger")
     parser.add_argument("--variant", help="the game's variant (Believe It or Not: quick, standard)")
+    parser.add_argument(
+        "--opponent", help="the agent in the other seats (default: the best heuristic)"
+    )
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--first-deal", type=int, default=0)
     parser.add_argument("--out")
@@ -124,7 +137,7 @@ def main() -> None:
             print(summary(path))
         return
     params = {"variant": args.variant} if args.variant else None
-    run(args.game, args.agent, args.deals, args.first_deal, args.out, params)
+    run(args.game, args.agent, args.deals, args.first_deal, args.out, params, args.opponent)
     print(summary(args.out))
 
 
