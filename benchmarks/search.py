@@ -17,10 +17,14 @@ Speed: random rollouts of Nobody Wants It from the deal to the end of the game, 
 Each measurement runs ``--repeats`` times (interleaved, so machine load falls on all alike) for
 about ``--seconds`` of CPU time; the table shows the median. Compare the ratios within one run.
 
+Minus Two's sections come from benchmarks/search_minus_two.py (the same measurements for that
+game, against its attacker heuristic).
+
 Strength: the summaries of the result files of benchmarks/search_strength.py in
 benchmarks/results/ (the commands are in the report).
 
-    python benchmarks/search.py                      # ~1 minute, writes benchmarks/search.md
+    python benchmarks/search.py                      # ~3 minutes, writes benchmarks/search.md
+    python benchmarks/search.py --game minus_two     # only Minus Two's sections (the others kept)
     python benchmarks/search.py --quick --output /tmp/search.md
 """
 
@@ -45,6 +49,7 @@ from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import search_minus_two  # noqa: E402
 from search_strength import strength  # noqa: E402
 
 GAME = NobodyWantsIt()
@@ -421,18 +426,35 @@ def main(argv: list[str] | None = None) -> list:
         action="store_true",
         help="keep the measured speed sections of --output, rewrite only the strength section",
     )
+    parser.add_argument(
+        "--game",
+        choices=("all", "nobody_wants_it", "minus_two"),
+        default="all",
+        help="rewrite only this game's sections of --output (the others kept)",
+    )
     args = parser.parse_args(argv)
+    if args.game == "minus_two":
+        search_minus_two.rewrite(
+            args.output, args.seconds, args.repeats, args.quick, args.strength_only
+        )
+        return []
+    minus_two_part = search_minus_two.saved_part(args.output)
     if args.strength_only:
         with open(args.output) as file:
             speed = file.read().split(STRENGTH_HEADING)[0]
         with open(args.output, "w") as file:
             file.write(speed + strength_section())
+        search_minus_two.put_back(args.output, minus_two_part, strength_only=True)
         return []
     rows = run(args.seconds, args.repeats, args.quick)
     text = markdown(rows, args.seconds, args.repeats)
     text += "\n" + move_time_section(1 if args.quick else 4)
     with open(args.output, "w") as file:
         file.write(text + "\n" + strength_section())
+    if args.game == "all":
+        search_minus_two.rewrite(args.output, args.seconds, args.repeats, args.quick, False)
+    else:
+        search_minus_two.put_back(args.output, minus_two_part, strength_only=False)
     print(text)
     return rows
 
