@@ -37,8 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 GAME = MinusTwo()
 #: the bot of the long strength run, and a second agent at the same thinking time
-MAIN_AGENT = "pimc:simulations=1000:horizon=round"
-OTHER_AGENT = "ismcts:simulations=200:horizon=round"
+MAIN_AGENT = "pimc:simulations=600"
+OTHER_AGENT = "ismcts:simulations=200"
 HEADING = "# Minus Two"
 STRENGTH_HEADING = "## Minus Two: strength, one seat against three attacker"
 BASELINE = "search_m2_attacker_in_every_seat.jsonl"
@@ -234,12 +234,13 @@ def move_time_section(deals: int, specs: tuple[str, ...] = (MAIN_AGENT, OTHER_AG
 PILOTS = {
     "quick_m2_pimc1000_round.jsonl": "pimc, 1000 rollouts, `attacker` rollouts to the round's end",
     "quick_m2_pimc600_game.jsonl": "pimc, 600 rollouts, `attacker` rollouts to the game's end",
-    "quick_m2_ismcts200_round.jsonl": "ismcts, 200 iterations, `attacker` rollouts to the "
-    "round's end",
-    "quick_m2_pimc1000_round_random.jsonl": "pimc, 1000 rollouts, uniformly random rollouts to "
-    "the round's end",
+    "quick_m2_ismcts200_game.jsonl": "ismcts, 200 iterations, `attacker` rollouts to the game's "
+    "end",
+    "quick_m2_pimc600_game_random.jsonl": "pimc, 600 rollouts, uniformly random rollouts (through "
+    "the kernel) to the game's end",
 }
-CURVE_BUDGETS = (30, 100, 300, 3000)
+CURVE_BUDGETS = (30, 100, 300, 1500)
+CURVE_DEALS = 5
 
 
 def verdict(stats: dict, bar: dict) -> str:
@@ -293,11 +294,14 @@ def strength_section() -> str:
         f"    --out benchmarks/results/{BASELINE}",
         f"python benchmarks/search_strength.py --game minus_two --agent {MAIN_AGENT} \\",
         f"    --deals 125 --out benchmarks/results/{result_name(MAIN_AGENT)}",
-        f"for budget in {' '.join(map(str, CURVE_BUDGETS))}; do",
+        f"for budget in {' '.join(map(str, CURVE_BUDGETS[:-1]))}; do",
         "    python benchmarks/search_strength.py --game minus_two \\",
-        "        --agent pimc:simulations=$budget:horizon=round --deals 10 \\",
+        f"        --agent pimc:simulations=$budget --deals {CURVE_DEALS} \\",
         "        --out benchmarks/results/curve_m2_pimc_$budget.jsonl",
         "done",
+        f"python benchmarks/search_strength.py --game minus_two "
+        f"--agent pimc:simulations={CURVE_BUDGETS[-1]} \\",
+        f"    --deals 3 --out benchmarks/results/curve_m2_pimc_{CURVE_BUDGETS[-1]}.jsonl",
         "python benchmarks/search.py --game minus_two   # these sections",
         "```",
     ]
@@ -313,11 +317,14 @@ def budget_curve(path: str, bar: dict) -> str:
     files = {budget: file for budget, file in files.items() if os.path.exists(file)}
     if not files:
         return ""
+    # Each point over all deals of its file; the main run's over its first CURVE_DEALS deals,
+    # those of the other points.
+    points = [(budget, strength(file)) for budget, file in files.items()]
     main_run = os.path.join(RESULTS, result_name(MAIN_AGENT))
     if os.path.exists(main_run):
-        files[parse_agent_params(MAIN_AGENT)[1]["simulations"]] = main_run
-    deals = min(strength(file)["deals"] for file in files.values())
-    points = sorted((budget, strength(file, deals)) for budget, file in files.items())
+        budget = parse_agent_params(MAIN_AGENT)[1]["simulations"]
+        points.append((budget, strength(main_run, CURVE_DEALS)))
+    points.sort(key=lambda point: point[0])
     import matplotlib
 
     matplotlib.use("Agg")
@@ -330,7 +337,7 @@ def budget_curve(path: str, bar: dict) -> str:
     figure, axes = plt.subplots(figsize=(6, 4))
     axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
     axes.axhline(bar["rate"], color="grey", label="attacker's own share in a seat")
-    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc, round")
+    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
     axes.set_xscale("log")
     axes.set_xticks(budgets, [str(budget) for budget in budgets])
     axes.minorticks_off()
@@ -350,9 +357,9 @@ def budget_curve(path: str, bar: dict) -> str:
     return (
         "\n### Minus Two: pimc's strength against its budget\n\n"
         f"![pimc win rate against budget in Minus Two]({os.path.basename(path)})\n\n"
-        f"`pimc:simulations=N:horizon=round`, deals 0 to {deals - 1} for every budget (the "
-        f"{budgets and parse_agent_params(MAIN_AGENT)[1]['simulations']} point: those deals of "
-        "the long run):\n\n" + "\n".join(rows) + "\n"
+        "`pimc:simulations=N` (`attacker` rollouts to the game's end), deals 0, 1, 2, ... "
+        f"(the {MAIN_AGENT} point: the long run's first {CURVE_DEALS} deals); few games a "
+        "point, so wide intervals:\n\n" + "\n".join(rows) + "\n"
     )
 
 
