@@ -301,7 +301,7 @@ def strength_section() -> str:
         "done",
         f"python benchmarks/search_strength.py --game minus_two "
         f"--agent pimc:simulations={CURVE_BUDGETS[-1]} \\",
-        f"    --deals 3 --out benchmarks/results/curve_m2_pimc_{CURVE_BUDGETS[-1]}.jsonl",
+        f"    --deals 2 --out benchmarks/results/curve_m2_pimc_{CURVE_BUDGETS[-1]}.jsonl",
         "python benchmarks/search.py --game minus_two   # these sections",
         "```",
     ]
