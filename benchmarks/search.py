@@ -21,10 +21,14 @@ about ``--seconds`` of CPU time; the table shows the median. Compare the ratios 
 Time per move: CPU time of the bot's searched moves against three copies of the game's best
 heuristic, at the budgets the strength runs use.
 
+Minus Two's sections come from benchmarks/search_minus_two.py (the same measurements for that
+game, against its attacker heuristic).
+
 Strength: the summaries of the result files of benchmarks/search_strength.py in
 benchmarks/results/ (the commands are in the report), and the budget curves' PNGs.
 
-    python benchmarks/search.py                      # ~4 minutes, writes benchmarks/search.md
+    python benchmarks/search.py                      # ~6 minutes, writes benchmarks/search.md
+    python benchmarks/search.py --game minus_two     # only Minus Two's sections (the others kept)
     python benchmarks/search.py --quick --output /tmp/search.md
 """
 
@@ -52,6 +56,7 @@ from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import search_minus_two  # noqa: E402
 from search_strength import strength  # noqa: E402
 
 GAME = NobodyWantsIt()
@@ -681,12 +686,25 @@ def main(argv: list[str] | None = None) -> list:
         action="store_true",
         help="keep the measured speed sections of --output, rewrite only the strength section",
     )
+    parser.add_argument(
+        "--game",
+        choices=("all", "nobody_wants_it", "minus_two"),
+        default="all",
+        help="rewrite only this game's sections of --output (the others kept)",
+    )
     args = parser.parse_args(argv)
+    if args.game == "minus_two":
+        search_minus_two.rewrite(
+            args.output, args.seconds, args.repeats, args.quick, args.strength_only
+        )
+        return []
+    minus_two_part = search_minus_two.saved_part(args.output)
     if args.strength_only:
         with open(args.output) as file:
             speed = file.read().split(STRENGTH_HEADING)[0]
         with open(args.output, "w") as file:
             file.write(speed + strength_section() + "\n" + bion_strength_section())
+        search_minus_two.put_back(args.output, minus_two_part, strength_only=True)
         return []
     rows = run(args.seconds, args.repeats, measurements(args.quick))
     text = markdown(rows, args.seconds, args.repeats)
@@ -699,6 +717,10 @@ def main(argv: list[str] | None = None) -> list:
     text += "\n" + bion_move_time_section(1 if args.quick else 8)
     with open(args.output, "w") as file:
         file.write(text + "\n" + strength_section() + "\n" + bion_strength_section())
+    if args.game == "all":
+        search_minus_two.rewrite(args.output, args.seconds, args.repeats, args.quick, False)
+    else:
+        search_minus_two.put_back(args.output, minus_two_part, strength_only=False)
     print(text)
     return rows
 

@@ -47,6 +47,12 @@ iteration's world, default 1; their mean is the iteration's result). A budget th
 move under 0.1 s of CPU time in Nobody Wants It: ``pimc:simulations=3000`` or
 ``ismcts:simulations=450``; in Believe It or Not (both variants): ``pimc:simulations=1000`` or
 ``ismcts:simulations=200`` (benchmarks/search.md).
+
+Minus Two has fast playouts too (:mod:`cardzoo.envs.minus_two.playout`): its default rollout
+policy ``attacker`` plays mostly like its attacker heuristic (uniformly ``random`` rollouts
+measured far weaker), to the end of the game or, ``horizon=round``, of the round. A budget that
+keeps a move under 0.1 s of CPU time in Minus Two: ``pimc:simulations=600`` or
+``ismcts:simulations=200`` (benchmarks/search.md).
 """
 
 from __future__ import annotations

@@ -307,6 +307,10 @@ class MinusTwo(Game):
     num_actions = NUM_ACTIONS
     reset_options = ("deals",)
     has_points_reward = True
+    #: rollout policies of :meth:`random_playouts`, the search agents' default first
+    playout_policies = ("attacker", "high_cards", "random")
+    #: how far :meth:`random_playouts` plays: the game, or the current round
+    playout_horizons = ("game", "round")
 
     def __init__(
         self,
@@ -750,6 +754,43 @@ class MinusTwo(Game):
             else:
                 self._redeal_unseen(world, seat, rng)
         return world
+
+    def random_playouts(
+        self,
+        states: list[MinusTwoState],
+        rng: np.random.Generator,
+        first_actions: np.ndarray | None = None,
+        policy: str = "attacker",
+        seed_groups: int = 1,
+        horizon: str = "game",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each state played on by a rollout ``policy`` (:attr:`playout_policies`: mostly the
+        attacker or high_cards heuristic, or uniformly random legal actions), after
+        ``first_actions[i]`` where given and >= 0, without changing ``states``, to the end of
+        the game (``horizon`` ``"game"``) or of its round (``"round"``: the totals as they stand
+        after it). Returns the winners, as if the game ended there (the lowest total; bool,
+        ``(len(states), n)``; none for a playout cut at ``max_cycles`` steps), and the totals.
+        ``seed_groups`` consecutive states share their random numbers. The fast rollouts of
+        search (:mod:`cardzoo.envs.minus_two.playout`)."""
+        # Imported at first use: it loads numba, which users of the environment do not need.
+        from cardzoo.envs.minus_two import playout
+
+        check_choice("horizon", horizon, self.playout_horizons)
+        rows = playout.pack(states)
+        start_rounds = rows[:, playout.ROUND].copy()
+        playout.playouts(
+            self,
+            rows,
+            rng,
+            first_actions,
+            policy=policy,
+            seed_groups=seed_groups,
+            one_round=horizon == "round",
+        )
+        totals = playout.final_totals(self, rows)
+        finished = (rows[:, playout.TERMINAL] == 1) | (rows[:, playout.ROUND] != start_rounds)
+        winners = (totals == totals.min(axis=1, keepdims=True)) & finished[:, None]
+        return winners, totals
 
     def copy_state(
         self, state: MinusTwoState, rng: np.random.Generator | None = None

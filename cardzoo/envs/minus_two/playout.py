@@ -1,0 +1,216 @@
+"""Minus Two played on by a cheap policy, many games in one call: search rollouts.
+
+Search agents (:mod:`cardzoo.agents.search`) finish thousands of sampled games per move by a
+cheap default policy (:data:`POLICIES`: mostly the ``attacker`` heuristic, mostly
+``high_cards``, or uniformly random legal actions). Through the engine (``legal_mask`` +
+``apply``, numpy calls on tiny arrays) that costs milliseconds per game; here a game is packed
+into one int64 row (:func:`pack`) and a batch of rows is played out by a few small integer
+functions (:mod:`.kernel`).
+
+As for Nobody Wants It's playouts (:mod:`cardzoo.envs.nobody_wants_it.playout`), those functions
+are compiled by numba when it is installed (the ``search`` extra) and run as plain Python
+otherwise, on Python lists: the very same source, integer arithmetic only, a xorshift32
+generator seeded per game from the caller's numpy ``Generator``, so compiled and plain results
+are identical on every machine; only the speed differs.
+
+The rules are the engine's (:mod:`cardzoo.envs.minus_two.rules`); tests play both side by side.
+A row holds what play and scoring need: no pile order (the limit is kept), and not the public
+memory of hands (``hidden_hand``, ``hand_excludes``), which only the resampler reads. Later
+rounds are dealt with the kernel's generator: a playout is another sample of the same game.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+
+import numpy as np
+
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.minus_two import kernel as _kernel
+from cardzoo.envs.minus_two.kernel import MAX_LEGAL, ROUND, TERMINAL  # scalars of a row
+
+NUM_SCALARS = 8
+NUM_TYPES = 12
+
+
+def row_layout(num_players: int) -> dict[str, int]:
+    """Where each part of a packed row starts, and the row's length (``"size"``)."""
+    n = num_players
+    starts = {}
+    position = NUM_SCALARS
+    for name, length in (
+        ("cards", 2 * n * NUM_TYPES),
+        ("face_down", 4 * n),
+        ("sizes", 3 * n),
+        ("totals", n),
+        ("pile_counts", NUM_TYPES),
+        ("removed", NUM_TYPES),
+    ):
+        starts[name] = position
+        position += length
+    starts["size"] = position
+    return starts
+
+
+_ARRAY_PARTS = ("cards", "face_down", "sizes", "totals", "pile_counts", "removed")
+
+
+def pack(states: Sequence[State]) -> np.ndarray:
+    """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
+    if not states:
+        raise ValueError("pack needs at least one state")
+    layout = row_layout(states[0].face_down.shape[0])
+    parts = [(layout[name], name) for name in _ARRAY_PARTS]
+    rows = np.empty((len(states), layout["size"]), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        row = rows[index]
+        if state is previous:  # the same world after several first actions: packed once
+            row[:] = rows[index - 1]
+            continue
+        previous = state
+        row[:NUM_SCALARS] = (
+            state.current_player,
+            state.pile_size,
+            state.limit,
+            state.target,
+            state.dealer,
+            state.round,
+            state.terminal,
+            state.round_winner,
+        )
+        for start, name in parts:
+            values = getattr(state, name).reshape(-1)
+            row[start : start + values.size] = values
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------
+# The kernel, compiled (numba, when installed) and plain (Python)
+# ----------------------------------------------------------------------------------------------
+
+
+def _load_plain_kernel():
+    """The kernel's source loaded a second time, as plain Python (it reads its own name)."""
+    name = _kernel.__name__ + "_plain"
+    spec = importlib.util.spec_from_file_location(name, _kernel.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PLAIN = _kernel if _kernel.PLAIN else _load_plain_kernel()
+_COMPILED = None if _kernel.PLAIN else _kernel
+numba = _kernel.numba
+
+
+#: rollout policies: name -> (the share of actions, per mille, played uniformly at random; the
+#: heuristic playing the others, True for attacker, False for high_cards). The random share
+#: also breaks the cycles that deterministic players can fall into (cards going from hand to
+#: pile and back), as the heuristics' loop breaker does.
+POLICIES = {"attacker": (50, True), "high_cards": (50, False), "random": (1000, True)}
+
+
+def _rules(game: Game) -> tuple[int, bool, int]:
+    """The game's parameters the kernel needs: players, count scoring, the target's raise."""
+    return game.num_players, game.scoring == "count", game.target_raise
+
+
+def playouts(
+    game: Game,
+    rows: np.ndarray,
+    rng: np.random.Generator,
+    first_actions: np.ndarray | None = None,
+    compiled: bool | None = None,
+    policy: str = "random",
+    seed_groups: int = 1,
+    one_round: bool = False,
+) -> np.ndarray:
+    """Play every packed row to the end of the game (of its round if ``one_round``), after
+    ``first_actions[b]`` where it is >= 0, by ``policy`` (:data:`POLICIES`), in place; returns
+    ``rows``. Seeds come from ``rng``, one per ``seed_groups`` consecutive rows (those rows play
+    with the same random numbers: common random numbers for one world after different first
+    actions). ``compiled`` None: numba if installed; False forces the plain Python kernel
+    (identical results, slower); True requires numba. A playout stops where it is after the
+    game's ``default_max_cycles`` steps."""
+    if policy not in POLICIES:
+        raise ValueError(
+            f"policy={policy!r} is not a rollout policy; choose one of {list(POLICIES)}"
+        )
+    rows = np.ascontiguousarray(rows, np.int64)
+    count = len(rows)
+    if first_actions is None:
+        first_actions = np.full(count, -1, np.int64)
+    groups = -(-count // seed_groups)
+    seeds = rng.integers(1, 2**32, size=groups, dtype=np.int64).repeat(seed_groups)[:count]
+    if compiled is None:
+        compiled = _COMPILED is not None
+    if compiled and _COMPILED is None:
+        raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
+    n, count_scoring, target_raise = _rules(game)
+    options = (*POLICIES[policy], bool(one_round), count_scoring, target_raise)
+    if compiled:
+        first = np.ascontiguousarray(first_actions, np.int64)
+        scratch = (np.zeros(1, np.int64), np.zeros(MAX_LEGAL, np.int64))
+        _COMPILED.playouts(rows, first, seeds, n, game.default_max_cycles, *scratch, *options)
+        return rows
+    as_lists = rows.tolist()
+    first = np.asarray(first_actions).tolist()
+    scratch = ([0], [0] * MAX_LEGAL)
+    _PLAIN.playouts(as_lists, first, seeds.tolist(), n, game.default_max_cycles, *scratch, *options)
+    rows[:] = as_lists
+    return rows
+
+
+def apply_packed(
+    game: Game, row: np.ndarray, action: int, seed: int, compiled: bool = False
+) -> np.ndarray:
+    """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's).
+    ``seed`` seeds the deal of a next round."""
+    n, count_scoring, target_raise = _rules(game)
+    if compiled:
+        out = np.array(row, np.int64)
+        rng = np.array([seed], np.int64)
+        _COMPILED.apply_action(out, n, int(action), rng, count_scoring, target_raise)
+        return out
+    out = list(map(int, row))
+    _PLAIN.apply_action(out, n, int(action), [seed], count_scoring, target_raise)
+    return np.array(out, np.int64)
+
+
+def legal_actions(game: Game, row: np.ndarray) -> list[int]:
+    """The legal actions of a packed row, in increasing order (for tests)."""
+    buf = [0] * MAX_LEGAL
+    k = _PLAIN.legal_actions(list(map(int, row)), game.num_players, buf)
+    return buf[:k]
+
+
+def policy_action(game: Game, row: np.ndarray, policy: str) -> int:
+    """The action the heuristic part of a rollout ``policy`` takes in a packed row (for tests;
+    "random" has none)."""
+    if policy not in POLICIES or policy == "random":
+        raise ValueError(f"policy={policy!r}: choose one of {list(POLICIES)[:-1]}")
+    values, buf = list(map(int, row)), [0] * MAX_LEGAL
+    k = _PLAIN.legal_actions(values, game.num_players, buf)
+    return int(_PLAIN.heuristic_action(values, game.num_players, buf, k, POLICIES[policy][1]))
+
+
+def final_totals(game: Game, rows: np.ndarray) -> np.ndarray:
+    """Each row's running totals per seat (the final scores of finished games)."""
+    start = row_layout(game.num_players)["totals"]
+    return rows[:, start : start + game.num_players]
+
+
+__all__ = [
+    "POLICIES",
+    "ROUND",
+    "TERMINAL",
+    "apply_packed",
+    "final_totals",
+    "legal_actions",
+    "pack",
+    "playouts",
+    "policy_action",
+    "row_layout",
+]
