@@ -27,11 +27,12 @@ from test_minus_two_rules import (
 
 from cardzoo.agents.minus_two import Attacker, HighCards, _Choices
 from cardzoo.agents.search import ISMCTSAgent, PIMCAgent
+from cardzoo.envs import kernels
 from cardzoo.envs.minus_two import kernel, playout
 from cardzoo.envs.minus_two.rules import COLOUR, MINUS_TWO, MinusTwo
 
 GAME = MinusTwo()
-COMPILED = [False] if playout.numba is None else [False, True]
+COMPILED = [False] if kernels.numba is None else [False, True]
 #: the scalars a new round's deal does not change: target, dealer, round, terminal, winner
 SETTLED = slice(kernel.TARGET, kernel.ROUND_WINNER + 1)
 
@@ -348,7 +349,7 @@ def test_playouts_end_in_finished_games_with_one_winner(policy):
     assert all(state.round == 1 and not state.terminal for state in states)  # unchanged
 
 
-@pytest.mark.skipif(playout.numba is None, reason="numba is not installed")
+@pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 @pytest.mark.parametrize("policy", ["attacker", "random"])
 def test_playouts_compiled_and_plain_are_identical(policy):
     rows = playout.pack(deals_of(30))

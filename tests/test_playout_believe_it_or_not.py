@@ -13,6 +13,7 @@ import pytest
 
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.agents.search import AGENTS, PIMCAgent
+from cardzoo.envs import kernels
 from cardzoo.envs.believe_it_or_not import kernel, playout
 from cardzoo.envs.believe_it_or_not import rules as engine
 from cardzoo.envs.believe_it_or_not.rules import (
@@ -250,7 +251,7 @@ def test_playouts_end_in_valid_finished_games(game, policy):
     assert game.snapshot(states[0]) == before  # the states themselves are not played
 
 
-@pytest.mark.skipif(playout.numba is None, reason="numba is not installed")
+@pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 def test_playouts_compiled_and_plain_are_identical():
     """Decision: one source, compiled by numba or run as plain Python, same results."""
     states = [STANDARD.new_state(np.random.default_rng(seed)) for seed in range(10)]

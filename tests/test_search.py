@@ -12,6 +12,7 @@ import pytest
 
 from cardzoo.agents.base import Agent, take_turn
 from cardzoo.agents.search import AGENTS, ISMCTSAgent, PIMCAgent, parse_agent_params
+from cardzoo.envs import kernels
 from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
 from cardzoo.envs.henhouse.rules import Henhouse
 from cardzoo.envs.minus_two.rules import MinusTwo
@@ -199,7 +200,7 @@ def test_playouts_end_in_valid_finished_games():
     assert GAME.snapshot(states[0]) == GAME.snapshot(GAME.new_state(np.random.default_rng(0)))
 
 
-@pytest.mark.skipif(playout.numba is None, reason="numba is not installed")
+@pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 def test_playouts_compiled_and_plain_are_identical():
     """Decision: one source, compiled by numba or run as plain Python, same results."""
     states = [GAME.new_state(np.random.default_rng(seed)) for seed in range(10)]

@@ -9,20 +9,10 @@ twice: as ``kernel``, compiled when numba is installed, with numba's on-disk cac
 parameters ``n`` (players), ``cards`` (deck size), ``species`` and ``quick`` (the variant).
 """
 
-try:  # optional: the ``search`` extra
-    import numba
-except ImportError:  # pragma: no cover - depends on the installation
-    numba = None
+from cardzoo.envs.kernels import kernel_jit
 
-#: True in the copy loaded as plain Python (see the module docstring)
-PLAIN = __name__.endswith("_plain") or numba is None
-
-
-def _plain(function):
-    return function
-
-
-jit = _plain if PLAIN else numba.njit(cache=True)
+#: PLAIN: True in the copy loaded as plain Python (see the module docstring)
+PLAIN, jit = kernel_jit(__name__)
 
 # The scalars at the start of a packed row (the engine's state fields of the same names).
 (

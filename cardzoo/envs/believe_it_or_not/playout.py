@@ -20,14 +20,14 @@ memory, not a rule, and playouts do not resample.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 
 import numpy as np
 
 from cardzoo.envs.believe_it_or_not import kernel as _kernel
 from cardzoo.envs.believe_it_or_not.kernel import NUM_SCALARS, TERMINAL
-from cardzoo.envs.core import Game, State
+from cardzoo.envs.core import Game, State, check_choice
+from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, use_compiled
 
 #: the engine's scalar fields, in the order of the row's first entries (kernel.CURRENT, ...)
 _SCALARS = (
@@ -108,18 +108,7 @@ def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
 # ----------------------------------------------------------------------------------------------
 
 
-def _load_plain_kernel():
-    """The kernel's source loaded a second time, as plain Python (it reads its own name)."""
-    name = _kernel.__name__ + "_plain"
-    spec = importlib.util.spec_from_file_location(name, _kernel.__file__)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_PLAIN = _kernel if _kernel.PLAIN else _load_plain_kernel()
-_COMPILED = None if _kernel.PLAIN else _kernel
-numba = _kernel.numba
+_PLAIN, _COMPILED = plain_and_compiled(_kernel)
 
 #: rollout policies: name -> the share of actions, per mille, played uniformly at random among
 #: the legal ones; the others are the bluffer heuristic's (read from the acting player's own
@@ -147,20 +136,9 @@ def playouts(
     (those rows play with the same random numbers: common random numbers for one world after
     different first actions). ``compiled`` None: numba if installed; False forces the plain
     Python kernel (identical results, slower); True requires numba."""
-    if policy not in POLICIES:
-        raise ValueError(
-            f"policy={policy!r} is not a rollout policy; choose one of {list(POLICIES)}"
-        )
-    rows = np.ascontiguousarray(rows, np.int64)
-    count = len(rows)
-    if first_actions is None:
-        first_actions = np.full(count, -1, np.int64)
-    groups = -(-count // seed_groups)
-    seeds = rng.integers(1, 2**32, size=groups, dtype=np.int64).repeat(seed_groups)[:count]
-    if compiled is None:
-        compiled = _COMPILED is not None
-    if compiled and _COMPILED is None:
-        raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
+    rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
+    check_choice("policy", policy, tuple(POLICIES))
+    compiled = use_compiled(compiled, _COMPILED)
     arguments = (*_game_arguments(game), game.default_max_cycles)
     if compiled:
         first = np.ascontiguousarray(first_actions, np.int64)

@@ -13,20 +13,10 @@ Card types: 0..9 = values 1..10, 10 = ``-2``, 11 = ``>>>``. Actions as the engin
 position, 292 take the pile.
 """
 
-try:  # optional: the ``search`` extra
-    import numba
-except ImportError:  # pragma: no cover - depends on the installation
-    numba = None
+from cardzoo.envs.kernels import kernel_jit
 
-#: True in the copy loaded as plain Python (see the module docstring)
-PLAIN = __name__.endswith("_plain") or numba is None
-
-
-def _plain(function):
-    return function
-
-
-jit = _plain if PLAIN else numba.njit(cache=True)
+#: PLAIN: True in the copy loaded as plain Python (see the module docstring)
+PLAIN, jit = kernel_jit(__name__)
 
 # The scalars at the start of a packed row.
 CURRENT, PILE_SIZE, LIMIT, TARGET, DEALER, ROUND, TERMINAL, ROUND_WINNER = range(8)

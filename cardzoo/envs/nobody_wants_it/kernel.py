@@ -8,20 +8,10 @@ as ``kernel``, compiled when numba is installed, with numba's on-disk cache, and
 (or list) holding the state of a xorshift32 generator, never 0.
 """
 
-try:  # optional: the ``search`` extra
-    import numba
-except ImportError:  # pragma: no cover - depends on the installation
-    numba = None
+from cardzoo.envs.kernels import kernel_jit
 
-#: True in the copy loaded as plain Python (see the module docstring)
-PLAIN = __name__.endswith("_plain") or numba is None
-
-
-def _plain(function):
-    return function
-
-
-jit = _plain if PLAIN else numba.njit(cache=True)
+#: PLAIN: True in the copy loaded as plain Python (see the module docstring)
+PLAIN, jit = kernel_jit(__name__)
 
 from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES  # noqa: E402, F401
 
