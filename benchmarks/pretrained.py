@@ -60,6 +60,17 @@ RUNS: dict[str, TrainConfig] = {
     "foxy-perfect": TrainConfig(
         "foxy", timesteps=6_000_000, eval_every=500_000, net_arch=(256, 256), **LONG_RUN
     ),
+    # The game's default, no memory in the observation: the policy sees its last 20
+    # observations (every card it has seen), as much as memory="perfect" shows, not more.
+    "foxy": TrainConfig(
+        "foxy",
+        params={"memory": "none"},
+        frame_stack=20,
+        timesteps=4_000_000,
+        eval_every=500_000,
+        net_arch=(256, 256),
+        **LONG_RUN,
+    ),
 }
 
 
