@@ -257,16 +257,6 @@ def update_report(results: dict[str, dict]) -> None:
     REPORT.write_text(text[:start] + "\n" + table(results) + "\n" + text[end:])
 
 
-def _points(result: dict) -> str:
-    low, high = result["mean_score_ci"]
-    return f"{result['mean_score']:.1f} [{low:.1f}, {high:.1f}]"
-
-
-def _rate(result: dict) -> str:
-    low, high = result["win_rate_ci"]
-    return f"{result['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
-
-
 def goal_status(name: str, entry: dict) -> str:
     """The goal of :data:`GOALS` for one shipped policy, and whether its evaluation meets it."""
     kind, opponent, target = GOALS[name]
@@ -290,7 +280,10 @@ def pretrained_table(results: dict[str, dict]) -> str:
     lines = []
     for name, entry in results.items():
         points = entry["game"] == "foxy"
-        cell = _points if points else _rate
+
+        def cell(result: dict, points: bool = points) -> str:
+            return _cell(result, points)
+
         measure = "mean points" if points else "win rate"
         lines += [
             f"### `{name}`: {entry['game']} {entry['params']}"

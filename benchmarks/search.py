@@ -57,7 +57,7 @@ from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import search_minus_two  # noqa: E402
-from search_strength import strength  # noqa: E402
+from search_strength import plot_budget_curve, speed_table, strength  # noqa: E402
 
 GAME = NobodyWantsIt()
 #: the budgets of the strength runs: a move takes well under 0.1 s of CPU time (measured below)
@@ -251,7 +251,6 @@ def bion_markdown(rows_by_variant: dict, seconds: float, repeats: int) -> str:
 
 
 def markdown(rows, seconds: float, repeats: int) -> str:
-    reference = rows[0][1]
     lines = [
         "# Search agents: rollout speed and strength",
         "",
@@ -268,20 +267,8 @@ def markdown(rows, seconds: float, repeats: int) -> str:
         "from the deal). The numba rows need the `search` extra; without numba the search runs "
         "the plain Python kernel, with identical results.",
         "",
-        "| path | rollouts/s per core | x engine | spread |",
-        "| --- | ---: | ---: | ---: |",
     ]
-    for name, rate, spread, _steps in rows:
-        lines.append(f"| {name} | {rate:,.0f} | {rate / reference:.1f} | {spread:.0%} |")
-    steps = rows[0][3]
-    lines += [
-        "",
-        f"A random game from the deal has {steps:.0f} decisions on average (engine row): the "
-        f"engine's {1e3 / reference:.1f} ms per game is {1e6 / reference / steps:.1f} µs per "
-        "decision.",
-        "",
-    ]
-    return "\n".join(lines)
+    return "\n".join(lines + speed_table(rows))
 
 
 def move_times(
@@ -465,33 +452,6 @@ def earlier_runs(folder: str) -> list[str]:
             f"over {stats['games']} games"
         )
     return lines
-
-
-def plot_budget_curve(points: list, bar: dict, opponent: str, title: str, path: str) -> None:
-    """Win rate against budget with 95% error bars, over the heuristic's own share (a band)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    budgets = [budget for budget, _ in points]
-    rates = np.array([stats["rate"] for _, stats in points])
-    low = rates - [stats["low"] for _, stats in points]
-    high = [stats["high"] for _, stats in points] - rates
-    figure, axes = plt.subplots(figsize=(6, 4))
-    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
-    axes.axhline(bar["rate"], color="grey", label=f"{opponent}'s own share in a seat")
-    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
-    axes.set_xscale("log")
-    axes.set_xticks(budgets, [str(budget) for budget in budgets])
-    axes.minorticks_off()
-    axes.set_xlabel("rollouts per move (simulations)")
-    axes.set_ylabel(f"win rate against three {opponent}")
-    axes.set_title(title, fontsize=10)
-    axes.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
 
 
 def budget_curve(path: str) -> str:

@@ -26,7 +26,7 @@ import statistics
 import time
 
 import numpy as np
-from search_strength import strength
+from search_strength import plot_budget_curve, speed_table, strength
 
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.agents.search import AGENTS, parse_agent_params
@@ -159,7 +159,6 @@ def speed_rows(seconds: float, repeats: int, quick: bool) -> list[tuple[str, flo
 
 
 def speed_section(rows, seconds: float, repeats: int) -> str:
-    reference = rows[0][1]
     lines = [
         f"{HEADING}",
         "",
@@ -172,20 +171,8 @@ def speed_section(rows, seconds: float, repeats: int) -> str:
         "iterations (ismcts) of moves from mid-game positions of random games, resampling, "
         "packing and the tree included.",
         "",
-        "| path | rollouts/s per core | x engine | spread |",
-        "| --- | ---: | ---: | ---: |",
     ]
-    for name, rate, spread, _steps in rows:
-        lines.append(f"| {name} | {rate:,.0f} | {rate / reference:.1f} | {spread:.0%} |")
-    steps = rows[0][3]
-    lines += [
-        "",
-        f"A random game from the deal has {steps:.0f} decisions on average (engine row): the "
-        f"engine's {1e3 / reference:.1f} ms per game is {1e6 / reference / steps:.1f} µs per "
-        "decision.",
-        "",
-    ]
-    return "\n".join(lines)
+    return "\n".join(lines + speed_table(rows))
 
 
 # --- thinking time ---------------------------------------------------------------------------
@@ -334,30 +321,14 @@ def budget_curve(path: str, bar: dict) -> str:
         budget = parse_agent_params(MAIN_AGENT)[1]["simulations"]
         points.append((budget, strength(main_run, CURVE_DEALS)))
     points.sort(key=lambda point: point[0])
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    budgets = [budget for budget, _ in points]
-    rates = np.array([stats["rate"] for _, stats in points])
-    low = rates - [stats["low"] for _, stats in points]
-    high = [stats["high"] for _, stats in points] - rates
-    figure, axes = plt.subplots(figsize=(6, 4))
-    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
-    axes.axhline(bar["rate"], color="grey", label="attacker's own share in a seat")
-    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
-    axes.set_xscale("log")
-    axes.set_xticks(budgets, [str(budget) for budget in budgets])
-    axes.minorticks_off()
-    axes.set_ylim(0, 1)
-    axes.set_xlabel("rollouts per move (simulations)")
-    axes.set_ylabel("win rate against three attacker")
-    axes.set_title("Minus Two: pimc against its budget (95% intervals)", fontsize=10)
-    axes.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    plot_budget_curve(
+        points,
+        bar,
+        "attacker",
+        "Minus Two: pimc against its budget (95% intervals)",
+        path,
+        whole_range=True,
+    )
     rows = [
         f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
         f"over {stats['games']} games"

@@ -110,6 +110,55 @@ def strength(path: str, deals: int | None = None) -> dict:
     }
 
 
+def speed_table(rows: list) -> list[str]:
+    """Markdown lines of rollout speeds ``(name, rollouts/s, spread, steps)``, each against the
+    first row (the engine) measured in the same run, and what the engine's rate means a step."""
+    reference, steps = rows[0][1], rows[0][3]
+    lines = ["| path | rollouts/s per core | x engine | spread |", "| --- | ---: | ---: | ---: |"]
+    for name, rate, spread, _steps in rows:
+        lines.append(f"| {name} | {rate:,.0f} | {rate / reference:.1f} | {spread:.0%} |")
+    return lines + [
+        "",
+        f"A random game from the deal has {steps:.0f} decisions on average (engine row): the "
+        f"engine's {1e3 / reference:.1f} ms per game is {1e6 / reference / steps:.1f} µs per "
+        "decision.",
+        "",
+    ]
+
+
+def plot_budget_curve(
+    points: list, bar: dict, opponent: str, title: str, path: str, whole_range: bool = False
+) -> None:
+    """Win rate against budget (``(simulations, strength)`` points) with 95% error bars, over
+    the opponent's own share (a band); ``whole_range``: the y axis from 0 to 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    budgets = [budget for budget, _ in points]
+    rates = np.array([stats["rate"] for _, stats in points])
+    low = rates - [stats["low"] for _, stats in points]
+    high = [stats["high"] for _, stats in points] - rates
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.axhspan(bar["low"], bar["high"], color="grey", alpha=0.25)
+    axes.axhline(bar["rate"], color="grey", label=f"{opponent}'s own share in a seat")
+    axes.errorbar(budgets, rates, yerr=[low, high], marker="o", capsize=4, label="pimc")
+    axes.set_xscale("log")
+    axes.set_xticks(budgets, [str(budget) for budget in budgets])
+    axes.minorticks_off()
+    if whole_range:
+        axes.set_ylim(0, 1)
+    axes.set_xlabel("rollouts per move (simulations)")
+    axes.set_ylabel(f"win rate against three {opponent}")
+    axes.set_title(title, fontsize=10)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
 def summary(path: str) -> str:
     s = strength(path)
     return (
