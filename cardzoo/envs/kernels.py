@@ -15,10 +15,12 @@ calls, so a shared generator could leave stale compiled kernels behind.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 import numpy as np
+
+from cardzoo.envs.core import Game, State, check_choice
 
 try:  # optional: the ``search`` extra
     import numba
@@ -69,3 +71,80 @@ def playout_inputs(
     groups = -(-count // seed_groups)
     seeds = rng.integers(1, 2**32, size=groups, dtype=np.int64).repeat(seed_groups)[:count]
     return rows, first_actions, seeds
+
+
+def run_playouts(
+    plain: ModuleType,
+    compiled: ModuleType | None,
+    use: bool | None,
+    rows: np.ndarray,
+    first_actions: np.ndarray,
+    seeds: np.ndarray,
+    arguments: tuple,
+    scratch_sizes: tuple[int, ...],
+    options: tuple,
+) -> np.ndarray:
+    """``kernel.playouts(rows, first_actions, seeds, *arguments, *scratch, *options)`` on the
+    compiled kernel (numpy arrays) or the plain one (Python lists, copied back into ``rows``),
+    as :func:`use_compiled` decides from ``use``; ``scratch`` are zeroed buffers of
+    ``scratch_sizes``. Returns ``rows``."""
+    if use_compiled(use, compiled):
+        first = np.ascontiguousarray(first_actions, np.int64)
+        scratch = [np.zeros(size, np.int64) for size in scratch_sizes]
+        compiled.playouts(rows, first, seeds, *arguments, *scratch, *options)
+        return rows
+    as_lists = rows.tolist()
+    first = np.asarray(first_actions).tolist()
+    scratch = [[0] * size for size in scratch_sizes]
+    plain.playouts(as_lists, first, seeds.tolist(), *arguments, *scratch, *options)
+    rows[:] = as_lists
+    return rows
+
+
+def pack_rows(
+    states: Sequence, layout: dict[str, int], scalars: Sequence[str], parts: Sequence[str]
+) -> np.ndarray:
+    """The states as rows of an int64 array: the attributes ``scalars`` first, then each array
+    ``parts[i]`` flattened at ``layout[parts[i]]`` (``layout["size"]``: a row's length). A state
+    that follows itself (one world after several first actions) is packed once."""
+    rows = np.empty((len(states), layout["size"]), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        row = rows[index]
+        if state is previous:
+            row[:] = rows[index - 1]
+            continue
+        previous = state
+        row[: len(scalars)] = [getattr(state, name) for name in scalars]
+        for name in parts:
+            values = getattr(state, name).reshape(-1)
+            row[layout[name] : layout[name] + values.size] = values
+    return rows
+
+
+def playouts_to_lowest_score(
+    game: Game,
+    playout: ModuleType,
+    final_scores: Callable[[Game, np.ndarray], np.ndarray],
+    states: Sequence[State],
+    rng: np.random.Generator,
+    first_actions: np.ndarray | None,
+    policy: str,
+    seed_groups: int,
+    horizon: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Game.random_playouts`` of a game played in rounds whose lowest score wins (Nobody Wants
+    It, Minus Two), through its ``playout`` module: each state played to the end of the game or,
+    ``horizon="round"``, of its round; the winners as if the game ended there (none for a
+    playout cut at the step limit) and ``final_scores(game, rows)``."""
+    check_choice("horizon", horizon, game.playout_horizons)
+    rows = playout.pack(states)
+    start_rounds = rows[:, playout.ROUND].copy()
+    one_round = horizon == "round"
+    playout.playouts(
+        game, rows, rng, first_actions, policy=policy, seed_groups=seed_groups, one_round=one_round
+    )
+    scores = final_scores(game, rows)
+    finished = (rows[:, playout.TERMINAL] == 1) | (rows[:, playout.ROUND] != start_rounds)
+    winners = (scores == scores.min(axis=1, keepdims=True)) & finished[:, None]
+    return winners, scores

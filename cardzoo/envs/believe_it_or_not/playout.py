@@ -27,7 +27,12 @@ import numpy as np
 from cardzoo.envs.believe_it_or_not import kernel as _kernel
 from cardzoo.envs.believe_it_or_not.kernel import NUM_SCALARS, TERMINAL
 from cardzoo.envs.core import Game, State, check_choice
-from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, use_compiled
+from cardzoo.envs.kernels import (
+    pack_rows,
+    plain_and_compiled,
+    playout_inputs,
+    run_playouts,
+)
 
 #: the engine's scalar fields, in the order of the row's first entries (kernel.CURRENT, ...)
 _SCALARS = (
@@ -71,20 +76,7 @@ def pack(game: Game, states: Sequence[State]) -> np.ndarray:
     """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
     if not states:
         raise ValueError("pack needs at least one state")
-    layout = row_layout(game)
-    rows = np.empty((len(states), layout["size"]), np.int64)
-    previous = None
-    for index, state in enumerate(states):
-        row = rows[index]
-        if state is previous:  # the same world after several first actions: packed once
-            row[:] = rows[index - 1]
-            continue
-        previous = state
-        row[:NUM_SCALARS] = [getattr(state, name) for name in _SCALARS]
-        for name in _ARRAY_PARTS:
-            values = getattr(state, name).reshape(-1)
-            row[layout[name] : layout[name] + values.size] = values
-    return rows
+    return pack_rows(states, row_layout(game), _SCALARS, _ARRAY_PARTS)
 
 
 def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
@@ -138,21 +130,12 @@ def playouts(
     Python kernel (identical results, slower); True requires numba."""
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
-    compiled = use_compiled(compiled, _COMPILED)
     arguments = (*_game_arguments(game), game.default_max_cycles)
-    if compiled:
-        first = np.ascontiguousarray(first_actions, np.int64)
-        legal = np.zeros(_kernel.NUM_ACTIONS, np.int64)
-        _COMPILED.playouts(
-            rows, first, seeds, *arguments, np.zeros(1, np.int64), legal, POLICIES[policy]
-        )
-        return rows
-    as_lists = rows.tolist()
-    first = np.asarray(first_actions).tolist()
-    legal = [0] * _kernel.NUM_ACTIONS
-    _PLAIN.playouts(as_lists, first, seeds.tolist(), *arguments, [0], legal, POLICIES[policy])
-    rows[:] = as_lists
-    return rows
+    scratch = (1, _kernel.NUM_ACTIONS)  # the step counter, the legal actions of a decision
+    options = (POLICIES[policy],)
+    return run_playouts(
+        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
+    )
 
 
 def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = False) -> np.ndarray:

@@ -26,7 +26,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from cardzoo.envs.core import Game, State, check_choice
-from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, use_compiled
+from cardzoo.envs.kernels import (
+    pack_rows,
+    plain_and_compiled,
+    playout_inputs,
+    run_playouts,
+)
 from cardzoo.envs.minus_two import kernel as _kernel
 from cardzoo.envs.minus_two.kernel import MAX_LEGAL, ROUND, TERMINAL  # scalars of a row
 
@@ -56,34 +61,25 @@ def row_layout(num_players: int) -> dict[str, int]:
 _ARRAY_PARTS = ("cards", "face_down", "sizes", "totals", "pile_counts", "removed")
 
 
+#: the scalars at the start of a row, in the kernel's order (CURRENT, PILE_SIZE, ...)
+_SCALARS = (
+    "current_player",
+    "pile_size",
+    "limit",
+    "target",
+    "dealer",
+    "round",
+    "terminal",
+    "round_winner",
+)
+
+
 def pack(states: Sequence[State]) -> np.ndarray:
     """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
     if not states:
         raise ValueError("pack needs at least one state")
     layout = row_layout(states[0].face_down.shape[0])
-    parts = [(layout[name], name) for name in _ARRAY_PARTS]
-    rows = np.empty((len(states), layout["size"]), np.int64)
-    previous = None
-    for index, state in enumerate(states):
-        row = rows[index]
-        if state is previous:  # the same world after several first actions: packed once
-            row[:] = rows[index - 1]
-            continue
-        previous = state
-        row[:NUM_SCALARS] = (
-            state.current_player,
-            state.pile_size,
-            state.limit,
-            state.target,
-            state.dealer,
-            state.round,
-            state.terminal,
-            state.round_winner,
-        )
-        for start, name in parts:
-            values = getattr(state, name).reshape(-1)
-            row[start : start + values.size] = values
-    return rows
+    return pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -125,20 +121,13 @@ def playouts(
     game's ``default_max_cycles`` steps."""
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
-    compiled = use_compiled(compiled, _COMPILED)
     n, count_scoring, target_raise = _rules(game)
+    arguments = (n, game.default_max_cycles)
+    scratch = (1, MAX_LEGAL)  # the step counter, the legal actions of a decision
     options = (*POLICIES[policy], bool(one_round), count_scoring, target_raise)
-    if compiled:
-        first = np.ascontiguousarray(first_actions, np.int64)
-        scratch = (np.zeros(1, np.int64), np.zeros(MAX_LEGAL, np.int64))
-        _COMPILED.playouts(rows, first, seeds, n, game.default_max_cycles, *scratch, *options)
-        return rows
-    as_lists = rows.tolist()
-    first = np.asarray(first_actions).tolist()
-    scratch = ([0], [0] * MAX_LEGAL)
-    _PLAIN.playouts(as_lists, first, seeds.tolist(), n, game.default_max_cycles, *scratch, *options)
-    rows[:] = as_lists
-    return rows
+    return run_playouts(
+        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
+    )
 
 
 def apply_packed(

@@ -773,24 +773,20 @@ class MinusTwo(Game):
         ``seed_groups`` consecutive states share their random numbers. The fast rollouts of
         search (:mod:`cardzoo.envs.minus_two.playout`)."""
         # Imported at first use: it loads numba, which users of the environment do not need.
+        from cardzoo.envs.kernels import playouts_to_lowest_score
         from cardzoo.envs.minus_two import playout
 
-        check_choice("horizon", horizon, self.playout_horizons)
-        rows = playout.pack(states)
-        start_rounds = rows[:, playout.ROUND].copy()
-        playout.playouts(
+        return playouts_to_lowest_score(
             self,
-            rows,
+            playout,
+            playout.final_totals,
+            states,
             rng,
             first_actions,
-            policy=policy,
-            seed_groups=seed_groups,
-            one_round=horizon == "round",
+            policy,
+            seed_groups,
+            horizon,
         )
-        totals = playout.final_totals(self, rows)
-        finished = (rows[:, playout.TERMINAL] == 1) | (rows[:, playout.ROUND] != start_rounds)
-        winners = (totals == totals.min(axis=1, keepdims=True)) & finished[:, None]
-        return winners, totals
 
     def copy_state(
         self, state: MinusTwoState, rng: np.random.Generator | None = None

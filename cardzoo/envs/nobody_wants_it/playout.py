@@ -25,7 +25,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from cardzoo.envs.core import Game, State, check_choice
-from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, use_compiled
+from cardzoo.envs.kernels import (
+    pack_rows,
+    plain_and_compiled,
+    playout_inputs,
+    run_playouts,
+)
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
 from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
@@ -68,35 +73,26 @@ _ARRAY_PARTS = (
 )
 
 
+#: the scalars at the start of a row, in the kernel's order (ROUND, DEALER, ... TERMINAL)
+_SCALARS = (
+    "round_number",
+    "dealer",
+    "active_player",
+    "current_player",
+    "decision",
+    "draw_size",
+    "discard_size",
+    "terminal",
+)
+
+
 def pack(states: Sequence[State]) -> np.ndarray:
     """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
     if not states:
         raise ValueError("pack needs at least one state")
     first = states[0]
-    num_players, num_rounds = first.hands.shape[0], first.nwi_holder.shape[0]
-    layout = row_layout(num_players, num_rounds)
-    parts = [(layout[name], layout[name] + getattr(first, name).size) for name in _ARRAY_PARTS]
-    rows = np.empty((len(states), layout["size"]), np.int64)
-    previous = None
-    for index, state in enumerate(states):
-        row = rows[index]
-        if state is previous:  # the same world after several first actions: packed once
-            row[:] = rows[index - 1]
-            continue
-        previous = state
-        row[:NUM_SCALARS] = (
-            state.round_number,
-            state.dealer,
-            state.active_player,
-            state.current_player,
-            state.decision,
-            state.draw_size,
-            state.discard_size,
-            state.terminal,
-        )
-        for (start, stop), name in zip(parts, _ARRAY_PARTS):
-            row[start:stop] = getattr(state, name).reshape(-1)
-    return rows
+    layout = row_layout(first.hands.shape[0], first.nwi_holder.shape[0])
+    return pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
 
 
 def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
@@ -149,19 +145,12 @@ def playouts(
     (identical results, slower); True requires numba."""
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
-    compiled = use_compiled(compiled, _COMPILED)
     # A playout stops where it is after the environment's own truncation limit of steps.
     arguments = (game.num_players, game.num_rounds, game.default_max_cycles)
     options = (*POLICIES[policy], bool(one_round))
-    if compiled:
-        first = np.ascontiguousarray(first_actions, np.int64)
-        _COMPILED.playouts(rows, first, seeds, *arguments, np.zeros(1, np.int64), *options)
-        return rows
-    as_lists = rows.tolist()
-    first = np.asarray(first_actions).tolist()
-    _PLAIN.playouts(as_lists, first, seeds.tolist(), *arguments, [0], *options)
-    rows[:] = as_lists
-    return rows
+    return run_playouts(
+        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, (1,), options
+    )
 
 
 def apply_packed(

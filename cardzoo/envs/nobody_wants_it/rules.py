@@ -634,24 +634,20 @@ class NobodyWantsIt(Game):
         the scores. ``seed_groups`` consecutive states share their random numbers. The fast
         rollouts of search (:mod:`cardzoo.envs.nobody_wants_it.playout`)."""
         # Imported at first use: it loads numba, which users of the environment do not need.
+        from cardzoo.envs.kernels import playouts_to_lowest_score
         from cardzoo.envs.nobody_wants_it import playout
 
-        check_choice("horizon", horizon, self.playout_horizons)
-        rows = playout.pack(states)
-        start_rounds = rows[:, playout.ROUND].copy()
-        playout.playouts(
+        return playouts_to_lowest_score(
             self,
-            rows,
+            playout,
+            playout.final_points,
+            states,
             rng,
             first_actions,
-            policy=policy,
-            seed_groups=seed_groups,
-            one_round=horizon == "round",
+            policy,
+            seed_groups,
+            horizon,
         )
-        points = playout.final_points(self, rows)
-        finished = (rows[:, playout.TERMINAL] == 1) | (rows[:, playout.ROUND] != start_rounds)
-        winners = (points == points.min(axis=1, keepdims=True)) & finished[:, None]
-        return winners, points
 
     # --- what a player sees -----------------------------------------------------------------
 
