@@ -57,7 +57,13 @@ from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import search_minus_two  # noqa: E402
-from search_strength import plot_budget_curve, speed_table, strength  # noqa: E402
+from search_strength import (  # noqa: E402
+    plot_budget_curve,
+    result_line,
+    speed_table,
+    strength,
+    verdict,
+)
 
 GAME = NobodyWantsIt()
 #: the budgets of the strength runs: a move takes well under 0.1 s of CPU time (measured below)
@@ -388,15 +394,8 @@ def strength_section() -> str:
             f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
         )
         if stats is not bar:
-            verdict = (
-                "above the heuristic's interval"
-                if stats["low"] > bar["high"]
-                else "above the heuristic's share"
-                if stats["low"] > bar["rate"]
-                else "NOT above the heuristic's share"
-            )
             lines[-1] = lines[-1].replace(
-                f"| {stats['agent']} |", f"| {stats['agent']} ({verdict}) |"
+                f"| {stats['agent']} |", f"| {stats['agent']} ({verdict(stats, bar)}) |"
             )
     lines += earlier_runs(os.path.join(results, "before_reseed"))
     lines.append(budget_curve(os.path.join(HERE, "search_nwi_budget.png")))
@@ -405,10 +404,7 @@ def strength_section() -> str:
         path = os.path.join(results, name)
         if os.path.exists(path):
             stats = strength(path)
-            lines.append(
-                f"- {description}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
-                f"over {stats['games']} games"
-            )
+            lines.append(result_line(description, stats))
     lines += [
         "",
         "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
@@ -447,10 +443,7 @@ def earlier_runs(folder: str) -> list[str]:
     ]
     for name in sorted(os.listdir(folder)):
         stats = strength(os.path.join(folder, name))
-        lines.append(
-            f"- {stats['agent']}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
-            f"over {stats['games']} games"
-        )
+        lines.append(result_line(stats["agent"], stats))
     return lines
 
 
@@ -477,11 +470,7 @@ def budget_curve(path: str) -> str:
     bar = strength(os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl"))
     title = "Nobody Wants It: pimc against its budget (95% intervals)"
     plot_budget_curve(points, bar, "nwi_dodger", title, path)
-    rows = [
-        f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
-        f"over {stats['games']} games"
-        for budget, stats in points
-    ]
+    rows = [result_line(f"simulations={budget}", stats) for budget, stats in points]
     return (
         "\n### pimc's strength against its budget\n\n"
         f"![pimc win rate against budget]({os.path.basename(path)})\n\n"
@@ -514,17 +503,10 @@ def strength_rows(paths: list[str]) -> list[str]:
         if not os.path.exists(path):
             continue
         stats = strength(path)
-        verdict = ""
-        if bar is None:
-            bar = stats
-        elif stats["low"] > bar["high"]:
-            verdict = " (above the heuristic's interval)"
-        elif stats["low"] > bar["rate"]:
-            verdict = " (above the heuristic's share)"
-        else:
-            verdict = " (NOT above the heuristic's share)"
+        standing = f" ({verdict(stats, bar)})" if bar else ""
+        bar = bar or stats
         lines.append(
-            f"| {stats['agent']}{verdict} | {stats['games']} | {stats['rate']:.3f} "
+            f"| {stats['agent']}{standing} | {stats['games']} | {stats['rate']:.3f} "
             f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
         )
     return lines
@@ -615,10 +597,7 @@ def bion_strength_section() -> str:
         lines += ["", "Pilot runs that chose the agent and its rollout policy:", ""]
     for path in pilots:
         stats = strength(path)
-        lines.append(
-            f"- {_variant(path)}, {stats['agent']}: {stats['rate']:.3f} "
-            f"[{stats['low']:.3f}, {stats['high']:.3f}] over {stats['games']} games"
-        )
+        lines.append(result_line(f"{_variant(path)}, {stats['agent']}", stats))
     variant, budget = "quick", BION_PIMC_BUDGET
     lines += [
         "",
@@ -671,11 +650,7 @@ def bion_budget_curve(path: str) -> str:
     bar, same_deals = strength(bar_file), strength(bar_file, deals)
     title = "Believe It or Not (quick): pimc against its budget (95% intervals)"
     plot_budget_curve(points, bar, "bluffer", title, path)
-    rows = [
-        f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
-        f"over {stats['games']} games"
-        for budget, stats in points
-    ]
+    rows = [result_line(f"simulations={budget}", stats) for budget, stats in points]
     return (
         "\n### pimc's strength against its budget (quick)\n\n"
         f"![pimc win rate against budget, Believe It or Not]({os.path.basename(path)})\n\n"

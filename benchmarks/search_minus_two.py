@@ -26,7 +26,7 @@ import statistics
 import time
 
 import numpy as np
-from search_strength import plot_budget_curve, speed_table, strength
+from search_strength import plot_budget_curve, result_line, speed_table, strength, verdict
 
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.agents.search import AGENTS, parse_agent_params
@@ -230,14 +230,6 @@ CURVE_BUDGETS = (30, 100, 300, 1500)
 CURVE_DEALS = 5
 
 
-def verdict(stats: dict, bar: dict) -> str:
-    if stats["low"] > bar["high"]:
-        return "above the heuristic's interval"
-    if stats["low"] > bar["rate"]:
-        return "above the heuristic's share"
-    return "NOT above the heuristic's share"
-
-
 def strength_section() -> str:
     bar = strength(os.path.join(RESULTS, BASELINE))
     lines = [
@@ -276,10 +268,7 @@ def strength_section() -> str:
         path = os.path.join(RESULTS, name)
         if os.path.exists(path):
             stats = strength(path)
-            lines.append(
-                f"- {description}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
-                f"over {stats['games']} games"
-            )
+            lines.append(result_line(description, stats))
     lines += [
         "",
         "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
@@ -329,11 +318,7 @@ def budget_curve(path: str, bar: dict) -> str:
         path,
         whole_range=True,
     )
-    rows = [
-        f"- simulations={budget}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
-        f"over {stats['games']} games"
-        for budget, stats in points
-    ]
+    rows = [result_line(f"simulations={budget}", stats) for budget, stats in points]
     return (
         "\n### Minus Two: pimc's strength against its budget\n\n"
         f"![pimc win rate against budget in Minus Two]({os.path.basename(path)})\n\n"

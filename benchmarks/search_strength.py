@@ -110,6 +110,23 @@ def strength(path: str, deals: int | None = None) -> dict:
     }
 
 
+def result_line(label: str, stats: dict) -> str:
+    """A markdown bullet of a result file's :func:`strength`: its win rate, interval, games."""
+    return (
+        f"- {label}: {stats['rate']:.3f} [{stats['low']:.3f}, {stats['high']:.3f}] "
+        f"over {stats['games']} games"
+    )
+
+
+def verdict(stats: dict, bar: dict) -> str:
+    """Where a bot's :func:`strength` stands against the bar (the heuristic's own share)."""
+    if stats["low"] > bar["high"]:
+        return "above the heuristic's interval"
+    if stats["low"] > bar["rate"]:
+        return "above the heuristic's share"
+    return "NOT above the heuristic's share"
+
+
 def speed_table(rows: list) -> list[str]:
     """Markdown lines of rollout speeds ``(name, rollouts/s, spread, steps)``, each against the
     first row (the engine) measured in the same run, and what the engine's rate means a step."""
