@@ -58,8 +58,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import search_minus_two  # noqa: E402
 from search_strength import (  # noqa: E402
+    curve_files,
     plot_budget_curve,
     result_line,
+    same_deal_points,
     speed_table,
     strength,
     verdict,
@@ -454,19 +456,13 @@ def budget_curve(path: str) -> str:
     # The curve's runs were made before the runner reseeded agents per game (see above): the
     # long pimc run of that time gives its 3000 point, on the same deals.
     curve = os.path.join(results, "before_reseed")
-    files = {
-        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(curve, name)
-        for name in os.listdir(curve)
-        if name.startswith("curve_nwi_pimc_")
-    }
+    files = curve_files(curve, "curve_nwi_pimc_")
     if not files:
         return ""
     main_run = os.path.join(curve, "search_nwi_pimc.jsonl")
     if os.path.exists(main_run):
         files[PIMC_BUDGET] = main_run
-    # Every point on the same deals: those of the shortest curve run.
-    deals = min(strength(file)["deals"] for file in files.values())
-    points = sorted((budget, strength(file, deals)) for budget, file in files.items())
+    deals, points = same_deal_points(files)
     bar = strength(os.path.join(results, "search_nwi_dodger_in_every_seat.jsonl"))
     title = "Nobody Wants It: pimc against its budget (95% intervals)"
     plot_budget_curve(points, bar, "nwi_dodger", title, path)
@@ -635,17 +631,12 @@ def bion_budget_curve(path: str) -> str:
     """The PNG of pimc's win rate in the quick game against its budget, every point on the
     deals of the curve runs (the long run's point: those deals of it); "" without the files."""
     results = os.path.join(HERE, "results")
-    files = {
-        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(results, name)
-        for name in os.listdir(results)
-        if name.startswith("curve_bion_quick_pimc_")
-    }
+    files = curve_files(results, "curve_bion_quick_pimc_")
     main_run = os.path.join(results, "search_bion_quick_pimc.jsonl")
     if not files or not os.path.exists(main_run):
         return ""
     files[BION_PIMC_BUDGET] = main_run
-    deals = min(strength(file)["deals"] for file in files.values())
-    points = sorted((budget, strength(file, deals)) for budget, file in files.items())
+    deals, points = same_deal_points(files)
     bar_file = os.path.join(results, "search_bion_quick_bluffer_in_every_seat.jsonl")
     bar, same_deals = strength(bar_file), strength(bar_file, deals)
     title = "Believe It or Not (quick): pimc against its budget (95% intervals)"

@@ -110,6 +110,22 @@ def strength(path: str, deals: int | None = None) -> dict:
     }
 
 
+def curve_files(folder: str, prefix: str) -> dict[int, str]:
+    """The budget-curve result files ``<prefix><budget>.jsonl`` in ``folder``, by budget."""
+    return {
+        int(name.rsplit("_", 1)[1].split(".")[0]): os.path.join(folder, name)
+        for name in os.listdir(folder)
+        if name.startswith(prefix)
+    }
+
+
+def same_deal_points(files: dict[int, str]) -> tuple[int, list[tuple[int, dict]]]:
+    """Every budget's :func:`strength` on the same deals, those of the shortest file: the
+    number of deals and the ``(budget, strength)`` points in order of budget."""
+    deals = min(strength(file)["deals"] for file in files.values())
+    return deals, sorted((budget, strength(file, deals)) for budget, file in files.items())
+
+
 def result_line(label: str, stats: dict) -> str:
     """A markdown bullet of a result file's :func:`strength`: its win rate, interval, games."""
     return (
