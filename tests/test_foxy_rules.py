@@ -447,6 +447,12 @@ def test_action_table_write_and_circle():
     assert env.state_.circled.tolist() == [0, -1]
 
 
+def test_action_numbers_name_the_number_each_action_writes_and_whether_circled():
+    numbers, kinds = Foxy(max_guess=20).action_numbers()
+    assert numbers.tolist() == [*range(21), *range(21)]
+    assert kinds.tolist() == [0] * 21 + [1] * 21
+
+
 def test_max_guess_sets_the_action_space():
     env = foxy_v0.raw_env(max_guess=20)
     assert env.action_space("player_0").n == 42

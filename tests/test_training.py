@@ -202,6 +202,10 @@ def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
         ({"game": "believe_it_or_not", "reward": "win+points"}, "no points reward"),
         ({"seed": -1}, "seed"),
         ({"lr_schedule": "cosine"}, "lr_schedule"),
+        ({"head": "bell"}, "head"),
+        ({"head": "ordinal"}, "not numbers"),
+        ({"net_arch": ()}, "net_arch"),
+        ({"net_arch": (64, 0)}, "net_arch"),
     ],
 )
 def test_bad_settings_are_refused_before_anything_runs(tmp_path, changes, message):
@@ -285,6 +289,47 @@ def test_the_numpy_policy_acts_as_the_torch_policy(finished_run):
         expected = learner.network.masked_logits(torch.from_numpy(inputs), torch.from_numpy(masks))
     for row in range(50):
         assert policy.act(inputs[row], masks[row]) == int(expected[row].argmax())
+
+
+def test_an_ordinal_head_plays_in_numpy_as_in_torch_and_from_its_file(tmp_path):
+    """Foxy with ``head="ordinal"``: the trained network's logits, computed by torch, by the
+    numpy policy and by the policy read back from ``policy.npz``, agree."""
+    from cardzoo.agents.policy import read_policy
+    from cardzoo.training.learner import Learner
+
+    run = train(tiny("foxy", head="ordinal", timesteps=512), tmp_path / "foxy", progress=False)
+    game = ppo.run_game(run_config(run))
+    head = ppo.policy_head(run_config(run), game)
+    learner = Learner(game.observation_size, game.num_actions, (16,), 3e-4, seed=1, head=head)
+    learner.load_state(torch.load(run.run_dir / "checkpoint.pt", weights_only=True))
+    inputs = np.random.default_rng(0).random((20, game.observation_size), dtype=np.float32)
+    with torch.no_grad():
+        expected = learner.network.logits(torch.from_numpy(inputs)).numpy()
+    saved, info = read_policy(run.run_dir / "policy.npz")
+    assert info["head"] == "ordinal" and expected.shape == (20, game.num_actions)
+    close = dict(rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(learner.numpy_policy().logits(inputs), expected, **close)
+    # the file holds the checkpoint selected at the last evaluation: the same weights
+    np.testing.assert_allclose(saved.logits(inputs), expected, **close)
+
+
+def test_the_ordinal_head_writes_its_centre():
+    """Outputs that put the bell's centre on 23 (and make it sharp), all other logits equal:
+    the most likely plain number is 23, and circled 23 the most likely circled one."""
+    from cardzoo.agents.policy import OrdinalHead
+    from cardzoo.envs import foxy_v0
+
+    head = OrdinalHead(*foxy_v0.raw_env().game.action_numbers())
+    outputs = np.zeros(head.num_actions + head.extra_outputs, np.float32)
+    outputs[head.num_actions] = 23 / 40 - OrdinalHead.MU_OFFSET
+    outputs[head.num_actions + 1 :] = 8.0
+    logits = head(outputs)
+    assert int(np.argmax(logits[:41])) == 23 and int(np.argmax(logits[41:])) == 23
+    assert logits[23] - logits[22] > 5
+
+
+def run_config(run) -> TrainConfig:
+    return TrainConfig.from_json(run.metrics["settings"])
 
 
 # --- the training environments ----------------------------------------------------------------

@@ -39,7 +39,9 @@ from cardzoo.envs.core import Game
 MODEL_INFO_KEY = "cardzoo"
 #: the numpy policy file of a run folder (and of each RLlib checkpoint's ``policies/``)
 POLICY_FILE = "policy.npz"
-POLICY_FORMAT = 1
+POLICY_FORMAT = 2
+#: the formats :func:`read_policy` reads (1: no policy head of its own)
+POLICY_FORMATS = (1, 2)
 
 _ACTIVATIONS = {
     "Tanh": np.tanh,
@@ -99,11 +101,58 @@ class PolicyInput:
         return self._frames
 
 
-class NumpyPolicy:
-    """The action head of an SB3 actor-critic MLP policy, evaluated in numpy."""
+class OrdinalHead:
+    """A policy head for actions that write a number (Foxy; see ``Game.action_numbers``).
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray, str]]):
+    Besides one logit per action the network's last layer gives a target ``m`` and, per kind of
+    action (plain, circled), a sharpness ``k``; an action that writes n, of kind c, gets
+
+        logit - exp(k_c + KAPPA_OFFSET) * (n - mu) ** 2,   mu = (m + MU_OFFSET) * largest n,
+
+    a bell over the numbers around mu. With one logit per number a policy learns each number
+    apart, and rarely written large ones hardly at all; here moving mu moves them all, so "write
+    more" is learned once. The offsets make an untrained head a broad bell over the middle.
+    """
+
+    MU_OFFSET = 0.5
+    KAPPA_OFFSET = -6.0
+    KAPPA_MAX = 20.0  # exp stays finite in float32
+
+    def __init__(self, numbers: np.ndarray, kinds: np.ndarray):
+        self.numbers = np.asarray(numbers, np.float32)
+        self.kinds = np.asarray(kinds, np.int64)
+        if self.numbers.ndim != 1 or self.kinds.shape != self.numbers.shape:
+            raise ValueError("ordinal head: one number and one kind per action")
+        if len(self.numbers) == 0 or self.kinds.min() < 0:
+            raise ValueError("ordinal head: kinds are integers >= 0, at least one action")
+        self.num_actions = len(self.numbers)
+        self.num_kinds = int(self.kinds.max()) + 1
+        #: the network outputs beyond the per-action logits
+        self.extra_outputs = 1 + self.num_kinds
+        self.top = float(self.numbers.max()) or 1.0
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        """The per-action logits from the last layer's outputs (``num_actions + extra``)."""
+        size = self.num_actions
+        mu = (outputs[..., size : size + 1] + self.MU_OFFSET) * self.top
+        kappa = np.minimum(outputs[..., size + 1 :] + self.KAPPA_OFFSET, self.KAPPA_MAX)
+        return outputs[..., :size] - np.exp(kappa[..., self.kinds]) * (self.numbers - mu) ** 2
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {"numbers": self.numbers, "kinds": self.kinds}
+
+
+class NumpyPolicy:
+    """The action head of an SB3 actor-critic MLP policy, evaluated in numpy; optionally an
+    :class:`OrdinalHead` after its last layer."""
+
+    def __init__(
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray, str]],
+        head: OrdinalHead | dict[str, np.ndarray] | None = None,
+    ):
         self.layers = layers  # (weight [in, out], bias [out], activation applied after)
+        self.head = OrdinalHead(**head) if isinstance(head, dict) else head
 
     @classmethod
     def from_sb3(cls, policy: Any) -> NumpyPolicy:
@@ -111,7 +160,7 @@ class NumpyPolicy:
         return cls.from_torch([*policy.mlp_extractor.policy_net, policy.action_net])
 
     @classmethod
-    def from_torch(cls, modules: Any) -> NumpyPolicy:
+    def from_torch(cls, modules: Any, head: OrdinalHead | None = None) -> NumpyPolicy:
         """Copy a torch MLP given as its modules in order (linear layers, each optionally
         followed by an activation of :data:`_ACTIVATIONS`): SB3's policies, our learner's
         networks and RLlib's modules all copy through here."""
@@ -128,17 +177,17 @@ class NumpyPolicy:
                 layers[-1] = (weight, bias, type(module).__name__)
             else:
                 raise ValueError(f"cannot copy policy layer {module!r} to numpy")
-        return cls(layers)
+        return cls(layers, head)
 
-    def state(self) -> dict[str, np.ndarray]:
+    def state(self) -> dict[str, Any]:
         """Plain arrays (picklable, small) to rebuild this policy in another process."""
-        return {"layers": self.layers}
+        return {"layers": self.layers, "head": None if self.head is None else self.head.state()}
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         hidden = observations
         for weight, bias, activation in self.layers:
             hidden = _ACTIVATIONS[activation](hidden @ weight + bias)
-        return hidden
+        return hidden if self.head is None else self.head(hidden)
 
     def act(
         self,
@@ -237,10 +286,14 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
     for index, (weight, bias, _) in enumerate(policy.layers):
         arrays[f"weight_{index}"] = np.asarray(weight, np.float32)
         arrays[f"bias_{index}"] = np.asarray(bias, np.float32)
+    if policy.head is not None:
+        arrays["head_numbers"] = policy.head.numbers
+        arrays["head_kinds"] = policy.head.kinds
     record = {
         **info,
         "format": POLICY_FORMAT,
         "activations": [activation for _, _, activation in policy.layers],
+        "head": None if policy.head is None else "ordinal",
     }
     arrays["info"] = np.frombuffer(json.dumps(record).encode(), dtype=np.uint8)
     buffer = io.BytesIO()
@@ -272,14 +325,25 @@ def _read_policy(path: Path, modified: int) -> tuple[NumpyPolicy, dict[str, Any]
                 (archive[f"weight_{i}"], archive[f"bias_{i}"], str(activation))
                 for i, activation in enumerate(activations)
             ]
+            head = None
+            if info.get("head") is not None:
+                if info["head"] != "ordinal":
+                    raise ValueError(f"unknown policy head {info['head']!r}")
+                head = OrdinalHead(archive["head_numbers"], archive["head_kinds"])
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path} is not a cardzoo policy file ({error})") from None
     unknown = sorted({activation for _, _, activation in layers} - set(_ACTIVATIONS))
-    if unknown or info.get("format") != POLICY_FORMAT or not isinstance(info.get("game"), str):
-        raise ValueError(f"{path} is not a cardzoo policy file of format {POLICY_FORMAT}")
+    if unknown or info.get("format") not in POLICY_FORMATS or not isinstance(info.get("game"), str):
+        raise ValueError(
+            f"{path} is not a cardzoo policy file of format {' or '.join(map(str, POLICY_FORMATS))}"
+        )
+    outputs = layers[-1][0].shape[1] if layers else 0
+    expected = info.get("num_actions", outputs) + (head.extra_outputs if head else 0)
+    if outputs != expected or (head is not None and head.num_actions != info.get("num_actions")):
+        raise ValueError(f"{path} is not a cardzoo policy file (its last layer does not fit)")
     for weight, _, _ in layers:
         weight.flags.writeable = False
-    return NumpyPolicy(layers), info
+    return NumpyPolicy(layers, head), info
 
 
 def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: str) -> None:

@@ -61,6 +61,20 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--frame-stack", type=positive_int, help="the learner sees its last K observations"
     )
+    parser.add_argument(
+        "--net-arch",
+        type=layer_sizes,
+        default=(128, 128),
+        metavar="SIZES",
+        help="hidden layers of the policy and value networks, e.g. 256,256 (default 128,128)",
+    )
+    parser.add_argument(
+        "--head",
+        choices=["linear", "ordinal"],
+        default="linear",
+        help="the policy's output: one logit per action, or for a game whose actions write a "
+        "number (foxy) a bell over the numbers added to them (default linear)",
+    )
     parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
     parser.add_argument("--eval-games", type=positive_int, default=400, metavar="N")
     parser.add_argument("--final-eval-games", type=positive_int, default=1000, metavar="N")
@@ -93,6 +107,8 @@ def run_train(args: argparse.Namespace) -> int:
         reward=args.reward,
         frame_stack=args.frame_stack,
         lr_schedule=args.lr_schedule,
+        net_arch=args.net_arch,
+        head=args.head,
         eval_every=args.eval_every,
         eval_games=args.eval_games,
         final_eval_games=args.final_eval_games,
@@ -107,9 +123,22 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def layer_sizes(text: str) -> tuple[int, ...]:
+    """``"256,256"`` -> ``(256, 256)`` (``--net-arch``): 1 to 8 sizes of 1..4096."""
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not 1 <= len(sizes) <= 8 or not all(1 <= size <= 4096 for size in sizes):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not 1 to 8 comma-separated layer sizes of 1..4096, e.g. 256,256"
+        )
+    return sizes
+
+
 def _option_of(message: str) -> str | None:
     """The option a refused setting came from: ``frame_stack=...`` -> ``--frame-stack``."""
     name = message.replace("=", " ").replace(":", " ").split(" ", 1)[0]
     options = {"n_envs", "processes", "timesteps", "frame_stack", "eval_every", "eval_games"}
-    options |= {"final_eval_games", "reward", "opponents", "seed"}
+    options |= {"final_eval_games", "reward", "opponents", "seed", "net_arch", "head"}
     return "--" + name.replace("_", "-") if name in options else None

@@ -357,6 +357,12 @@ class Game(ABC):
         """A short human-readable name of an action id (for errors, logs, rendering)."""
         return str(action)
 
+    def action_numbers(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a game whose actions write a number (Foxy): per action the number it writes and
+        its kind (0 plain, 1 circled, ...), which a learner's ordinal policy head uses; None for
+        games whose actions are not numbers (the default)."""
+        return None
+
     def reward_bound(self) -> float:
         """The largest absolute value a reward can take, in one step or summed in an AEC
         environment's cumulative rewards; a snapshot holding a larger one is refused. Default

@@ -6,7 +6,9 @@ the value's). The legal-action mask pushes illegal logits to the lowest float, s
 has probability 0 in the loss as in play. One update is ``n_epochs`` passes over a rollout in
 shuffled minibatches: the clipped surrogate objective on per-minibatch normalised advantages,
 the squared error of the value against the GAE returns, an entropy bonus, gradients clipped at
-``max_grad_norm``; Adam. The policy and value networks copy out as numpy policies
+``max_grad_norm``; Adam. With ``action_numbers`` (a game whose actions write a number) the
+policy ends in :class:`~cardzoo.agents.policy.OrdinalHead`: a bell over the numbers added to the
+per-action logits. The policy and value networks copy out as numpy policies
 (:meth:`Learner.numpy_policy`, :meth:`Learner.numpy_value`) for the samplers and the agents.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from cardzoo.agents.policy import NumpyPolicy
+from cardzoo.agents.policy import NumpyPolicy, OrdinalHead
 
 ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 
@@ -34,13 +36,35 @@ def _mlp(sizes: list[int], output_gain: float) -> torch.nn.Sequential:
 
 
 class ActorCritic(torch.nn.Module):
-    def __init__(self, input_size: int, num_actions: int, hidden: tuple[int, ...]):
+    def __init__(
+        self,
+        input_size: int,
+        num_actions: int,
+        hidden: tuple[int, ...],
+        head: OrdinalHead | None = None,
+    ):
         super().__init__()
-        self.policy = _mlp([input_size, *hidden, num_actions], output_gain=0.01)
+        outputs = num_actions + (head.extra_outputs if head else 0)
+        self.policy = _mlp([input_size, *hidden, outputs], output_gain=0.01)
         self.value = _mlp([input_size, *hidden, 1], output_gain=1.0)
+        self.head = head
+        if head is not None:
+            self.register_buffer("numbers", torch.from_numpy(head.numbers))
+            self.register_buffer("kinds", torch.from_numpy(head.kinds))
+
+    def logits(self, inputs: torch.Tensor) -> torch.Tensor:
+        """The per-action logits; what :meth:`OrdinalHead.__call__` computes in numpy."""
+        outputs = self.policy(inputs)
+        head = self.head
+        if head is None:
+            return outputs
+        size = head.num_actions
+        mu = (outputs[:, size : size + 1] + head.MU_OFFSET) * head.top
+        kappa = torch.clamp(outputs[:, size + 1 :] + head.KAPPA_OFFSET, max=head.KAPPA_MAX)
+        return outputs[:, :size] - torch.exp(kappa[:, self.kinds]) * (self.numbers - mu) ** 2
 
     def masked_logits(self, inputs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        return self.policy(inputs).masked_fill(~masks, ILLEGAL_LOGIT)
+        return self.logits(inputs).masked_fill(~masks, ILLEGAL_LOGIT)
 
 
 class Learner:
@@ -54,9 +78,10 @@ class Learner:
         hidden: tuple[int, ...],
         learning_rate: float,
         seed: int,
+        head: OrdinalHead | None = None,
     ):
         torch.manual_seed(seed)
-        self.network = ActorCritic(input_size, num_actions, hidden)
+        self.network = ActorCritic(input_size, num_actions, hidden, head)
         # fused: one kernel for all parameters, ~10% faster on these small networks on a CPU
         self.optimizer = torch.optim.Adam(
             self.network.parameters(), lr=learning_rate, eps=1e-5, fused=True
@@ -117,7 +142,7 @@ class Learner:
         return {key: float(np.mean(values)) for key, values in stats.items()}
 
     def numpy_policy(self) -> NumpyPolicy:
-        return NumpyPolicy.from_torch(self.network.policy)
+        return NumpyPolicy.from_torch(self.network.policy, self.network.head)
 
     def numpy_value(self) -> NumpyPolicy:
         return NumpyPolicy.from_torch(self.network.value)

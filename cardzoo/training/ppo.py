@@ -51,7 +51,14 @@ from typing import Any
 import numpy as np
 
 from cardzoo.agents import game_agents, make_agent
-from cardzoo.agents.policy import POLICY_FILE, NumpyPolicy, PolicyAgent, read_policy, save_policy
+from cardzoo.agents.policy import (
+    POLICY_FILE,
+    NumpyPolicy,
+    OrdinalHead,
+    PolicyAgent,
+    read_policy,
+    save_policy,
+)
 from cardzoo.agents.profiles import PROFILES, TrainingDefaults
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
@@ -67,6 +74,7 @@ REWARD_MODES = ("win", "win+points", "points", "win+score")
 #: update down to 0 at ``timesteps`` (CleanRL's and SB3's annealing), which settles the policy
 #: at the end of a run instead of leaving it to wander at full step size
 LR_SCHEDULES = ("constant", "linear")
+POLICY_HEADS = ("linear", "ordinal")
 FORMAT_VERSION = 1
 #: the first deal of the periodic evaluations (which choose the checkpoint and draw the
 #: learning curve) and of the final evaluation: the ranges of deals they use never meet
@@ -136,6 +144,9 @@ class TrainConfig:
     gae_lambda: float = 0.95
     ent_coef: float | None = None
     net_arch: tuple[int, ...] = (128, 128)
+    #: "linear" (one logit per action) or "ordinal" (:class:`OrdinalHead`, for games whose
+    #: actions write a number)
+    head: str = "linear"
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
@@ -167,9 +178,16 @@ class TrainConfig:
         they end in an allocation failure hours later."""
         check_choice("reward", self.reward, REWARD_MODES)
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
+        check_choice("head", self.head, POLICY_HEADS)
+        if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
+            raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
+        if not 1 <= len(self.net_arch) <= 8:
+            raise ValueError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
+        for size in self.net_arch:
+            check_int("net_arch", size, 1, 4096)
         if self.processes > self.n_envs:
             raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         parse_mix(self.game, self.opponents)
@@ -246,6 +264,7 @@ def _train(
         config.net_arch,
         config.learning_rate,
         config.seed,
+        policy_head(config, game),
     )
     if resumed:
         run.restore(learner)
@@ -355,6 +374,13 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
     if config.reward in ("win+points", "points"):
         params["reward"] = "points"
     return params
+
+
+def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
+    """The policy's head beyond its last layer: None for one logit per action."""
+    if config.head == "ordinal":
+        return OrdinalHead(*game.action_numbers())
+    return None
 
 
 def run_game(config: TrainConfig) -> Game:

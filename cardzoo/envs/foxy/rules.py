@@ -320,6 +320,11 @@ class Foxy(Game):
             return f"write {action - self.max_guess - 1} circled"
         return f"write {action}"
 
+    def action_numbers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Action a writes a mod (G + 1), circled (kind 1) if a > G."""
+        actions = np.arange(self.num_actions)
+        return actions % (self.max_guess + 1), (actions > self.max_guess).astype(np.int64)
+
     def action_for(self, number: int, circle: bool = False) -> int:
         """The action id that writes ``number`` (circled if ``circle``)."""
         check_int("number", number, 0, self.max_guess)
