@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from cardzoo.agents import make_agent
 from cardzoo.agents.base import parse_params
-from cardzoo.agents.search import ISMCTSAgent, PIMCAgent
+from cardzoo.agents.search import ISMCTSAgent, PIMCAgent, parse_agent_params
+from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 
 PIMC_KEYS = "simulations, seconds, seed, rollout, horizon"
 
@@ -68,3 +70,20 @@ def test_parse_params_refuses_an_empty_item(pairs_text):
         f"agent 'pimc': empty parameter in {pairs_text!r} (':' twice in a row or at the end); "
         f"write KEY=VALUE with KEY one of {PIMC_KEYS}"
     )
+
+
+def test_make_agent_and_parse_agent_params_read_the_same_parameters():
+    game = NobodyWantsIt()
+    spec = "ismcts:simulations=40:exploration=1.5:horizon=round"
+    agent = make_agent("nobody_wants_it", spec, game, seed=0)
+    name, params = parse_agent_params(spec)
+    assert (name, params) == ("ismcts", {"simulations": 40, "exploration": 1.5, "horizon": "round"})
+    assert (agent.simulations, agent.exploration) == (40, 1.5)
+
+
+@pytest.mark.parametrize("spec", ["pimc::x=1", "pimc:seed=1:", "pimc:simulations=abc", "pimc:x"])
+def test_make_agent_and_parse_agent_params_give_the_same_error(spec):
+    game = NobodyWantsIt()
+    expected = error_of(parse_params, "pimc", spec.partition(":")[2], PIMCAgent.PARAMS)
+    assert error_of(make_agent, "nobody_wants_it", spec, game) == expected
+    assert error_of(parse_agent_params, spec) == expected
