@@ -140,6 +140,14 @@ BAD_ARGUMENTS = [
     (["match", "nobody_wants_it", "--agents", "nope,random"], "--agents: unknown agent 'nope'"),
     (["match", "henhouse", "--agents", "xyz:model,random"], "--agents: unknown policy kind 'xyz'"),
     (["match", "henhouse", "--agents", "random"], "--agents: num_players=1 is out of range"),
+    (
+        ["match", "nobody_wants_it", "--agents", "pimc:simulations=abc,random"],
+        "--agents: agent 'pimc': parameter simulations must be int, got 'abc'",
+    ),
+    (
+        ["match", "nobody_wants_it", "--agents", "pimc::seed=1,random"],
+        "--agents: agent 'pimc': empty parameter in ':seed=1'",
+    ),
     (["match", "henhouse", "--agents", "random,random", "--players", "3"], "unrecognized"),
 ]
 

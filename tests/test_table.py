@@ -112,7 +112,7 @@ def test_a_factory_that_returns_no_agent_is_named():
 
 def test_an_agent_without_parameters_refuses_them():
     game = load_game("nobody_wants_it")
-    with pytest.raises(ValueError, match="agent 'nwi_dodger' takes no parameters"):
+    with pytest.raises(ValueError, match="^agent 'nwi_dodger' takes no parameters, got 'depth=3'$"):
         make_agent("nobody_wants_it", "nwi_dodger:depth=3", game)
     with pytest.raises(ValueError, match="unknown policy kind 'xyz' in agent 'xyz:1'"):
         make_agent("nobody_wants_it", "xyz:1", game)

@@ -105,3 +105,34 @@ class RandomAgent(Agent):
         if legal.size == 0:
             raise ValueError(f"{self!r} was asked to act with no legal action")
         return int(legal[self.rng.integers(legal.size)])
+
+
+def parse_params(agent_name: str, pairs_text: str, allowed: dict[str, type]) -> dict[str, Any]:
+    """The one grammar of an agent's parameters in its name ``NAME:KEY=VALUE[:KEY=VALUE...]``:
+    ``pairs_text`` is what follows ``NAME:``, e.g. ``"simulations=400:seed=3"`` ->
+    ``{"simulations": 400, "seed": 3}``, each value converted to the type ``allowed`` (the
+    agent's ``PARAMS``, name -> type) gives it. Anything else is a ``ValueError`` naming the
+    agent, the bad item and what is allowed."""
+    if not allowed:
+        raise ValueError(f"agent {agent_name!r} takes no parameters, got {pairs_text!r}")
+    grammar = f"write KEY=VALUE with KEY one of {', '.join(allowed)}"
+    params: dict[str, Any] = {}
+    for item in pairs_text.split(":"):
+        if not item:
+            raise ValueError(
+                f"agent {agent_name!r}: empty parameter in {pairs_text!r} "
+                f"(':' twice in a row or at the end); {grammar}"
+            )
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"agent {agent_name!r}: {item!r} is not KEY=VALUE; {grammar}")
+        if key not in allowed:
+            raise ValueError(f"agent {agent_name!r}: unknown parameter {key!r}; {grammar}")
+        try:
+            params[key] = allowed[key](value)
+        except ValueError:
+            raise ValueError(
+                f"agent {agent_name!r}: parameter {key} must be {allowed[key].__name__}, "
+                f"got {value!r}"
+            ) from None
+    return params

@@ -19,9 +19,8 @@ May import: :mod:`cardzoo.envs`, the agent modules.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from cardzoo.agents.base import Agent, RandomAgent
+from cardzoo.agents.base import Agent, RandomAgent, parse_params
 from cardzoo.agents.policy import (
     load_ppo_agent,
     load_pretrained_agent,
@@ -76,9 +75,7 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     if agent_name == PRETRAINED:
         return load_pretrained_agent(game_name, game, seed=seed)
     agent_class = _agent_class(game_name, agent_name)
-    params = (
-        parse_agent_params(agent_name, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
-    )
+    params = parse_params(kind, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
     # A seed in the name (ismcts:seed=3) is the agent's own; matches still reseed every agent
     # for every game from the match's seed (Agent.reseed), so that games can be replayed.
     seed = params.pop("seed", seed)
@@ -111,28 +108,6 @@ def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
         f"unknown agent {agent_name!r} for {game_name}; choose one of "
         f"{', '.join(agent_names(game_name))}, or ppo:PATH / rllib:PATH for a saved policy"
     )
-
-
-def parse_agent_params(agent_name: str, text: str, allowed: dict[str, type]) -> dict[str, Any]:
-    """``"simulations=400:seed=3"`` -> ``{"simulations": 400, "seed": 3}``, each value
-    converted to the type the agent declares; unknown keys and bad values are ``ValueError``."""
-    if not allowed:
-        raise ValueError(f"agent {agent_name.partition(':')[0]!r} takes no parameters")
-    params: dict[str, Any] = {}
-    for item in text.split(":"):
-        key, equals, value = item.partition("=")
-        if not equals or key not in allowed:
-            raise ValueError(
-                f"agent {agent_name!r}: {item!r} is not KEY=VALUE with a key among "
-                f"{', '.join(allowed)}"
-            )
-        try:
-            params[key] = allowed[key](value)
-        except ValueError:
-            raise ValueError(
-                f"agent {agent_name!r}: {key} must be {allowed[key].__name__}, got {value!r}"
-            ) from None
-    return params
 
 
 def build_agent(game_name: str, spec: AgentSpec, game: Game, seed: int | None) -> Agent:

@@ -63,7 +63,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cardzoo.agents.base import Agent
+from cardzoo.agents.base import Agent, parse_params
 from cardzoo.envs.core import Game, State, check_seed
 
 
@@ -343,27 +343,14 @@ def can_resample(game_class: type[Game]) -> bool:
 
 
 def parse_agent_params(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"ismcts:simulations=400:seconds=0.05"`` -> ``("ismcts", {"simulations": 400, ...})``,
-    each value converted to the type the agent's ``PARAMS`` gives; ``ValueError`` naming the
-    agent, the parameter and what is allowed for anything else."""
-    name, *pairs = spec.split(":")
+    """``"ismcts:simulations=400:seconds=0.05"`` -> ``("ismcts", {"simulations": 400, ...})``:
+    the search agent's name, checked, and its parameters read by
+    :func:`~cardzoo.agents.base.parse_params` (the grammar
+    :func:`~cardzoo.agents.registry.make_agent` reads too)."""
+    name, colon, pairs_text = spec.partition(":")
     if name not in AGENTS:
         raise ValueError(f"unknown search agent {name!r}; choose one of {list(AGENTS)}")
-    allowed = AGENTS[name].PARAMS
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, equals, text = pair.partition("=")
-        if not equals or key not in allowed:
-            raise ValueError(
-                f"{name}: bad parameter {pair!r}; write key=value with key one of {list(allowed)}"
-            )
-        try:
-            params[key] = allowed[key](text)
-        except ValueError:
-            raise ValueError(
-                f"{name}: {key}={text!r} is not a valid {allowed[key].__name__}"
-            ) from None
-    return name, params
+    return name, parse_params(name, pairs_text, AGENTS[name].PARAMS) if colon else {}
 
 
 __all__ = ["AGENTS", "ISMCTSAgent", "PIMCAgent", "SearchAgent", "parse_agent_params"]
