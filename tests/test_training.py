@@ -203,6 +203,7 @@ def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
         ({"seed": -1}, "seed"),
         ({"lr_schedule": "cosine"}, "lr_schedule"),
         ({"head": "bell"}, "head"),
+        ({"activation": "gelu"}, "activation"),
         ({"head": "ordinal"}, "not numbers"),
         ({"net_arch": ()}, "net_arch"),
         ({"net_arch": (64, 0)}, "net_arch"),
@@ -291,16 +292,17 @@ def test_the_numpy_policy_acts_as_the_torch_policy(finished_run):
         assert policy.act(inputs[row], masks[row]) == int(expected[row].argmax())
 
 
-def test_an_ordinal_head_plays_in_numpy_as_in_torch_and_from_its_file(tmp_path):
-    """Foxy with ``head="ordinal"``: the trained network's logits, computed by torch, by the
-    numpy policy and by the policy read back from ``policy.npz``, agree."""
+def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp_path):
+    """Foxy with ``head="ordinal"`` and ReLU layers: the trained network's logits, computed by
+    torch, by the numpy policy and by the policy read back from ``policy.npz``, agree."""
     from cardzoo.agents.policy import read_policy
     from cardzoo.training.learner import Learner
 
-    run = train(tiny("foxy", head="ordinal", timesteps=512), tmp_path / "foxy", progress=False)
+    config = tiny("foxy", head="ordinal", activation="relu", timesteps=512)
+    run = train(config, tmp_path / "foxy", progress=False)
     game = ppo.run_game(run_config(run))
     head = ppo.policy_head(run_config(run), game)
-    learner = Learner(game.observation_size, game.num_actions, (16,), 3e-4, seed=1, head=head)
+    learner = Learner(game.observation_size, game.num_actions, (16,), 3e-4, 1, head, "relu")
     learner.load_state(torch.load(run.run_dir / "checkpoint.pt", weights_only=True))
     inputs = np.random.default_rng(0).random((20, game.observation_size), dtype=np.float32)
     with torch.no_grad():

@@ -69,6 +69,12 @@ def add_parser(subparsers) -> None:
         help="hidden layers of the policy and value networks, e.g. 256,256 (default 128,128)",
     )
     parser.add_argument(
+        "--activation",
+        choices=["tanh", "relu"],
+        default="tanh",
+        help="the hidden layers' activation (default tanh)",
+    )
+    parser.add_argument(
         "--head",
         choices=["linear", "ordinal"],
         default="linear",
@@ -109,6 +115,7 @@ def run_train(args: argparse.Namespace) -> int:
         lr_schedule=args.lr_schedule,
         net_arch=args.net_arch,
         head=args.head,
+        activation=args.activation,
         eval_every=args.eval_every,
         eval_games=args.eval_games,
         final_eval_games=args.final_eval_games,
@@ -140,5 +147,5 @@ def _option_of(message: str) -> str | None:
     """The option a refused setting came from: ``frame_stack=...`` -> ``--frame-stack``."""
     name = message.replace("=", " ").replace(":", " ").split(" ", 1)[0]
     options = {"n_envs", "processes", "timesteps", "frame_stack", "eval_every", "eval_games"}
-    options |= {"final_eval_games", "reward", "opponents", "seed", "net_arch", "head"}
+    options |= {"final_eval_games", "reward", "opponents", "seed", "net_arch", "head", "activation"}
     return "--" + name.replace("_", "-") if name in options else None

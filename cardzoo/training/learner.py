@@ -1,14 +1,14 @@
 """The PPO learner, in CleanRL's style: a masked actor-critic and its clipped update.
 
 The network is SB3's ``MlpPolicy`` for flat observations: separate policy and value MLPs with tanh
-(orthogonal initialisation, gain √2 in the hidden layers, 0.01 for the policy's output and 1 for
-the value's). The legal-action mask pushes illegal logits to the lowest float, so an illegal action
-has probability 0 in the loss as in play. One update is ``n_epochs`` passes over a rollout in
-shuffled minibatches: the clipped surrogate objective on per-minibatch normalised advantages,
-the squared error of the value against the GAE returns, an entropy bonus, gradients clipped at
-``max_grad_norm``; Adam. With ``action_numbers`` (a game whose actions write a number) the
-policy ends in :class:`~cardzoo.agents.policy.OrdinalHead`: a bell over the numbers added to the
-per-action logits. The policy and value networks copy out as numpy policies
+(or ReLU: ``activation``), orthogonal initialisation, gain √2 in the hidden layers, 0.01 for the
+policy's output and 1 for the value's. The legal-action mask pushes illegal logits to the lowest
+float, so an illegal action has probability 0 in the loss as in play. One update is ``n_epochs``
+passes over a rollout in shuffled minibatches: the clipped surrogate objective on per-minibatch
+normalised advantages, the squared error of the value against the GAE returns, an entropy bonus,
+gradients clipped at ``max_grad_norm``; Adam. With ``action_numbers`` (a game whose actions write a
+number) the policy ends in :class:`~cardzoo.agents.policy.OrdinalHead`: a bell over the numbers
+added to the per-action logits. The policy and value networks copy out as numpy policies
 (:meth:`Learner.numpy_policy`, :meth:`Learner.numpy_value`) for the samplers and the agents.
 """
 
@@ -22,7 +22,11 @@ from cardzoo.agents.policy import NumpyPolicy, OrdinalHead
 ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 
 
-def _mlp(sizes: list[int], output_gain: float) -> torch.nn.Sequential:
+#: the hidden layers' activations a learner may use (the numpy policy knows both)
+ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+
+
+def _mlp(sizes: list[int], output_gain: float, activation: str = "tanh") -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
     for index, (size_in, size_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         linear = torch.nn.Linear(size_in, size_out)
@@ -31,7 +35,7 @@ def _mlp(sizes: list[int], output_gain: float) -> torch.nn.Sequential:
         torch.nn.init.zeros_(linear.bias)
         layers.append(linear)
         if not last:
-            layers.append(torch.nn.Tanh())
+            layers.append(ACTIVATIONS[activation]())
     return torch.nn.Sequential(*layers)
 
 
@@ -42,11 +46,12 @@ class ActorCritic(torch.nn.Module):
         num_actions: int,
         hidden: tuple[int, ...],
         head: OrdinalHead | None = None,
+        activation: str = "tanh",
     ):
         super().__init__()
         outputs = num_actions + (head.extra_outputs if head else 0)
-        self.policy = _mlp([input_size, *hidden, outputs], output_gain=0.01)
-        self.value = _mlp([input_size, *hidden, 1], output_gain=1.0)
+        self.policy = _mlp([input_size, *hidden, outputs], 0.01, activation)
+        self.value = _mlp([input_size, *hidden, 1], 1.0, activation)
         self.head = head
         if head is not None:
             self.register_buffer("numbers", torch.from_numpy(head.numbers))
@@ -79,9 +84,10 @@ class Learner:
         learning_rate: float,
         seed: int,
         head: OrdinalHead | None = None,
+        activation: str = "tanh",
     ):
         torch.manual_seed(seed)
-        self.network = ActorCritic(input_size, num_actions, hidden, head)
+        self.network = ActorCritic(input_size, num_actions, hidden, head, activation)
         # fused: one kernel for all parameters, ~10% faster on these small networks on a CPU
         self.optimizer = torch.optim.Adam(
             self.network.parameters(), lr=learning_rate, eps=1e-5, fused=True

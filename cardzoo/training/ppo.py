@@ -147,6 +147,8 @@ class TrainConfig:
     #: "linear" (one logit per action) or "ordinal" (:class:`OrdinalHead`, for games whose
     #: actions write a number)
     head: str = "linear"
+    #: the hidden layers' activation: "tanh" (SB3's default) or "relu"
+    activation: str = "tanh"
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
@@ -179,6 +181,7 @@ class TrainConfig:
         check_choice("reward", self.reward, REWARD_MODES)
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("head", self.head, POLICY_HEADS)
+        check_choice("activation", self.activation, ("tanh", "relu"))
         if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
             raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
@@ -265,6 +268,7 @@ def _train(
         config.learning_rate,
         config.seed,
         policy_head(config, game),
+        config.activation,
     )
     if resumed:
         run.restore(learner)
