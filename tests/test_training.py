@@ -316,18 +316,18 @@ def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp
 
 
 def test_the_ordinal_head_writes_its_centre():
-    """Outputs that put the bell's centre on 23 (and make it sharp), all other logits equal:
-    the most likely plain number is 23, and circled 23 the most likely circled one."""
+    """Outputs that put the bell's centre on 23 (sharp, and plain numbers preferred): the most
+    likely number is 23, not circled; preferring circles makes it 23 circled."""
     from cardzoo.agents.policy import OrdinalHead
     from cardzoo.envs import foxy_v0
 
     head = OrdinalHead(*foxy_v0.raw_env().game.action_numbers())
-    outputs = np.zeros(head.num_actions + head.extra_outputs, np.float32)
-    outputs[head.num_actions] = 23 / 40 - OrdinalHead.MU_OFFSET
-    outputs[head.num_actions + 1 :] = 8.0
-    logits = head(outputs)
-    assert int(np.argmax(logits[:41])) == 23 and int(np.argmax(logits[41:])) == 23
-    assert logits[23] - logits[22] > 5
+    centre = np.log(23 / 17)  # sigmoid(centre) * 40 = 23
+    logits = head(np.array([centre, 1.0, 0.0, 7.0, 7.0], np.float32))
+    assert int(np.argmax(logits)) == 23
+    assert logits[23] - logits[22] > 5 and logits[23] - logits[24] > 5
+    circling = head(np.array([centre, 0.0, 1.0, 7.0, 7.0], np.float32))
+    assert int(np.argmax(circling)) == 41 + 23
 
 
 def run_config(run) -> TrainConfig:

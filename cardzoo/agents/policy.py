@@ -102,20 +102,20 @@ class PolicyInput:
 
 
 class OrdinalHead:
-    """A policy head for actions that write a number (Foxy; see ``Game.action_numbers``).
+    """A policy head for actions that write a number (Foxy; see ``Game.action_numbers``): a
+    Gaussian policy over the numbers, as continuous-control PPO has, discretised and masked.
 
-    Besides one logit per action the network's last layer gives a target ``m`` and, per kind of
-    action (plain, circled), a sharpness ``k``; an action that writes n, of kind c, gets
+    The network's last layer gives a centre ``m`` and, per kind of action (plain, circled), a
+    preference ``b`` and a sharpness ``k``; an action that writes n, of kind c, gets the logit
 
-        logit - exp(k_c + KAPPA_OFFSET) * (n - mu) ** 2,   mu = (m + MU_OFFSET) * largest n,
+        b_c - exp(k_c + KAPPA_OFFSET) * (n - mu) ** 2,   mu = largest n * sigmoid(m),
 
-    a bell over the numbers around mu. With one logit per number a policy learns each number
-    apart, and rarely written large ones hardly at all; here moving mu moves them all, so "write
-    more" is learned once. The offsets make an untrained head a broad bell over the middle.
+    a bell over the numbers around mu. With one logit per action a policy learns each number
+    apart and rarely tries the large ones; here moving mu moves them all, so "write more" is
+    learned once. An untrained head is a broad bell over the middle numbers.
     """
 
-    MU_OFFSET = 0.5
-    KAPPA_OFFSET = -6.0
+    KAPPA_OFFSET = -5.0
     KAPPA_MAX = 20.0  # exp stays finite in float32
 
     def __init__(self, numbers: np.ndarray, kinds: np.ndarray):
@@ -127,16 +127,29 @@ class OrdinalHead:
             raise ValueError("ordinal head: kinds are integers >= 0, at least one action")
         self.num_actions = len(self.numbers)
         self.num_kinds = int(self.kinds.max()) + 1
-        #: the network outputs beyond the per-action logits
-        self.extra_outputs = 1 + self.num_kinds
+        #: the network's outputs: the centre, then each kind's preference, then its sharpness
+        self.outputs = 1 + 2 * self.num_kinds
         self.top = float(self.numbers.max()) or 1.0
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        """The per-action logits from the last layer's outputs (``num_actions + extra``)."""
-        size = self.num_actions
-        mu = (outputs[..., size : size + 1] + self.MU_OFFSET) * self.top
-        kappa = np.minimum(outputs[..., size + 1 :] + self.KAPPA_OFFSET, self.KAPPA_MAX)
-        return outputs[..., :size] - np.exp(kappa[..., self.kinds]) * (self.numbers - mu) ** 2
+        """The per-action logits from the last layer's outputs."""
+        return self.logits(
+            outputs,
+            self.numbers,
+            self.kinds,
+            exp=np.exp,
+            sigmoid=lambda x: 1.0 / (1.0 + np.exp(-x)),
+            at_most=np.minimum,
+        )
+
+    def logits(self, outputs, numbers, kinds, exp, sigmoid, at_most):
+        """The bell, in the array library whose functions are given (numpy here, torch in the
+        learner), so that play and training compute one formula."""
+        kinds_count = self.num_kinds
+        mu = self.top * sigmoid(outputs[..., :1])
+        preference = outputs[..., 1 : 1 + kinds_count]
+        kappa = at_most(outputs[..., 1 + kinds_count :] + self.KAPPA_OFFSET, self.KAPPA_MAX)
+        return preference[..., kinds] - exp(kappa[..., kinds]) * (numbers - mu) ** 2
 
     def state(self) -> dict[str, np.ndarray]:
         return {"numbers": self.numbers, "kinds": self.kinds}
@@ -338,7 +351,7 @@ def _read_policy(path: Path, modified: int) -> tuple[NumpyPolicy, dict[str, Any]
             f"{path} is not a cardzoo policy file of format {' or '.join(map(str, POLICY_FORMATS))}"
         )
     outputs = layers[-1][0].shape[1] if layers else 0
-    expected = info.get("num_actions", outputs) + (head.extra_outputs if head else 0)
+    expected = head.outputs if head else info.get("num_actions", outputs)
     if outputs != expected or (head is not None and head.num_actions != info.get("num_actions")):
         raise ValueError(f"{path} is not a cardzoo policy file (its last layer does not fit)")
     for weight, _, _ in layers:

@@ -49,7 +49,7 @@ class ActorCritic(torch.nn.Module):
         activation: str = "tanh",
     ):
         super().__init__()
-        outputs = num_actions + (head.extra_outputs if head else 0)
+        outputs = head.outputs if head else num_actions
         self.policy = _mlp([input_size, *hidden, outputs], 0.01, activation)
         self.value = _mlp([input_size, *hidden, 1], 1.0, activation)
         self.head = head
@@ -58,15 +58,18 @@ class ActorCritic(torch.nn.Module):
             self.register_buffer("kinds", torch.from_numpy(head.kinds))
 
     def logits(self, inputs: torch.Tensor) -> torch.Tensor:
-        """The per-action logits; what :meth:`OrdinalHead.__call__` computes in numpy."""
+        """The per-action logits; with an ordinal head the formula numpy plays with."""
         outputs = self.policy(inputs)
-        head = self.head
-        if head is None:
+        if self.head is None:
             return outputs
-        size = head.num_actions
-        mu = (outputs[:, size : size + 1] + head.MU_OFFSET) * head.top
-        kappa = torch.clamp(outputs[:, size + 1 :] + head.KAPPA_OFFSET, max=head.KAPPA_MAX)
-        return outputs[:, :size] - torch.exp(kappa[:, self.kinds]) * (self.numbers - mu) ** 2
+        return self.head.logits(
+            outputs,
+            self.numbers,
+            self.kinds,
+            exp=torch.exp,
+            sigmoid=torch.sigmoid,
+            at_most=lambda x, high: torch.clamp(x, max=high),
+        )
 
     def masked_logits(self, inputs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         return self.logits(inputs).masked_fill(~masks, ILLEGAL_LOGIT)
