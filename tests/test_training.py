@@ -159,6 +159,32 @@ def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path, monkeypat
     assert [entry["timesteps"] for entry in result.metrics["history"]] == [512, 1024]
 
 
+def test_a_resumed_run_records_the_source_of_each_stretch(tmp_path, monkeypatch):
+    """Foxy with the ordinal head and self-play alone (``self:1``, which once stopped the
+    sampler: nobody to deal against before the pool arrived): the pool's policies keep their
+    head through progress.json, and metrics.json names the source each stretch ran."""
+    out = tmp_path / "run"
+    config = tiny("foxy", head="ordinal", opponents="self:1", timesteps=1024)
+    real_evaluate = ppo.evaluate
+    calls = []
+
+    def interrupt_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(ppo, "evaluate", interrupt_second)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, out, progress=False)
+    progress = json.loads((out / "progress.json").read_text())
+    assert [len(policy["head"]["numbers"]) for policy in progress["pool"]] == [82, 82]
+    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
+    result = train(config, out, resume=True, progress=False)
+    sources = result.metrics["git_commits"]
+    assert len(sources) == 2 and result.metrics["git_commit"] == sources[0]
+
+
 def test_resume_refuses_other_settings(tmp_path, monkeypatch):
     out = tmp_path / "run"
     monkeypatch.setattr(ppo, "final_evaluation", _raise_interrupt)

@@ -65,7 +65,7 @@ from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 from cardzoo.training.learner import Learner
-from cardzoo.training.run_info import git_commit, machine, versions
+from cardzoo.training.run_info import machine, source_state, versions
 from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
 from cardzoo.training.threads import torch_threads
 
@@ -258,6 +258,7 @@ def _train(
     game = run_game(config)
     resumed = run.checkpoint.exists()
     loop = run.load_progress() if resumed else LoopState()
+    loop.sources.append(source_state())
     if loop.next_evaluation < 0:
         loop.next_evaluation = config.eval_every
 
@@ -276,7 +277,7 @@ def _train(
     uses_pool = SELF in mix
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
-    workers = start_workers(config, mix, seed=config.seed + 7919 * len(loop.history))
+    workers = start_workers(config, mix, config.seed + 7919 * len(loop.history), loop.pool)
     writer = _summary_writer(run.path / "tb")
     bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
     try:
@@ -333,9 +334,14 @@ def _train(
     return TrainResult(run.path, metrics)
 
 
-def start_workers(config: TrainConfig, mix: dict[str, float], seed: int) -> list[SamplerWorker]:
+def start_workers(
+    config: TrainConfig, mix: dict[str, float], seed: int, pool: list[dict] | None = None
+) -> list[SamplerWorker]:
     """``config.processes`` sampling workers sharing ``config.n_envs`` games, their other
-    seats drawn from ``mix`` (:func:`~cardzoo.training.sampler.parse_mix`)."""
+    seats drawn from ``mix`` (:func:`~cardzoo.training.sampler.parse_mix`). A mix of ``self``
+    alone has no one else for the games dealt before the first rollout: those meet ``pool``
+    (the untrained learner at the start). Other mixes skip ``self`` there, as always."""
+    first_pool = pool if set(mix) == {SELF} else None
     shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
     workers: list[SamplerWorker] = []
     try:
@@ -351,6 +357,7 @@ def start_workers(config: TrainConfig, mix: dict[str, float], seed: int) -> list
                 "gamma": config.gamma,
                 "gae_lambda": config.gae_lambda,
                 "seed": seed + index,
+                "pool": first_pool,
             }
             workers.append(SamplerWorker(arguments, config.n_steps, run_game(config).num_actions))
     except BaseException:
@@ -539,6 +546,8 @@ class LoopState:
     train_cpu_seconds: float = 0.0
     timesteps: int = 0
     next_evaluation: int = -1  # set to eval_every when the loop starts
+    #: the source each stretch of training ran (run_info.source_state), one per start or resume
+    sources: list[str | None] = dataclasses.field(default_factory=list)
 
 
 class RunFolder:
@@ -682,7 +691,9 @@ class RunFolder:
             if loop.train_seconds
             else None,
             "versions": versions(),
-            "git_commit": git_commit(),
+            # the source training started from, and every stretch's (a resumed run has several)
+            "git_commit": loop.sources[0] if loop.sources else None,
+            "git_commits": loop.sources,
             "machine": machine(),
         }
         write_json_atomic(self.metrics, metrics)
@@ -716,20 +727,31 @@ def _check_loop_state(loop: LoopState) -> None:
         raise ValueError(f"train_seconds must be a finite number >= 0, got {seconds!r}")
     if isinstance(best, bool) or not isinstance(best, (int, float)) or math.isnan(best):
         raise ValueError(f"best_score must be a number, got {best!r}")
+    if not isinstance(loop.sources, list) or not all(
+        source is None or isinstance(source, str) for source in loop.sources
+    ):
+        raise ValueError("sources must be a list of commits")
 
 
 def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
+    """A pool policy as JSON: its layers, and its ordinal head's numbers and kinds if any."""
+    head = state.get("head")
     return {
-        "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]]
+        "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]],
+        "head": None if head is None else {key: value.tolist() for key, value in head.items()},
     }
 
 
 def _decode_policy(data: dict[str, Any]) -> dict[str, Any]:
+    head = data.get("head")
     return {
         "layers": [
             (np.asarray(w, np.float32), np.asarray(b, np.float32), activation)
             for w, b, activation in data["layers"]
-        ]
+        ],
+        "head": None
+        if head is None
+        else {"numbers": np.asarray(head["numbers"], np.float32), "kinds": np.array(head["kinds"])},
     }
 
 

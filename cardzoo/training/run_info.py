@@ -45,5 +45,24 @@ def git_commit() -> str | None:
         return None
 
 
+def source_state() -> str | None:
+    """The commit of the cardzoo source tree, with ``+changes`` if tracked files differ from it
+    (what a run actually ran), or None outside a git checkout."""
+    commit = git_commit()
+    if commit is None:
+        return None
+    try:
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return commit
+    return f"{commit}+changes" if changed else commit
+
+
 def machine() -> dict[str, object]:
     return {"cpus": os.cpu_count(), "platform": platform.platform()}

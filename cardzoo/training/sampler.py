@@ -487,6 +487,7 @@ def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
     try:
         args = dict(sampler_args)
         mix = OpponentMix(args["game_name"], args.pop("mix"), args["frame_stack"])
+        mix.pool = [NumpyPolicy(**state) for state in args.pop("pool", None) or []]
         sampler = Sampler(mix=mix, **args)
         buffers = [_views(memory, shapes) for memory in memories]
         connection.send(("ready", None))
