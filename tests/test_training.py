@@ -134,18 +134,23 @@ def test_force_starts_the_run_again(tmp_path):
     assert result.metrics["seed"] == 1
 
 
-def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path, monkeypatch):
-    out = tmp_path / "run"
-    real_evaluate = ppo.evaluate
+def _interrupted_at_the_second_call(function):
+    """``function``, but its second call is a Ctrl-C."""
     calls = []
 
     def interrupt_second(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real_evaluate(*args, **kwargs)
+        return function(*args, **kwargs)
 
-    monkeypatch.setattr(ppo, "evaluate", interrupt_second)
+    return interrupt_second
+
+
+def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    real_evaluate = ppo.evaluate
+    monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
     with pytest.raises(KeyboardInterrupt):
         train(tiny(), out, progress=False)
     assert not (out / "metrics.json").exists()
@@ -166,15 +171,7 @@ def test_a_resumed_run_records_the_source_of_each_stretch(tmp_path, monkeypatch)
     out = tmp_path / "run"
     config = tiny("foxy", head="ordinal", opponents="self:1", timesteps=1024)
     real_evaluate = ppo.evaluate
-    calls = []
-
-    def interrupt_second(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real_evaluate(*args, **kwargs)
-
-    monkeypatch.setattr(ppo, "evaluate", interrupt_second)
+    monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
     with pytest.raises(KeyboardInterrupt):
         train(config, out, progress=False)
     progress = json.loads((out / "progress.json").read_text())

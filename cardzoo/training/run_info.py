@@ -31,11 +31,11 @@ def versions() -> dict[str, str]:
     return found
 
 
-def git_commit() -> str | None:
-    """The commit of the cardzoo source tree, if it is a git checkout (None otherwise)."""
+def _git(*arguments: str) -> str | None:
+    """The output of a git command on the cardzoo source tree, or None outside a checkout."""
     try:
         return subprocess.run(
-            ["git", "rev-parse", "HEAD"],
+            ["git", *arguments],
             cwd=Path(__file__).parent,
             capture_output=True,
             text=True,
@@ -43,6 +43,11 @@ def git_commit() -> str | None:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
+
+
+def git_commit() -> str | None:
+    """The commit of the cardzoo source tree, if it is a git checkout (None otherwise)."""
+    return _git("rev-parse", "HEAD")
 
 
 def source_state() -> str | None:
@@ -51,16 +56,7 @@ def source_state() -> str | None:
     commit = git_commit()
     if commit is None:
         return None
-    try:
-        changed = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return commit
+    changed = _git("status", "--porcelain", "--untracked-files=no")
     return f"{commit}+changes" if changed else commit
 
 
