@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from cardzoo.agents import agent_classes, agent_label
-from cardzoo.agents.policy import PRETRAINED, read_policy
+from cardzoo.agents.policy import PRETRAINED, input_settings, read_policy
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_json_atomic
 from cardzoo.training.ppo import TrainConfig, learner_factory, train
@@ -79,7 +79,7 @@ RUNS: dict[str, TrainConfig] = {
 }
 
 
-def evaluate_against_each(config: TrainConfig, policy, frame_stack: int, games: int) -> list[dict]:
+def evaluate_against_each(config: TrainConfig, policy, inputs: dict, games: int) -> list[dict]:
     """The policy in one seat against three copies of each opponent, and each opponent's own
     share in the same seat (mirrored deals, seats rotated)."""
     resolved = config.resolved()
@@ -89,7 +89,7 @@ def evaluate_against_each(config: TrainConfig, policy, frame_stack: int, games: 
     n = _players(resolved)
     rows = []
     for opponent in agent_classes(config.game):
-        learner = learner_factory(policy, frame_stack, label="pretrained")
+        learner = learner_factory(policy, label="pretrained", **inputs)
         against = play_match(
             config.game, [learner] + [opponent] * (n - 1), games, PRETRAINED_EVAL_SEED, params
         )
@@ -113,7 +113,7 @@ def evaluate_against_each(config: TrainConfig, policy, frame_stack: int, games: 
         print(f"  {config.game} vs {n - 1} x {opponent}: {_cell(rows[-1]['learner'])}", flush=True)
     others = [*agent_classes(config.game)][::-1][: n - 1]
     if len(others) == n - 1 and len(set(others)) > 1:  # a line-up it never trained against
-        learner = learner_factory(policy, frame_stack, label="pretrained")
+        learner = learner_factory(policy, label="pretrained", **inputs)
         mixed = play_match(config.game, [learner, *others], games, PRETRAINED_EVAL_SEED, params)
         rows.append(
             {
@@ -215,7 +215,7 @@ def build(name: str, runs: Path, games: int) -> None:
         metrics = train(config, folder, resume=resume, progress=False).metrics
     policy, info = read_policy(folder / "policy.npz")
     evaluated_at = source_state()
-    rows = evaluate_against_each(config, policy, int(info.get("frame_stack", 1)), games)
+    rows = evaluate_against_each(config, policy, input_settings(info), games)
     PRETRAINED.mkdir(exist_ok=True)
     shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
     card = model_card(name, info["params"], metrics, rows, games, evaluated_at)

@@ -229,6 +229,8 @@ def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
         ({"activation": "gelu"}, "activation"),
         ({"head": "ordinal"}, "not numbers"),
         ({"net_arch": ()}, "net_arch"),
+        ({"game": "foxy", "frame_stack": 2, "stack_fields": ("hand",)}, "no observation field"),
+        ({"stack_fields": ("cards",)}, "only with a frame stack"),
         ({"net_arch": (64, 0)}, "net_arch"),
     ],
 )
@@ -422,6 +424,39 @@ def test_frame_stack_keeps_the_last_observations_oldest_first():
     size = first.shape[0] // 3
     assert not first[: 2 * size].any()  # nothing seen before the first card
     np.testing.assert_array_equal(second[size : 2 * size], first[2 * size :])
+
+
+def test_stack_fields_keep_only_those_fields_of_the_earlier_observations():
+    """Foxy without memory, 3 frames, the card field kept: the input is the first card, the
+    second card, then the whole third observation."""
+    from cardzoo.agents.policy import PolicyInput
+    from cardzoo.envs import foxy_v0
+
+    game = foxy_v0.raw_env(num_players=1).game
+    inputs = PolicyInput(game, frame_stack=3, stack_fields=("card",))
+    card = game.observation_layout["card"]
+    state = game.new_state(np.random.default_rng(0))
+    seen = []
+    for _ in range(3):
+        seen.append(inputs.scaler(game.observe(state, 0).astype(np.float32)))
+        vector = inputs(game.observe(state, 0)).copy()
+        game.apply(state, 1)
+    assert vector.size == 2 * 10 + game.observation_size == inputs.size
+    np.testing.assert_array_equal(vector, np.concatenate([seen[0][card], seen[1][card], seen[2]]))
+    inputs.reset()
+    first = inputs(game.observe(game.new_state(np.random.default_rng(0)), 0))
+    assert not first[:20].any()
+
+
+def test_a_policy_with_stacked_fields_is_trained_saved_and_played(tmp_path):
+    config = tiny("foxy", params={"memory": "none"}, frame_stack=3, stack_fields=("card",))
+    run = train(config, tmp_path / "foxy", progress=False)
+    assert run.metrics["settings"]["stack_fields"] == ["card"]
+    game = ppo.run_game(config.resolved())
+    agent = make_agent("foxy", f"ppo:{run.run_dir}", game)
+    assert agent.inputs.stack_fields == ("card",) and agent.inputs.frame_stack == 3
+    result = play_match("foxy", [f"ppo:{run.run_dir}", "random"], 4, 0, {"memory": "none"})
+    assert sum(a.seat_games for a in result.agents.values()) == 8
 
 
 def test_the_learner_never_plays_an_illegal_action():

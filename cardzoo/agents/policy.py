@@ -77,26 +77,48 @@ class ObservationScaler:
 
 class PolicyInput:
     """What the network sees: the scaled observation, after the seat's ``frame_stack`` - 1
-    previous ones in the same game (oldest first, zeros before the first). The training
-    environment and :class:`PolicyAgent` both use it, so a policy plays on exactly the inputs it
-    was trained on."""
+    previous ones in the same game (oldest first, zeros before the first). With
+    ``stack_fields`` (names of the game's observation fields) only those fields of the previous
+    observations are kept — Foxy's ``("card",)``: the cards seen, not twenty copies of the
+    sheet. The training environment and :class:`PolicyAgent` both use it, so a policy plays on
+    exactly the inputs it was trained on."""
 
-    def __init__(self, game: Game, frame_stack: int = 1):
+    def __init__(self, game: Game, frame_stack: int = 1, stack_fields: tuple[str, ...] = ()):
         self.scaler = ObservationScaler(game)
         self.frame_stack = frame_stack
-        self.size = game.observation_size * frame_stack
+        self.stack_fields = tuple(stack_fields)
+        layout = game.observation_layout
+        unknown = sorted(set(self.stack_fields) - set(layout))
+        if unknown:
+            raise ValueError(
+                f"stack_fields: {game.name} has no observation field {unknown}; its fields "
+                f"are {', '.join(layout)}"
+            )
+        whole = np.arange(game.observation_size)
+        #: the positions of an observation kept from each earlier frame
+        self.kept = (
+            np.concatenate([whole[layout[name]] for name in self.stack_fields])
+            if self.stack_fields
+            else whole
+        )
+        self.size = self.kept.size * (frame_stack - 1) + game.observation_size
         self._frames = np.zeros(self.size, np.float32)
+        self._previous = np.zeros(self.kept.size, np.float32)
 
     def reset(self) -> None:
         """A new game: nothing seen yet."""
         self._frames[:] = 0.0
+        self._previous[:] = 0.0
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         """Add this observation; the input vector (a view, valid until the next call)."""
         scaled = self.scaler(np.asarray(observation, dtype=np.float32))
         size = scaled.shape[0]
         if self.frame_stack > 1:
-            self._frames[:-size] = self._frames[size:]
+            kept, past = self.kept.size, self.size - size
+            self._frames[: past - kept] = self._frames[kept:past]
+            self._frames[past - kept : past] = self._previous
+            self._previous[:] = scaled[self.kept]
         self._frames[-size:] = scaled
         return self._frames
 
@@ -233,10 +255,11 @@ class PolicyAgent(Agent):
         deterministic: bool = True,
         label: str = "ppo",
         frame_stack: int = 1,
+        stack_fields: tuple[str, ...] = (),
     ):
         super().__init__(game, seed)
         self.policy = policy
-        self.inputs = PolicyInput(game, frame_stack)
+        self.inputs = PolicyInput(game, frame_stack, stack_fields)
         self.deterministic = deterministic
         self.name = label
 
@@ -390,8 +413,7 @@ def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = Non
         raise ValueError(f"model file {path} does not exist")
     policy, info = read_policy(location)
     check_policy_fits(info, game_name, game, str(location))
-    frame_stack = int(info.get("frame_stack", 1))
-    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", frame_stack=frame_stack)
+    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
 
 
 def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
@@ -478,8 +500,15 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
         game.num_actions
     ):
         raise ValueError(f"{path.name} does not fit {game_name}'s observations or actions")
-    frame_stack = int(info.get("frame_stack", 1))
-    return PolicyAgent(game, policy, seed=seed, label="pretrained", frame_stack=frame_stack)
+    return PolicyAgent(game, policy, seed=seed, label="pretrained", **input_settings(info))
+
+
+def input_settings(info: dict[str, Any]) -> dict[str, Any]:
+    """How a saved policy's inputs are built (:class:`PolicyInput`), from its record."""
+    return {
+        "frame_stack": int(info.get("frame_stack", 1)),
+        "stack_fields": tuple(info.get("stack_fields") or ()),
+    }
 
 
 def model_file(path: str | Path) -> Path:

@@ -62,6 +62,14 @@ def add_parser(subparsers) -> None:
         "--frame-stack", type=positive_int, help="the learner sees its last K observations"
     )
     parser.add_argument(
+        "--stack-fields",
+        type=lambda text: tuple(part.strip() for part in text.split(",") if part.strip()),
+        default=(),
+        metavar="FIELDS",
+        help="with --frame-stack: keep only these observation fields of the earlier "
+        "observations, e.g. card for foxy (default: all)",
+    )
+    parser.add_argument(
         "--net-arch",
         type=layer_sizes,
         default=(128, 128),
@@ -114,6 +122,7 @@ def run_train(args: argparse.Namespace) -> int:
         frame_stack=args.frame_stack,
         lr_schedule=args.lr_schedule,
         net_arch=args.net_arch,
+        stack_fields=args.stack_fields,
         head=args.head,
         activation=args.activation,
         eval_every=args.eval_every,
@@ -148,4 +157,5 @@ def _option_of(message: str) -> str | None:
     name = message.replace("=", " ").replace(":", " ").split(" ", 1)[0]
     options = {"n_envs", "processes", "timesteps", "frame_stack", "eval_every", "eval_games"}
     options |= {"final_eval_games", "reward", "opponents", "seed", "net_arch", "head", "activation"}
+    options |= {"stack_fields"}
     return "--" + name.replace("_", "-") if name in options else None

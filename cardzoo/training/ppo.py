@@ -56,6 +56,7 @@ from cardzoo.agents.policy import (
     NumpyPolicy,
     OrdinalHead,
     PolicyAgent,
+    PolicyInput,
     read_policy,
     save_policy,
 )
@@ -130,6 +131,8 @@ class TrainConfig:
     reward: str | None = None
     points_scale: float | None = None
     frame_stack: int | None = None
+    #: with a frame stack: the observation fields kept from earlier frames (all if empty)
+    stack_fields: tuple[str, ...] = ()
     eval_every: int = 100_000
     eval_games: int = 400
     final_eval_games: int = 1000
@@ -170,6 +173,7 @@ class TrainConfig:
             processes=defaults.processes if self.processes is None else self.processes,
             ent_coef=defaults.ent_coef if self.ent_coef is None else self.ent_coef,
             net_arch=tuple(self.net_arch),
+            stack_fields=tuple(self.stack_fields),
         )
         config.check()
         return config
@@ -206,13 +210,20 @@ class TrainConfig:
                 or not (math.isfinite(value) and value >= 0)
             ):
                 raise ValueError(f"{name}: must be a finite number >= 0, got {value!r}")
+        if self.stack_fields:
+            if self.frame_stack == 1:
+                raise ValueError("stack_fields: only with a frame stack (frame_stack > 1)")
+            game = load_game(self.game, **self.params)
+            PolicyInput(game, self.frame_stack, self.stack_fields)  # the fields exist
 
     def to_json(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "net_arch": list(self.net_arch)}
+        data = dataclasses.asdict(self)
+        return {**data, "net_arch": list(self.net_arch), "stack_fields": list(self.stack_fields)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
-        return cls(**{**data, "net_arch": tuple(data["net_arch"])})
+        stack_fields = tuple(data.get("stack_fields", ()))
+        return cls(**{**data, "net_arch": tuple(data["net_arch"]), "stack_fields": stack_fields})
 
     def learning_rate_at(self, timesteps: int) -> float:
         """The step size of the update that follows ``timesteps`` learner decisions."""
@@ -263,7 +274,7 @@ def _train(
         loop.next_evaluation = config.eval_every
 
     learner = Learner(
-        game.observation_size * config.frame_stack,
+        PolicyInput(game, config.frame_stack, config.stack_fields).size,
         game.num_actions,
         config.net_arch,
         config.learning_rate,
@@ -354,6 +365,7 @@ def start_workers(
                 "reward": config.reward,
                 "points_scale": config.points_scale,
                 "frame_stack": config.frame_stack,
+                "stack_fields": config.stack_fields,
                 "gamma": config.gamma,
                 "gae_lambda": config.gae_lambda,
                 "seed": seed + index,
@@ -411,6 +423,7 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
         "observation_size": int(game.observation_size),
         "num_actions": int(game.num_actions),
         "frame_stack": config.frame_stack,
+        "stack_fields": list(config.stack_fields),
         "format": FORMAT_VERSION,
     }
 
@@ -427,11 +440,13 @@ def _selection_score(config: TrainConfig, evaluation: dict[str, Any]) -> float:
 # ----------------------------------------------------------------------------------------------
 
 
-def learner_factory(policy: NumpyPolicy, frame_stack: int, label: str = "learner"):
+def learner_factory(
+    policy: NumpyPolicy, frame_stack: int, label: str = "learner", stack_fields: tuple = ()
+):
     """A ``play_match`` line-up entry: the policy, deterministic, as an agent."""
 
     def build(game: Game, seed: int) -> PolicyAgent:
-        return PolicyAgent(game, policy, seed=seed, label=label, frame_stack=frame_stack)
+        return PolicyAgent(game, policy, seed, True, label, frame_stack, stack_fields)
 
     build.name = label
     return build
@@ -443,7 +458,7 @@ def evaluate(config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int
     params = _game_params(config)
     n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
-    learner = learner_factory(policy, config.frame_stack)
+    learner = learner_factory(policy, config.frame_stack, stack_fields=config.stack_fields)
     against = {}
     for opponent in dict.fromkeys(["random", game_agents(config.game).best]):
         result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)

@@ -106,10 +106,17 @@ class OpponentMix:
     slot, seat, name) and reseeded per episode; two seats never share an agent (a policy with a
     frame stack keeps one buffer per seat); saved policies are read from disk once."""
 
-    def __init__(self, game_name: str, mix: dict[str, float], frame_stack: int = 1):
+    def __init__(
+        self,
+        game_name: str,
+        mix: dict[str, float],
+        frame_stack: int = 1,
+        stack_fields: tuple[str, ...] = (),
+    ):
         self.game_name = game_name
         self.mix = mix
         self.frame_stack = frame_stack
+        self.stack_fields = stack_fields
         self.pool: list[NumpyPolicy] = []
         self._agents: dict[tuple[int, int, str], Agent] = {}
 
@@ -123,7 +130,7 @@ class OpponentMix:
             policy = self.pool[rng.integers(len(self.pool))]
             if key not in self._agents:
                 self._agents[key] = PolicyAgent(
-                    game, policy, deterministic=False, frame_stack=self.frame_stack, label=SELF
+                    game, policy, None, False, SELF, self.frame_stack, self.stack_fields
                 )
             self._agents[key].policy = policy
         elif key not in self._agents:
@@ -144,9 +151,9 @@ class LearnerSeat(Agent):
 
     name = "learner"
 
-    def __init__(self, game: Game, frame_stack: int):
+    def __init__(self, game: Game, frame_stack: int, stack_fields: tuple[str, ...] = ()):
         super().__init__(game)
-        self.inputs = PolicyInput(game, frame_stack)
+        self.inputs = PolicyInput(game, frame_stack, stack_fields)
 
     def reset(self) -> None:
         self.inputs.reset()
@@ -216,13 +223,16 @@ class Sampler:
         gamma: float,
         gae_lambda: float,
         seed: int,
+        stack_fields: tuple[str, ...] = (),
     ):
         self.game = load_game(game_name, **params)
         self.mix = mix
         self.reward, self.points_scale = reward, points_scale
         self.gamma, self.gae_lambda = gamma, gae_lambda
         self.rng = np.random.default_rng(seed)
-        self.learners = [LearnerSeat(self.game, frame_stack) for _ in range(num_games)]
+        self.learners = [
+            LearnerSeat(self.game, frame_stack, stack_fields) for _ in range(num_games)
+        ]
         self.input_size = self.learners[0].inputs.size
         self.tables: list[Table] = [None] * num_games  # type: ignore[list-item]
         self.seats = np.zeros(num_games, np.int64)
@@ -465,7 +475,8 @@ class SamplerWorker:
 
 def _input_size(sampler_args: dict[str, Any]) -> int:
     game = load_game(sampler_args["game_name"], **sampler_args["params"])
-    return game.observation_size * sampler_args["frame_stack"]
+    fields = sampler_args.get("stack_fields", ())
+    return PolicyInput(game, sampler_args["frame_stack"], fields).size
 
 
 def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict[str, np.ndarray]:
@@ -486,7 +497,9 @@ def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
     memories = [shared_memory.SharedMemory(name=name) for name in memory_names]
     try:
         args = dict(sampler_args)
-        mix = OpponentMix(args["game_name"], args.pop("mix"), args["frame_stack"])
+        mix = OpponentMix(
+            args["game_name"], args.pop("mix"), args["frame_stack"], args.get("stack_fields", ())
+        )
         mix.pool = [NumpyPolicy(**state) for state in args.pop("pool", None) or []]
         sampler = Sampler(mix=mix, **args)
         buffers = [_views(memory, shapes) for memory in memories]
