@@ -65,12 +65,14 @@ RUNS: dict[str, TrainConfig] = {
     "foxy-perfect": TrainConfig(
         "foxy", timesteps=10_000_000, eval_every=500_000, **FOXY_NETWORK, **LONG_RUN
     ),
-    # The game's default, no memory in the observation: the policy sees its last 20
-    # observations (every card it has seen), as much as memory="perfect" shows, not more.
+    # The game's default, no memory in the observation: the policy sees the cards of its last
+    # 19 observations and the whole current one (every card it has seen), as much as
+    # memory="perfect" shows, not more.
     "foxy": TrainConfig(
         "foxy",
         params={"memory": "none"},
         frame_stack=20,
+        stack_fields=("card",),
         timesteps=10_000_000,
         eval_every=500_000,
         **FOXY_NETWORK,
