@@ -127,6 +127,36 @@ def test_a_finished_run_can_be_extended_and_evaluated_on_more_games(tmp_path):
     assert [entry["timesteps"] for entry in result.metrics["history"]] == [512, 1024]
 
 
+def test_an_extension_interrupted_before_it_finished_can_be_resumed(tmp_path, monkeypatch):
+    """Extending a finished run writes the longer settings; interrupted then, the folder holds
+    the shorter run's metrics beside them, and --resume still continues it."""
+    out = tmp_path / "run"
+    train(tiny(timesteps=512), out, progress=False)
+    real_final = ppo.final_evaluation
+    monkeypatch.setattr(ppo, "final_evaluation", _raise_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny(timesteps=1024), out, resume=True, progress=False)
+    monkeypatch.setattr(ppo, "final_evaluation", real_final)
+    result = train(tiny(timesteps=1024), out, resume=True, progress=False)
+    assert result.metrics["timesteps"] == 1024
+
+
+def test_a_pool_without_the_runs_head_is_refused_on_resume(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    config = tiny("foxy", head="ordinal", opponents="self:1", timesteps=1024)
+    real_evaluate = ppo.evaluate
+    monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
+    with pytest.raises(KeyboardInterrupt):
+        train(config, out, progress=False)
+    progress = json.loads((out / "progress.json").read_text())
+    for policy in progress["pool"]:
+        policy["head"] = None  # as an older cardzoo wrote it
+    (out / "progress.json").write_text(json.dumps(progress))
+    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
+    with pytest.raises(ValueError, match="self-play pool .* does not fit"):
+        train(config, out, resume=True, progress=False)
+
+
 def test_force_starts_the_run_again(tmp_path):
     out = tmp_path / "run"
     train(tiny(timesteps=512), out, progress=False)

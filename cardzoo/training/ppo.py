@@ -284,6 +284,7 @@ def _train(
     )
     if resumed:
         run.restore(learner)
+        _check_pool_fits(loop, learner.numpy_policy(), run.progress)
     mix = parse_mix(config.game, config.opponents)
     uses_pool = SELF in mix
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
@@ -616,7 +617,7 @@ class RunFolder:
                 f"resume: {self.path} was started with other settings; use the same ones "
                 f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
             )
-        if self.metrics.exists() and config == saved:
+        if self.metrics.exists() and config == saved and self._metrics_settings() == saved:
             raise ValueError(
                 f"resume: the run in {self.path} is finished; nothing to resume (raise "
                 "--timesteps or --final-eval-games to extend it, or --force to start again)"
@@ -630,6 +631,15 @@ class RunFolder:
         if self.progress.exists():
             self.load_progress()  # checked now: a damaged file stops the run before it starts
         write_json_atomic(self.config, config.to_json())
+
+    def _metrics_settings(self) -> TrainConfig | None:
+        """The settings the run's metrics were written for: an extension interrupted before it
+        finished leaves the shorter run's metrics beside the longer run's settings."""
+        try:
+            settings = json.loads(self.metrics.read_text())["settings"]
+            return TrainConfig.from_json(settings).resolved()
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
 
     def read_config(self) -> TrainConfig:
         try:
@@ -746,6 +756,20 @@ def _check_loop_state(loop: LoopState) -> None:
         source is None or isinstance(source, str) for source in loop.sources
     ):
         raise ValueError("sources must be a list of commits")
+
+
+def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
+    """A resumed run's self-play snapshots play as this run's policy does: the same outputs and
+    head (progress files written before the ordinal head kept no head)."""
+    outputs = policy.layers[-1][0].shape[1]
+    for state in loop.pool:
+        if state["layers"][-1][0].shape[1] != outputs or (state.get("head") is None) != (
+            policy.head is None
+        ):
+            raise ValueError(
+                f"resume: the self-play pool in {where} does not fit this run's policy "
+                "(written by an older cardzoo?); --force starts the run again"
+            )
 
 
 def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
