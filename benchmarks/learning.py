@@ -286,8 +286,7 @@ def pretrained_table(results: dict[str, dict]) -> str:
 
         measure = "mean points" if points else "win rate"
         lines += [
-            f"### `{name}`: {entry['game']} {entry['params']}"
-            + (f", frame stack {entry['frame_stack']}" if entry.get("frame_stack", 1) > 1 else ""),
+            f"### `{name}`: {entry['game']} {entry['params']}" + _stack(entry),
             "",
             f"{entry['timesteps']:,} decisions ({entry['train_minutes']} min, "
             f"{entry['samples_per_second']:,} samples/s; selected at "
@@ -307,6 +306,15 @@ def pretrained_table(results: dict[str, dict]) -> str:
             lines.append(f"| {against} | {cell(row['learner'])} | {cell(own) if own else '—'} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _stack(entry: dict) -> str:
+    """How the policy remembers: its frame stack and the fields it keeps of earlier frames."""
+    if entry.get("frame_stack", 1) == 1:
+        return ""
+    fields = entry.get("stack_fields") or []
+    kept = f" (earlier frames: {', '.join(fields)})" if fields else ""
+    return f", frame stack {entry['frame_stack']}{kept}"
 
 
 def run_tournaments(results: dict[str, dict], games: int) -> str:

@@ -227,6 +227,7 @@ def build(name: str, runs: Path, games: int) -> None:
         "game": metrics["game"],
         "params": info["params"],
         "frame_stack": int(info.get("frame_stack", 1)),
+        "stack_fields": list(info.get("stack_fields") or []),
         "timesteps": metrics["timesteps"],
         "selected_timesteps": metrics["selected_timesteps"],
         "train_minutes": round(metrics["train_seconds"] / 60, 1),
