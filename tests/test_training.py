@@ -370,6 +370,21 @@ def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp
     np.testing.assert_allclose(saved.logits(inputs), expected, **close)
 
 
+def test_foxy_trains_the_ordinal_head_on_relu_by_default_and_other_games_the_plain_one():
+    foxy, nwi = TrainConfig("foxy").resolved(), TrainConfig("nobody_wants_it").resolved()
+    assert (foxy.head, foxy.activation) == ("ordinal", "relu")
+    assert (nwi.head, nwi.activation) == ("linear", "tanh")
+
+
+def test_a_run_saved_before_heads_were_settings_resumes_with_the_plain_head():
+    """config.json of an older run has no head or activation: it was trained with the plain
+    ones, whatever the game's default is now."""
+    saved = TrainConfig("foxy").resolved().to_json()
+    del saved["head"], saved["activation"]
+    config = TrainConfig.from_json(saved).resolved()
+    assert (config.head, config.activation) == ("linear", "tanh")
+
+
 def test_the_ordinal_head_writes_its_centre():
     """Outputs that put the bell's centre on 23 (sharp, and plain numbers preferred): the most
     likely number is 23, not circled; preferring circles makes it 23 circled."""

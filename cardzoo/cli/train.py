@@ -79,15 +79,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--activation",
         choices=["tanh", "relu"],
-        default="tanh",
-        help="the hidden layers' activation (default tanh)",
+        help="the hidden layers' activation (default per game: relu for foxy, else tanh)",
     )
     parser.add_argument(
         "--head",
         choices=["linear", "ordinal"],
-        default="linear",
         help="the policy's output: one logit per action, or for a game whose actions write a "
-        "number (foxy) a bell over the numbers added to them (default linear)",
+        "number a bell over the numbers (default per game: ordinal for foxy, else linear)",
     )
     parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
     parser.add_argument("--eval-games", type=positive_int, default=400, metavar="N")

@@ -149,9 +149,9 @@ class TrainConfig:
     net_arch: tuple[int, ...] = (128, 128)
     #: "linear" (one logit per action) or "ordinal" (:class:`OrdinalHead`, for games whose
     #: actions write a number)
-    head: str = "linear"
-    #: the hidden layers' activation: "tanh" (SB3's default) or "relu"
-    activation: str = "tanh"
+    head: str | None = None  # the game's default
+    #: the hidden layers' activation: "tanh" (SB3's default) or "relu" (None: the game's)
+    activation: str | None = None
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
@@ -172,6 +172,8 @@ class TrainConfig:
             n_epochs=defaults.n_epochs if self.n_epochs is None else self.n_epochs,
             processes=defaults.processes if self.processes is None else self.processes,
             ent_coef=defaults.ent_coef if self.ent_coef is None else self.ent_coef,
+            head=defaults.head if self.head is None else self.head,
+            activation=defaults.activation if self.activation is None else self.activation,
             net_arch=tuple(self.net_arch),
             stack_fields=tuple(self.stack_fields),
         )
@@ -223,6 +225,8 @@ class TrainConfig:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
         stack_fields = tuple(data.get("stack_fields", ()))
+        # runs saved before the head and the activation were settings had the plain ones
+        data = {"head": "linear", "activation": "tanh", **data}
         return cls(**{**data, "net_arch": tuple(data["net_arch"]), "stack_fields": stack_fields})
 
     def learning_rate_at(self, timesteps: int) -> float:
