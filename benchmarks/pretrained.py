@@ -205,7 +205,9 @@ def model_card(
     return "\n".join(lines) + "\n"
 
 
-def build(name: str, runs: Path, games: int) -> None:
+def build(name: str, runs: Path, games: int, source: str | None) -> None:
+    """Train (or resume) the run of ``name``, evaluate it and ship it; ``source``: the code
+    this process loaded (run_info.source_state at its start), which the card names."""
     config = RUNS[name]
     folder = runs / name
     started = time.perf_counter()
@@ -216,11 +218,10 @@ def build(name: str, runs: Path, games: int) -> None:
         resume = (folder / "config.json").exists()
         metrics = train(config, folder, resume=resume, progress=False).metrics
     policy, info = read_policy(folder / "policy.npz")
-    evaluated_at = source_state()
     rows = evaluate_against_each(config, policy, input_settings(info), games)
     PRETRAINED.mkdir(exist_ok=True)
     shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
-    card = model_card(name, info["params"], metrics, rows, games, evaluated_at)
+    card = model_card(name, info["params"], metrics, rows, games, source)
     (PRETRAINED / f"{name}.md").write_text(card)
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results[name] = {
@@ -237,7 +238,7 @@ def build(name: str, runs: Path, games: int) -> None:
         "rows": rows,
         "git_commit": metrics["git_commit"],
         "git_commits": metrics.get("git_commits") or [metrics["git_commit"]],
-        "evaluated_at": evaluated_at,
+        "evaluated_at": source,
     }
     write_json_atomic(RESULTS, dict(sorted(results.items())))
     print(f"{name}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
@@ -260,11 +261,12 @@ def main() -> None:
     unknown = sorted(set(names) - set(RUNS))
     if unknown:
         parser.error(f"--games: unknown {unknown}; choose from {', '.join(RUNS)}")
+    source = source_state()  # the code loaded now, whatever is committed while it runs
     for name in names:
         if args.card_only:
             write_card(name, args.runs)
         else:
-            build(name, args.runs, args.eval_games)
+            build(name, args.runs, args.eval_games, source)
 
 
 def write_card(name: str, runs: Path) -> None:
