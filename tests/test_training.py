@@ -141,18 +141,24 @@ def test_an_extension_interrupted_before_it_finished_can_be_resumed(tmp_path, mo
     assert result.metrics["timesteps"] == 1024
 
 
-def test_a_pool_without_the_runs_head_is_refused_on_resume(tmp_path, monkeypatch):
+def _foxy_self_play_stopped_at_its_second_evaluation(tmp_path, monkeypatch):
+    """A tiny Foxy run, ordinal head, self-play alone, interrupted at its second evaluation:
+    its settings, folder and progress.json (evaluation restored for the resume)."""
     out = tmp_path / "run"
     config = tiny("foxy", head="ordinal", opponents="self:1", timesteps=1024)
     real_evaluate = ppo.evaluate
     monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
     with pytest.raises(KeyboardInterrupt):
         train(config, out, progress=False)
-    progress = json.loads((out / "progress.json").read_text())
+    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
+    return config, out, json.loads((out / "progress.json").read_text())
+
+
+def test_a_pool_without_the_runs_head_is_refused_on_resume(tmp_path, monkeypatch):
+    config, out, progress = _foxy_self_play_stopped_at_its_second_evaluation(tmp_path, monkeypatch)
     for policy in progress["pool"]:
         policy["head"] = None  # as an older cardzoo wrote it
     (out / "progress.json").write_text(json.dumps(progress))
-    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
     with pytest.raises(ValueError, match="self-play pool .* does not fit"):
         train(config, out, resume=True, progress=False)
 
@@ -198,15 +204,8 @@ def test_a_resumed_run_records_the_source_of_each_stretch(tmp_path, monkeypatch)
     """Foxy with the ordinal head and self-play alone (``self:1``, which once stopped the
     sampler: nobody to deal against before the pool arrived): the pool's policies keep their
     head through progress.json, and metrics.json names the source each stretch ran."""
-    out = tmp_path / "run"
-    config = tiny("foxy", head="ordinal", opponents="self:1", timesteps=1024)
-    real_evaluate = ppo.evaluate
-    monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
-    with pytest.raises(KeyboardInterrupt):
-        train(config, out, progress=False)
-    progress = json.loads((out / "progress.json").read_text())
+    config, out, progress = _foxy_self_play_stopped_at_its_second_evaluation(tmp_path, monkeypatch)
     assert [len(policy["head"]["numbers"]) for policy in progress["pool"]] == [82, 82]
-    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
     result = train(config, out, resume=True, progress=False)
     sources = result.metrics["git_commits"]
     assert len(sources) == 2 and result.metrics["git_commit"] == sources[0]
