@@ -384,6 +384,30 @@ def test_a_run_saved_before_heads_were_settings_resumes_with_the_plain_head():
     assert (config.head, config.activation) == ("linear", "tanh")
 
 
+def test_a_policy_file_whose_head_does_not_fit_its_layers_is_a_clear_error(tmp_path):
+    """An ordinal policy's file with its head arrays dropped, or its record saying plain while
+    the last layer has the head's outputs: refused by name, not played wrongly."""
+    from cardzoo.agents.policy import OrdinalHead, read_policy, save_policy
+    from cardzoo.envs import foxy_v0
+
+    game = foxy_v0.raw_env().game
+    head = OrdinalHead(*game.action_numbers())
+    rng = np.random.default_rng(0)
+    layers = [(rng.random((game.observation_size, head.outputs), np.float32),
+               np.zeros(head.outputs, np.float32), "Identity")]  # fmt: skip
+    info = {"game": "foxy", "num_actions": game.num_actions, "observation_size": 71}
+    save_policy(tmp_path / "good.npz", NumpyPolicy(layers, head), info)
+    assert read_policy(tmp_path / "good.npz")[0].head.num_actions == 82
+    with np.load(tmp_path / "good.npz") as archive:
+        kept = {key: archive[key] for key in archive.files if not key.startswith("head_")}
+    np.savez(tmp_path / "no_head_arrays.npz", **kept)
+    with pytest.raises(ValueError, match="not a cardzoo policy file"):
+        read_policy(tmp_path / "no_head_arrays.npz")
+    save_policy(tmp_path / "plain.npz", NumpyPolicy(layers), info)
+    with pytest.raises(ValueError, match="last layer does not fit"):
+        read_policy(tmp_path / "plain.npz")
+
+
 def test_the_ordinal_head_writes_its_centre():
     """Outputs that put the bell's centre on 23 (sharp, and plain numbers preferred): the most
     likely number is 23, not circled; preferring circles makes it 23 circled."""
