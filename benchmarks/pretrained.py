@@ -63,7 +63,7 @@ RUNS: dict[str, TrainConfig] = {
     # nothing above ~9 and stalled at 77.9 points after 6M decisions; this one passed 80 after
     # 1.5M (benchmarks/learning.md, "What it took").
     "foxy-perfect": TrainConfig(
-        "foxy", timesteps=16_000_000, eval_every=500_000, **FOXY_NETWORK, **LONG_RUN
+        "foxy", timesteps=22_000_000, eval_every=500_000, **FOXY_NETWORK, **LONG_RUN
     ),
     # The game's default, no memory in the observation: the policy sees the cards of its last
     # 19 observations and the whole current one (every card it has seen), as much as
