@@ -49,7 +49,7 @@ bench-learning: $(INSTALLED)
 	$(PY) benchmarks/learning.py --out runs/bench
 
 # The pretrained agents in cardzoo/agents/pretrained/ with their model cards, rebuilt from fixed
-# seeds (resumable; 10-45 minutes a policy on 2 cores), then benchmarks/learning.md's goal table
+# seeds (resumable; 5-60 minutes a policy on 2 cores), then benchmarks/learning.md's goal table
 # and tournaments from them.
 pretrained: $(INSTALLED)
 	$(PY) benchmarks/pretrained.py --runs runs/pretrained
