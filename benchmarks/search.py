@@ -58,13 +58,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import search_minus_two  # noqa: E402
 from search_strength import (  # noqa: E402
+    COMMANDS_INTRO,
     curve_files,
+    described_results,
     plot_budget_curve,
     result_line,
     same_deal_points,
     speed_table,
     strength,
-    verdict,
+    strength_rows,
 )
 
 GAME = NobodyWantsIt()
@@ -385,32 +387,14 @@ def strength_section() -> str:
         "| --- | ---: | --- | ---: |",
     ]
     rows = [baseline] + sorted(glob.glob(os.path.join(results, "search_nwi_[ip]*.jsonl")))
-    bar = None
-    for path in rows:
-        if not os.path.exists(path):
-            continue
-        stats = strength(path)
-        bar = bar or stats
-        lines.append(
-            f"| {stats['agent']} | {stats['games']} | {stats['rate']:.3f} "
-            f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
-        )
-        if stats is not bar:
-            lines[-1] = lines[-1].replace(
-                f"| {stats['agent']} |", f"| {stats['agent']} ({verdict(stats, bar)}) |"
-            )
+    lines += strength_rows(rows)
     lines += earlier_runs(os.path.join(results, "before_reseed"))
     lines.append(budget_curve(os.path.join(HERE, "search_nwi_budget.png")))
     lines += ["", "Checks on the way (40-100 games each, the code of their day):", ""]
-    for name, description in QUICK_CHECKS.items():
-        path = os.path.join(results, name)
-        if os.path.exists(path):
-            stats = strength(path)
-            lines.append(result_line(description, stats))
+    lines += described_results(results, QUICK_CHECKS)
     lines += [
         "",
-        "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
-        "skips the deals it has):",
+        COMMANDS_INTRO,
         "",
         "```",
         "python benchmarks/search_strength.py --agent nwi_dodger --deals 125 \\",
@@ -489,23 +473,6 @@ BION_READING = (
 )
 
 BION_STRENGTH_HEADING = "## Strength in Believe It or Not: one seat against three bluffer"
-
-
-def strength_rows(paths: list[str]) -> list[str]:
-    """Table rows of the result files, the first the heuristic's own share (the bar), the others
-    marked by where they stand against it."""
-    lines, bar = [], None
-    for path in paths:
-        if not os.path.exists(path):
-            continue
-        stats = strength(path)
-        standing = f" ({verdict(stats, bar)})" if bar else ""
-        bar = bar or stats
-        lines.append(
-            f"| {stats['agent']}{standing} | {stats['games']} | {stats['rate']:.3f} "
-            f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
-        )
-    return lines
 
 
 PRETRAINED_HEADING = "## The bot against the pretrained agents"

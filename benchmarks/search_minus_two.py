@@ -26,7 +26,15 @@ import statistics
 import time
 
 import numpy as np
-from search_strength import plot_budget_curve, result_line, speed_table, strength, verdict
+from search_strength import (
+    COMMANDS_INTRO,
+    described_results,
+    plot_budget_curve,
+    result_line,
+    speed_table,
+    strength,
+    strength_rows,
+)
 
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.agents.search import AGENTS, parse_agent_params
@@ -251,28 +259,15 @@ def strength_section() -> str:
         "",
         "| agent | games | win rate [95% CI] | wall s per game |",
         "| --- | ---: | --- | ---: |",
-        f"| attacker (the bar) | {bar['games']} | {bar['rate']:.3f} "
-        f"[{bar['low']:.3f}, {bar['high']:.3f}] | {bar['seconds']:.1f} |",
     ]
-    for spec in (MAIN_AGENT, OTHER_AGENT):
-        path = os.path.join(RESULTS, result_name(spec))
-        if os.path.exists(path):
-            stats = strength(path)
-            lines.append(
-                f"| {spec} ({verdict(stats, bar)}) | {stats['games']} | {stats['rate']:.3f} "
-                f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
-            )
+    paths = [BASELINE] + [result_name(spec) for spec in (MAIN_AGENT, OTHER_AGENT)]
+    lines += strength_rows([os.path.join(RESULTS, path) for path in paths], "attacker (the bar)")
     lines.append(budget_curve(os.path.join(HERE, "search_m2_budget.png"), bar))
     lines += ["", "Pilot runs that chose the agent, its horizon and rollout policy:", ""]
-    for name, description in PILOTS.items():
-        path = os.path.join(RESULTS, name)
-        if os.path.exists(path):
-            stats = strength(path)
-            lines.append(result_line(description, stats))
+    lines += described_results(RESULTS, PILOTS)
     lines += [
         "",
-        "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
-        "skips the deals it has):",
+        COMMANDS_INTRO,
         "",
         "```",
         "python benchmarks/search_strength.py --game minus_two --agent attacker --deals 125 \\",

@@ -143,6 +143,42 @@ def verdict(stats: dict, bar: dict) -> str:
     return "NOT above the heuristic's share"
 
 
+def strength_rows(paths: list[str], bar_label: str | None = None) -> list[str]:
+    """Table rows of the result files that exist, the first the heuristic's own share (the
+    bar, labelled ``bar_label`` if given), the others marked by where they stand against it."""
+    lines, bar = [], None
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        stats = strength(path)
+        label = stats["agent"] + (f" ({verdict(stats, bar)})" if bar else "")
+        if bar is None and bar_label:
+            label = bar_label
+        bar = bar or stats
+        lines.append(
+            f"| {label} | {stats['games']} | {stats['rate']:.3f} "
+            f"[{stats['low']:.3f}, {stats['high']:.3f}] | {stats['seconds']:.1f} |"
+        )
+    return lines
+
+
+def described_results(folder: str, described: dict[str, str]) -> list[str]:
+    """A :func:`result_line` for each result file of ``described`` (file name -> what it was)
+    that exists in ``folder``."""
+    return [
+        result_line(description, strength(os.path.join(folder, name)))
+        for name, description in described.items()
+        if os.path.exists(os.path.join(folder, name))
+    ]
+
+
+#: the line before each report's block of commands
+COMMANDS_INTRO = (
+    "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
+    "skips the deals it has):"
+)
+
+
 def speed_table(rows: list) -> list[str]:
     """Markdown lines of rollout speeds ``(name, rollouts/s, spread, steps)``, each against the
     first row (the engine) measured in the same run, and what the engine's rate means a step."""
