@@ -13,6 +13,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from positions import positions_with_a_choice
 from test_minus_two_rules import (
     EMPTY_PILE_FOR_BLIND,
     FILLERS,
@@ -396,24 +397,11 @@ def test_bad_playout_policy_is_refused():
 # --- search through the fast playouts ----------------------------------------------------
 
 
-def mid_game_positions(count, seed=0):
-    """Positions with a real choice from a random game (seeded)."""
-    state = GAME.new_state(np.random.default_rng(seed))
-    choices = np.random.default_rng(seed)
-    found = []
-    while not state.terminal and len(found) < count:
-        legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
-        if legal.size > 1 and choices.random() < 0.2:
-            found.append(GAME.copy_state(state))
-        GAME.apply(state, int(choices.choice(legal)))
-    return found
-
-
 @pytest.mark.parametrize("horizon", ["game", "round"])
 @pytest.mark.parametrize("agent_class", [PIMCAgent, ISMCTSAgent])
 def test_search_never_peeks_through_the_fast_playouts(agent_class, horizon):
     shuffler = np.random.default_rng(3)
-    for state in mid_game_positions(4):
+    for state in positions_with_a_choice(GAME, 4):
         seat = state.current_player
         mask = GAME.legal_mask(state, seat)
         params = {"seed": 2, "simulations": 40, "horizon": horizon}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import positions_with_a_choice
 
 from cardzoo.agents.base import Agent, take_turn
 from cardzoo.agents.search import AGENTS, ISMCTSAgent, PIMCAgent, parse_agent_params
@@ -451,19 +452,6 @@ def test_dodger_rollout_policy_passes_on_an_nwi_card_and_avoids_taking_one():
     assert playout.policy_action(GAME, row, "dodger") == 5  # still better than a single card
 
 
-def other_game_positions(game, count, seed=0):
-    """Positions with a real choice from a random game of ``game`` (seeded)."""
-    state = game.new_state(np.random.default_rng(seed))
-    choices = np.random.default_rng(seed)
-    found = []
-    while not state.terminal and len(found) < count:
-        legal = np.flatnonzero(game.legal_mask(state, state.current_player))
-        if legal.size > 1 and choices.random() < 0.2:
-            found.append(game.copy_state(state))
-        game.apply(state, int(choices.choice(legal)))
-    return found
-
-
 @pytest.mark.parametrize(
     "game",
     [BelieveItOrNot(variant="quick"), BelieveItOrNot(), MinusTwo()],
@@ -474,7 +462,7 @@ def test_search_never_peeks_in_the_other_decision_games(game, agent_class):
     """The leak test in the other games (Believe It or Not through its playout kernel, Minus Two
     through the engine's rollouts)."""
     shuffler = np.random.default_rng(3)
-    for state in other_game_positions(game, 3):
+    for state in positions_with_a_choice(game, 3):
         seat = state.current_player
         mask = game.legal_mask(state, seat)
         action = agent_class(game, seed=2, simulations=6).act({"action_mask": mask, "state": state})
