@@ -118,7 +118,7 @@ class PolicyInput:
             kept, past = self.kept.size, self.size - size
             self._frames[: past - kept] = self._frames[kept:past]
             self._frames[past - kept : past] = self._previous
-            self._previous[:] = scaled[self.kept]
+            np.take(scaled, self.kept, out=self._previous)  # no new array per decision
         self._frames[-size:] = scaled
         return self._frames
 
