@@ -65,7 +65,7 @@ from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
-from cardzoo.training.learner import Learner
+from cardzoo.training.learner import ACTIVATIONS, Learner
 from cardzoo.training.run_info import machine, source_state, versions
 from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
 from cardzoo.training.threads import torch_threads
@@ -187,7 +187,7 @@ class TrainConfig:
         check_choice("reward", self.reward, REWARD_MODES)
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("head", self.head, POLICY_HEADS)
-        check_choice("activation", self.activation, ("tanh", "relu"))
+        check_choice("activation", self.activation, tuple(ACTIVATIONS))
         if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
             raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
