@@ -153,7 +153,9 @@ def layer_sizes(text: str) -> tuple[int, ...]:
 def _option_of(message: str) -> str | None:
     """The option a refused setting came from: ``frame_stack=...`` -> ``--frame-stack``."""
     name = message.replace("=", " ").replace(":", " ").split(" ", 1)[0]
-    options = {"n_envs", "processes", "timesteps", "frame_stack", "eval_every", "eval_games"}
-    options |= {"final_eval_games", "reward", "opponents", "seed", "net_arch", "head", "activation"}
-    options |= {"stack_fields"}
+    options = {
+        *("n_envs", "processes", "timesteps", "frame_stack", "stack_fields", "eval_every"),
+        *("eval_games", "final_eval_games", "reward", "opponents", "seed"),
+        *("net_arch", "head", "activation"),
+    }
     return "--" + name.replace("_", "-") if name in options else None
