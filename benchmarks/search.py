@@ -57,10 +57,12 @@ from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import search_minus_two  # noqa: E402
+import search_strength  # noqa: E402
 from search_strength import (  # noqa: E402
     COMMANDS_INTRO,
     curve_files,
     described_results,
+    engine_rollouts,
     plot_budget_curve,
     result_line,
     same_deal_points,
@@ -75,21 +77,6 @@ PIMC_BUDGET, ISMCTS_BUDGET = 3000, 450
 #: Believe It or Not's budgets under 0.1 s of CPU time a move (measured below)
 BION_PIMC_BUDGET, BION_ISMCTS_BUDGET = 1000, 200
 BION_VARIANTS = ("quick", "standard")
-
-
-def engine_rollouts(seconds: float, seed: int, game=GAME) -> tuple[int, int, float]:
-    """Random games from the deal, one at a time through the engine: (games, steps, seconds)."""
-    rng = np.random.default_rng(seed)
-    games = steps = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        state = game.new_state(np.random.default_rng(seed + games))
-        while not state.terminal:
-            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
-            game.apply(state, int(legal[rng.integers(legal.size)]))
-            steps += 1
-        games += 1
-    return games, steps, time.process_time() - start
 
 
 def kernel_rollouts(
@@ -110,41 +97,21 @@ def kernel_rollouts(
 
 def search_positions(count: int, game=GAME) -> list:
     """Positions with a real choice from seeded games played by the engine at random."""
-    found = []
-    for seed in range(50):
-        state = game.new_state(np.random.default_rng(seed))
-        choices = np.random.default_rng(seed)
-        for _ in range(40 + 7 * seed % 60):
-            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
-            if state.terminal:
-                break
-            game.apply(state, int(legal[choices.integers(legal.size)]))
-        legal = np.flatnonzero(game.legal_mask(state, state.current_player))
-        if not state.terminal and legal.size > 1:
-            found.append(state)
-        if len(found) == count:
-            break
-    return found
+    return search_strength.search_positions(
+        game, count, seeds=50, moves=lambda seed: 40 + 7 * seed % 60
+    )
 
 
 def search_rollouts(seconds: float, seed: int, agent_class, simulations: int, game=GAME):
     """Rollouts (PIMC) or iterations (ISMCTS) per second inside moves: (rollouts, 0, seconds)."""
-    positions = search_positions(10, game)
     agent = agent_class(game, seed=seed, simulations=simulations)
-    done = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        state = positions[done // simulations % len(positions)]
-        mask = game.legal_mask(state, state.current_player)
-        agent.act({"action_mask": mask, "state": state})
-        done += simulations
-    return done, 0, time.process_time() - start
+    return search_strength.search_rollouts(game, agent, search_positions(10, game), seconds)
 
 
 def measurements(quick: bool) -> dict:
     batch = 50 if quick else 500
     return {
-        "engine, one game at a time": lambda s, seed: engine_rollouts(s, seed),
+        "engine, one game at a time": lambda s, seed: engine_rollouts(GAME, s, seed),
         "kernel, plain Python": lambda s, seed: kernel_rollouts(s, seed, False, "random", 20),
         "kernel, numba": lambda s, seed: kernel_rollouts(s, seed, True, "random", batch),
         "kernel, numba, shedder policy": lambda s, seed: kernel_rollouts(
@@ -183,7 +150,7 @@ def bion_measurements(quick: bool, variant: str) -> dict:
     batch = 50 if quick else 500
     pimc, ismcts = BION_PIMC_BUDGET, BION_ISMCTS_BUDGET
     return {
-        "engine, one game at a time": lambda s, seed: engine_rollouts(s, seed, game),
+        "engine, one game at a time": lambda s, seed: engine_rollouts(game, s, seed),
         "kernel, plain Python": lambda s, seed: bion_kernel_rollouts(
             s, seed, game, False, "random", 20
         ),

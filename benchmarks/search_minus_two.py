@@ -26,9 +26,11 @@ import statistics
 import time
 
 import numpy as np
+import search_strength
 from search_strength import (
     COMMANDS_INTRO,
     described_results,
+    engine_rollouts,
     plot_budget_curve,
     result_line,
     speed_table,
@@ -68,21 +70,6 @@ def agent_of(spec: str, seed: int = 0):
 # --- speed -----------------------------------------------------------------------------------
 
 
-def engine_rollouts(seconds: float, seed: int) -> tuple[int, int, float]:
-    """Random games from the deal, one at a time through the engine: (games, steps, seconds)."""
-    rng = np.random.default_rng(seed)
-    games = steps = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        state = GAME.new_state(np.random.default_rng(seed + games))
-        while not state.terminal and steps < 10**9:
-            legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
-            GAME.apply(state, int(legal[rng.integers(legal.size)]))
-            steps += 1
-        games += 1
-    return games, steps, time.process_time() - start
-
-
 def kernel_rollouts(
     seconds: float, seed: int, compiled: bool, policy: str, batch: int, one_round: bool = False
 ) -> tuple[int, int, float]:
@@ -101,41 +88,22 @@ def kernel_rollouts(
 
 def search_positions(count: int) -> list:
     """Positions with a real choice from seeded games played by the engine at random."""
-    found = []
-    for seed in range(100):
-        state = GAME.new_state(np.random.default_rng(seed))
-        choices = np.random.default_rng(seed)
-        for _ in range(20 + 7 * seed % 150):
-            if state.terminal:
-                break
-            legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
-            GAME.apply(state, int(legal[choices.integers(legal.size)]))
-        legal = np.flatnonzero(GAME.legal_mask(state, state.current_player))
-        if not state.terminal and legal.size > 1:
-            found.append(state)
-        if len(found) == count:
-            break
-    return found
+    return search_strength.search_positions(
+        GAME, count, seeds=100, moves=lambda seed: 20 + 7 * seed % 150
+    )
 
 
 def search_rollouts(seconds: float, seed: int, spec: str) -> tuple[int, int, float]:
     """Rollouts (pimc) or iterations (ismcts) per second inside moves."""
-    positions = search_positions(10)
-    agent = agent_of(spec, seed)
-    done = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        state = positions[done // agent.simulations % len(positions)]
-        mask = GAME.legal_mask(state, state.current_player)
-        agent.act({"action_mask": mask, "state": state})
-        done += agent.simulations
-    return done, 0, time.process_time() - start
+    return search_strength.search_rollouts(
+        GAME, agent_of(spec, seed), search_positions(10), seconds
+    )
 
 
 def measurements(quick: bool) -> dict:
     batch = 50 if quick else 400
     return {
-        "engine, one game at a time": engine_rollouts,
+        "engine, one game at a time": lambda s, seed: engine_rollouts(GAME, s, seed),
         "kernel, plain Python": lambda s, seed: kernel_rollouts(s, seed, False, "random", 10),
         "kernel, numba": lambda s, seed: kernel_rollouts(s, seed, True, "random", batch),
         "kernel, numba, attacker policy": lambda s, seed: kernel_rollouts(

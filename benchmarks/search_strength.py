@@ -25,6 +25,8 @@ import json
 import os
 import time
 
+import numpy as np
+
 from cardzoo.agents import BEST_HEURISTIC
 from cardzoo.agents.search import AGENTS, parse_agent_params
 from cardzoo.evaluation import play_match, wilson_interval
@@ -177,6 +179,55 @@ COMMANDS_INTRO = (
     "Commands (long runs under `nice -n 10`; a result file grows deal by deal and a rerun "
     "skips the deals it has):"
 )
+
+
+def engine_rollouts(game, seconds: float, seed: int) -> tuple[int, int, float]:
+    """Random games of ``game`` from the deal, one at a time through the engine: (games, steps,
+    seconds): the reference the speed tables divide by."""
+    rng = np.random.default_rng(seed)
+    games = steps = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_state(np.random.default_rng(seed + games))
+        while not state.terminal:
+            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+            game.apply(state, int(legal[rng.integers(legal.size)]))
+            steps += 1
+        games += 1
+    return games, steps, time.process_time() - start
+
+
+def search_positions(game, count: int, seeds: int, moves) -> list:
+    """Up to ``count`` positions with a real choice: game ``seed`` (of ``range(seeds)``) played
+    at random by the engine for ``moves(seed)`` moves (or to its end, then skipped)."""
+    found = []
+    for seed in range(seeds):
+        state = game.new_state(np.random.default_rng(seed))
+        choices = np.random.default_rng(seed)
+        for _ in range(moves(seed)):
+            if state.terminal:
+                break
+            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+            game.apply(state, int(legal[choices.integers(legal.size)]))
+        legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+        if not state.terminal and legal.size > 1:
+            found.append(state)
+        if len(found) == count:
+            break
+    return found
+
+
+def search_rollouts(game, agent, positions: list, seconds: float) -> tuple[int, int, float]:
+    """Rollouts (pimc) or iterations (ismcts) per second inside moves of ``agent`` at
+    ``positions`` in turn: (rollouts, 0, seconds)."""
+    done = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = positions[done // agent.simulations % len(positions)]
+        mask = game.legal_mask(state, state.current_player)
+        agent.act({"action_mask": mask, "state": state})
+        done += agent.simulations
+    return done, 0, time.process_time() - start
 
 
 def speed_table(rows: list) -> list[str]:
