@@ -46,6 +46,7 @@ import sys
 from cardzoo import __version__
 from cardzoo.cli import (
     agents,
+    exploit,
     listing,
     match,
     play,
@@ -58,7 +59,18 @@ from cardzoo.cli import (
 from cardzoo.cli.args import UsageError, _Parser
 
 #: The subcommands in the order ``cardzoo --help`` lists them; a new one adds its module here.
-SUBCOMMANDS = [listing, agents, simulate, match, tournament, play, serve, train, train_rllib]
+SUBCOMMANDS = [
+    listing,
+    agents,
+    simulate,
+    match,
+    tournament,
+    play,
+    serve,
+    train,
+    exploit,
+    train_rllib,
+]
 
 
 # ----------------------------------------------------------------------------------------------

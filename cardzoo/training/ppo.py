@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from cardzoo.agents import game_agents, make_agent
+from cardzoo.agents import check_agent_name, game_agents, make_agent
 from cardzoo.agents.policy import (
     POLICY_FILE,
     NumpyPolicy,
@@ -65,6 +65,7 @@ from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
+from cardzoo.stats import mean_interval
 from cardzoo.training.learner import ACTIVATIONS, Learner
 from cardzoo.training.run_info import machine, source_state, versions
 from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
@@ -82,7 +83,7 @@ FORMAT_VERSION = 1
 #: (:func:`evaluation_deals`); training deals come from the run's own generator instead
 PERIODIC_EVAL_SEED = 1_000_000
 #: the settings a resumed run may change: neither changes what has been learned so far
-RESUMABLE_CHANGES = ("timesteps", "final_eval_games")
+RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
 FINAL_EVAL_SEED = 2_000_000
 
 #: upper bounds of the run's sizes (lower bound 1): far beyond any sensible run
@@ -136,6 +137,12 @@ class TrainConfig:
     eval_every: int = 100_000
     eval_games: int = 400
     final_eval_games: int = 1000
+    #: the agents the evaluations seat in every other seat, the last of them the one that
+    #: chooses the checkpoint and whose own share is the baseline (empty: random and the game's
+    #: best heuristic); ``cardzoo exploit`` names its target here
+    eval_opponents: tuple[str, ...] = ()
+    #: the first deal of the final evaluation (later deals follow it)
+    final_eval_seed: int = FINAL_EVAL_SEED
     pool_size: int = 10
     # PPO
     learning_rate: float = 3e-4
@@ -176,6 +183,7 @@ class TrainConfig:
             activation=defaults.activation if self.activation is None else self.activation,
             net_arch=tuple(self.net_arch),
             stack_fields=tuple(self.stack_fields),
+            eval_opponents=tuple(self.eval_opponents),
         )
         config.check()
         return config
@@ -193,6 +201,14 @@ class TrainConfig:
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
+        check_int("final_eval_seed", self.final_eval_seed, 0)
+        for name in self.eval_opponents:
+            if not isinstance(name, str):
+                raise ValueError(f"eval_opponents: agent names, got {name!r}")
+            try:
+                check_agent_name(self.game, name)
+            except ValueError as error:
+                raise ValueError(f"eval_opponents: {error}") from None
         if not 1 <= len(self.net_arch) <= 8:
             raise ValueError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
         for size in self.net_arch:
@@ -220,20 +236,28 @@ class TrainConfig:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        return {**data, "net_arch": list(self.net_arch), "stack_fields": list(self.stack_fields)}
+        return {**data, **{name: list(getattr(self, name)) for name in _TUPLE_SETTINGS}}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
-        stack_fields = tuple(data.get("stack_fields", ()))
         # runs saved before the head and the activation were settings had the plain ones
         data = {"head": "linear", "activation": "tanh", **data}
-        return cls(**{**data, "net_arch": tuple(data["net_arch"]), "stack_fields": stack_fields})
+        return cls(**{**data, **{name: tuple(data.get(name, ())) for name in _TUPLE_SETTINGS}})
+
+    @property
+    def evaluation_opponents(self) -> tuple[str, ...]:
+        """The agents the evaluations play against, the deciding one last."""
+        return self.eval_opponents or tuple(dict.fromkeys(["random", game_agents(self.game).best]))
 
     def learning_rate_at(self, timesteps: int) -> float:
         """The step size of the update that follows ``timesteps`` learner decisions."""
         if self.lr_schedule == "linear":
             return self.learning_rate * max(0.0, 1.0 - timesteps / self.timesteps)
         return self.learning_rate
+
+
+#: the settings that are tuples in a configuration and lists in its JSON
+_TUPLE_SETTINGS = ("net_arch", "stack_fields", "eval_opponents")
 
 
 @dataclasses.dataclass
@@ -434,10 +458,16 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
 
 
 def _selection_score(config: TrainConfig, evaluation: dict[str, Any]) -> float:
-    """What "best" means when choosing the checkpoint: the win rate against the best heuristic
-    (Foxy: the mean points, its goal)."""
-    against = evaluation["against"][game_agents(config.game).best]
-    return against["mean_score"] if run_game(config).objective == "points" else against["win_rate"]
+    """What "best" means when choosing the checkpoint: the win rate against the deciding
+    evaluation opponent, by default the best heuristic (Foxy: the mean points, its goal)."""
+    against = evaluation["against"][config.evaluation_opponents[-1]]
+    return against[objective_measure(config)]
+
+
+def objective_measure(config: TrainConfig) -> str:
+    """The figure a run is judged by: ``win_rate``, or ``mean_score`` where the game's objective
+    is points (Foxy)."""
+    return "mean_score" if run_game(config).objective == "points" else "win_rate"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -457,25 +487,34 @@ def learner_factory(
     return build
 
 
-def evaluate(config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int) -> dict[str, Any]:
-    """The learner in one seat, every other seat random, then the best heuristic; seats
-    rotated, mirrored deals (``num_games`` rounded up to a multiple of the player count)."""
+def evaluate(
+    config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int, keep: bool = False
+) -> dict[str, Any]:
+    """The learner in one seat, every other seat each evaluation opponent in turn (random, then
+    the best heuristic, unless the run names others); seats rotated, mirrored deals
+    (``num_games`` rounded up to a multiple of the player count). With ``keep`` the matches'
+    records come back too (under ``"matches"``, not JSON)."""
     params = _game_params(config)
     n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
     learner = learner_factory(policy, config.frame_stack, stack_fields=config.stack_fields)
-    against = {}
-    for opponent in dict.fromkeys(["random", game_agents(config.game).best]):
+    against, matches = {}, {}
+    for opponent in config.evaluation_opponents:
         result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)
         against[opponent] = _summary(result.agents["learner"].summary())
-    return {"games": num_games, "against": against}
+        matches[opponent] = result.agents["learner"]
+    return {"games": num_games, "against": against, **({"matches": matches} if keep else {})}
 
 
 def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]:
-    """:func:`evaluate` on the final deals, plus the best heuristic's own results in the same
-    seat against copies of itself: the fair share the learner has to beat."""
-    evaluation = evaluate(config, policy, config.final_eval_games, FINAL_EVAL_SEED)
-    baseline = game_agents(config.game).best
+    """:func:`evaluate` on the final deals, plus the deciding opponent's own results in the
+    same seat against copies of itself (the fair share the learner has to beat), and the
+    learner's gain over that share with its 95% interval, paired game by game: both line-ups
+    play the same deals with the seat under test in the same place."""
+    evaluation = evaluate(
+        config, policy, config.final_eval_games, config.final_eval_seed, keep=True
+    )
+    baseline = config.evaluation_opponents[-1]
     params = _game_params(config)
     n = run_game(config).num_players
 
@@ -487,12 +526,19 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
         config.game,
         [seat_under_test] + [baseline] * (n - 1),
         evaluation["games"],
-        FINAL_EVAL_SEED,
+        config.final_eval_seed,
         params,
     )
-    evaluation["baseline_same_seat"] = {
-        "agent": baseline,
-        **_summary(result.agents[seat_under_test.name].summary()),
+    own = result.agents[seat_under_test.name]
+    evaluation["baseline_same_seat"] = {"agent": baseline, **_summary(own.summary())}
+    learner = evaluation.pop("matches")[baseline]
+    per_game = "scores" if objective_measure(config) == "mean_score" else "win_shares"
+    gain, low, high = mean_interval(np.subtract(getattr(learner, per_game), getattr(own, per_game)))
+    evaluation["gain"] = {
+        "measure": objective_measure(config),
+        "over": baseline,
+        "gain": gain,
+        "gain_ci": [low, high],
     }
     return evaluation
 
@@ -505,7 +551,9 @@ def evaluation_deals(config: TrainConfig) -> dict[str, range]:
         "periodic": range(
             PERIODIC_EVAL_SEED, PERIODIC_EVAL_SEED + math.ceil(config.eval_games / n)
         ),
-        "final": range(FINAL_EVAL_SEED, FINAL_EVAL_SEED + math.ceil(config.final_eval_games / n)),
+        "final": range(
+            config.final_eval_seed, config.final_eval_seed + math.ceil(config.final_eval_games / n)
+        ),
     }
     if set(deals["periodic"]) & set(deals["final"]):
         raise ValueError("the periodic and the final evaluations would share deals")
@@ -834,6 +882,13 @@ def report(result: TrainResult) -> str:
         lines.append(line(f"learner + {n - 1} x {opponent}", against))
     baseline = final["baseline_same_seat"]
     lines.append(line(f"{baseline['agent']} (same seat) + {n - 1} x itself", baseline))
+    if "gain" in final:  # metrics written before the gain was reported have none
+        gain = final["gain"]
+        low, high = gain["gain_ci"]
+        lines.append(
+            f"{'gain over ' + baseline['agent'] + ' (paired by deal)':<44}"
+            f"{gain['gain']:+.3f} [{low:+.3f}, {high:+.3f}] {gain['measure']}"
+        )
     lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
     return "\n".join(lines)
