@@ -14,6 +14,7 @@ from cardzoo.cli.args import (
     add_quiet_argument,
     add_seed_argument,
     game_params,
+    nonnegative_int,
     positive_int,
 )
 
@@ -21,7 +22,7 @@ from cardzoo.cli.args import (
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "train",
-        help="learn a policy for one seat with MaskablePPO (needs the train extra)",
+        help="learn a policy for one seat with cardzoo's PPO (needs the train extra)",
         description="Train a policy for one seat; the run folder holds the model, metrics.json, "
         "learning_curve.png and TensorBoard logs. Defaults per game: cardzoo.training.ppo.",
     )
@@ -87,6 +88,35 @@ def add_parser(subparsers) -> None:
         help="the policy's output: one logit per action, or for a game whose actions write a "
         "number a bell over the numbers (default per game: ordinal for foxy, else linear)",
     )
+    parser.add_argument(
+        "--league",
+        action="store_true",
+        help="draw one opponent a game from a league (the mix's agents, snapshots of the "
+        "learner, exploiters) by prioritized fictitious self-play; see docs/training.md",
+    )
+    parser.add_argument(
+        "--pfsp-power",
+        type=float,
+        default=2.0,
+        metavar="P",
+        help="with --league: how strongly the opponents that beat the learner are preferred "
+        "(0: by the mix's weights alone; default 2)",
+    )
+    parser.add_argument(
+        "--exploiter-every",
+        type=nonnegative_int,
+        default=0,
+        metavar="STEPS",
+        help="with --league: train an exploiter against the learner every STEPS decisions "
+        "and add it to the league (default 0: never)",
+    )
+    parser.add_argument(
+        "--exploiter-timesteps",
+        type=positive_int,
+        default=200_000,
+        metavar="STEPS",
+        help="each exploiter's training budget (default 200,000)",
+    )
     parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
     parser.add_argument("--eval-games", type=positive_int, default=400, metavar="N")
     parser.add_argument("--final-eval-games", type=positive_int, default=1000, metavar="N")
@@ -123,6 +153,10 @@ def run_train(args: argparse.Namespace) -> int:
         stack_fields=args.stack_fields,
         head=args.head,
         activation=args.activation,
+        league=args.league,
+        pfsp_power=args.pfsp_power,
+        exploiter_every=args.exploiter_every,
+        exploiter_timesteps=args.exploiter_timesteps,
         eval_every=args.eval_every,
         eval_games=args.eval_games,
         final_eval_games=args.final_eval_games,
@@ -156,6 +190,7 @@ def _option_of(message: str) -> str | None:
     options = {
         *("n_envs", "processes", "timesteps", "frame_stack", "stack_fields", "eval_every"),
         *("eval_games", "final_eval_games", "reward", "opponents", "seed"),
-        *("net_arch", "head", "activation"),
+        *("net_arch", "head", "activation", "league", "pfsp_power", "exploiter_every"),
+        "exploiter_timesteps",
     }
     return "--" + name.replace("_", "-") if name in options else None

@@ -66,9 +66,16 @@ from cardzoo.envs.core import Game, check_choice, check_int
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 from cardzoo.stats import mean_interval
+from cardzoo.training.league import (
+    EXPLOITER,
+    SNAPSHOT,
+    League,
+    decode_policy,
+    encode_policy,
+)
 from cardzoo.training.learner import ACTIVATIONS, Learner
 from cardzoo.training.run_info import machine, source_state, versions
-from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
+from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix, rollout_shapes
 from cardzoo.training.threads import torch_threads
 
 REWARD_MODES = ("win", "win+points", "points", "win+score")
@@ -85,6 +92,9 @@ PERIODIC_EVAL_SEED = 1_000_000
 #: the settings a resumed run may change: neither changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
 FINAL_EVAL_SEED = 2_000_000
+#: the first deal of an exploiter's evaluation against the frozen learner (a diagnostic of the
+#: league, never a report)
+EXPLOITER_EVAL_SEED = 1_500_000
 
 #: upper bounds of the run's sizes (lower bound 1): far beyond any sensible run
 SIZE_BOUNDS = {
@@ -95,6 +105,7 @@ SIZE_BOUNDS = {
     "eval_games": 10**6,
     "final_eval_games": 10**6,
     "pool_size": 1000,
+    "exploiter_timesteps": 10**10,
     "n_steps": 10**5,
     "batch_size": 10**6,
     "n_epochs": 1000,
@@ -102,6 +113,7 @@ SIZE_BOUNDS = {
 }
 #: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
 RUN_FILES = (
+    "league",
     "config.json",
     "progress.json",
     "checkpoint.pt",
@@ -144,6 +156,13 @@ class TrainConfig:
     #: the first deal of the final evaluation (later deals follow it)
     final_eval_seed: int = FINAL_EVAL_SEED
     pool_size: int = 10
+    #: the league (:mod:`cardzoo.training.league`): one opponent a game drawn by PFSP with this
+    #: power, and every ``exploiter_every`` decisions (0: never) an exploiter trained for
+    #: ``exploiter_timesteps`` decisions against the learner joins it
+    league: bool = False
+    pfsp_power: float = 2.0
+    exploiter_every: int = 0
+    exploiter_timesteps: int = 200_000
     # PPO
     learning_rate: float = 3e-4
     lr_schedule: str = "constant"
@@ -202,6 +221,11 @@ class TrainConfig:
             check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
         check_int("final_eval_seed", self.final_eval_seed, 0)
+        check_int("exploiter_every", self.exploiter_every, 0, SIZE_BOUNDS["timesteps"])
+        if not isinstance(self.league, bool):
+            raise ValueError(f"league: true or false, got {self.league!r}")
+        if self.exploiter_every and not self.league:
+            raise ValueError("exploiter_every: exploiters join a league; turn league on")
         for name in self.eval_opponents:
             if not isinstance(name, str):
                 raise ValueError(f"eval_opponents: agent names, got {name!r}")
@@ -220,7 +244,9 @@ class TrainConfig:
             raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
             raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
-        for name in ("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale"):
+        for name in (
+            *("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale", "pfsp_power"),
+        ):
             value = getattr(self, name)
             if (
                 isinstance(value, bool)
@@ -314,23 +340,32 @@ def _train(
         run.restore(learner)
         _check_pool_fits(loop, learner.numpy_policy(), run.progress)
     mix = parse_mix(config.game, config.opponents)
-    uses_pool = SELF in mix
+    league = _league(config, mix, loop, learner.numpy_policy())
+    uses_pool = SELF in mix and league is None
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
+    if league is not None and loop.exploiter_due:  # interrupted while training an exploiter
+        _train_exploiter(config, run, league, loop)
     workers = start_workers(config, mix, config.seed + 7919 * len(loop.history), loop.pool)
     writer = _summary_writer(run.path / "tb")
     bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
     try:
         pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
-        pending = [w.start(learner.numpy_policy(), learner.numpy_value(), pool) for w in workers]
-        pool = None  # sent with the next rollout only when it changes
+        roster = league.roster() if league else None  # sent again only when it changes
+        pending = [
+            w.start(learner.numpy_policy(), learner.numpy_value(), pool, _draws(league, roster))
+            for w in workers
+        ]
+        pool = roster = None  # sent with the next rollout only when it changes
         while loop.timesteps < config.timesteps:
             started, cpu_started = time.perf_counter(), time.process_time()
             rollout = _join([w.wait(b) for w, b in zip(workers, pending)])
+            if league is not None:
+                league.record(rollout.results)
             # The workers play the next rollout while the learner updates on this one.
             policy, value = learner.numpy_policy(), learner.numpy_value()
-            pending = [w.start(policy, value, pool) for w in workers]
-            pool = None
+            pending = [w.start(policy, value, pool, _draws(league, roster)) for w in workers]
+            pool = roster = None
             learner.set_learning_rate(config.learning_rate_at(loop.timesteps))
             losses = learner.update(
                 rollout, config.n_epochs, config.batch_size, ent_coef=config.ent_coef
@@ -352,14 +387,23 @@ def _train(
                 pool = [NumpyPolicy(**state) for state in loop.pool]
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
             evaluation["timesteps"] = loop.timesteps
+            if league is not None:
+                evaluation["league"] = league.table()
             loop.history.append(evaluation)
             _log_evaluation(writer, loop.timesteps, evaluation)
             score = _selection_score(config, evaluation)
             if score >= loop.best_score:
                 loop.best_score, loop.best_timesteps = score, loop.timesteps
                 save_policy(run.policy, policy, _model_info(config, game))
+            if league is not None:
+                roster = _grow_league(config, run, league, loop, policy, writer)
             run.save_checkpoint(learner.state())
             run.save_progress(loop)
+            if league is not None and loop.exploiter_due:
+                _train_exploiter(config, run, league, loop)
+                roster = league.roster()
+                _log_exploiter(writer, loop)
+                run.save_progress(loop)
     finally:
         if bar:
             bar.close()
@@ -372,6 +416,93 @@ def _train(
     metrics = run.write_metrics(config, loop, final, loop.timesteps)
     run.write_curve(config, loop)
     return TrainResult(run.path, metrics)
+
+
+# ----------------------------------------------------------------------------------------------
+# The league (cardzoo.training.league): opponents by PFSP, snapshots and exploiters
+# ----------------------------------------------------------------------------------------------
+
+
+def _league(config: TrainConfig, mix: dict[str, float], loop: LoopState, untrained: NumpyPolicy):
+    """The run's league (restored on resume), or None without ``config.league``."""
+    if not config.league:
+        return None
+    if loop.league is None:
+        league = League.start(
+            run_game(config).num_players, mix, config.pool_size, config.pfsp_power
+        )
+        if SELF in mix:  # the untrained learner is the first snapshot, as in the pool
+            league.add(SNAPSHOT, "snapshot@0", untrained)
+        loop.league = league.to_json()
+        loop.next_exploiter = config.exploiter_every
+    return League.from_json(loop.league)
+
+
+def _draws(league: League | None, roster: list | None):
+    """What a worker needs of the league for its next rollout (None without one)."""
+    return None if league is None else (roster, league.weights().tolist())
+
+
+def _grow_league(config, run, league: League, loop: LoopState, policy: NumpyPolicy, writer):
+    """At an evaluation: the learner's snapshot joins the league (with ``self`` in the mix),
+    and an exploiter falls due every ``exploiter_every`` decisions. Returns the new roster."""
+    if SELF in league.mix:
+        league.add(SNAPSHOT, f"snapshot@{loop.timesteps}", policy)
+    if config.exploiter_every and loop.timesteps >= loop.next_exploiter:
+        loop.exploiter_due = True
+        loop.next_exploiter += config.exploiter_every * math.ceil(
+            (loop.timesteps - loop.next_exploiter + 1) / config.exploiter_every
+        )
+        save_policy(_exploiter_target(run, league), policy, _model_info(config, run_game(config)))
+    for member in league.table():
+        writer.add_scalar(f"league/weight/{member['member']}", member["weight"], loop.timesteps)
+    loop.league = league.to_json()
+    return league.roster()
+
+
+def _exploiter_target(run: RunFolder, league: League) -> Path:
+    """The frozen learner the next exploiter trains against."""
+    return run.path / "league" / f"learner-{league.exploiters + 1}.npz"
+
+
+def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: LoopState):
+    """Train the due exploiter against the frozen learner (as ``cardzoo exploit`` does, in the
+    run folder's ``league/exploiter-K``, resumable), freeze it into the league, and record its
+    gain over the learner's own share: a running estimate of the learner's exploitability."""
+    number = league.exploiters + 1
+    target = _exploiter_target(run, league).resolve()
+    folder = run.path / "league" / f"exploiter-{number}"
+    started = time.perf_counter()
+    if (folder / "metrics.json").exists():  # trained before an interruption
+        metrics = json.loads((folder / "metrics.json").read_text())
+    else:
+        exploiter = dataclasses.replace(
+            config,
+            opponents=f"ppo:{target}",
+            eval_opponents=(f"ppo:{target}",),
+            timesteps=config.exploiter_timesteps,
+            seed=config.seed + 104_729 * number,
+            eval_every=config.exploiter_timesteps,
+            final_eval_games=config.eval_games,
+            final_eval_seed=EXPLOITER_EVAL_SEED,
+            league=False,
+            exploiter_every=0,
+        ).resolved()
+        resume = (folder / "config.json").exists()
+        metrics = _train(exploiter, folder, resume=resume, force=False, progress=False).metrics
+    policy, _ = read_policy(folder / POLICY_FILE)
+    league.add(EXPLOITER, f"exploiter-{number}@{loop.timesteps}", policy)
+    gain = metrics["final_evaluation"]["gain"]
+    loop.exploits.append({"exploiter": number, "timesteps": loop.timesteps, **gain})
+    loop.league_seconds += time.perf_counter() - started
+    loop.exploiter_due = False
+    loop.league = league.to_json()
+
+
+def _log_exploiter(writer, loop: LoopState) -> None:
+    last = loop.exploits[-1]
+    writer.add_scalar("league/exploiter_gain", last["gain"], last["timesteps"])
+    writer.flush()
 
 
 def start_workers(
@@ -410,12 +541,13 @@ def start_workers(
 
 def _join(rollouts: list[Rollout]) -> Rollout:
     """The workers' rollouts as one (copied out of the shared buffers)."""
-    fields = [field.name for field in dataclasses.fields(Rollout)][:-3]
+    arrays = rollout_shapes(0, 0, 0)  # the names of a rollout's arrays
     return Rollout(
-        **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in fields},
+        **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in arrays},
         episodes=sum(r.episodes for r in rollouts),
         wins=sum(r.wins for r in rollouts),
         cpu_seconds=sum(r.cpu_seconds for r in rollouts),
+        results=[result for r in rollouts for result in r.results],
     )
 
 
@@ -616,6 +748,14 @@ class LoopState:
     next_evaluation: int = -1  # set to eval_every when the loop starts
     #: the source each stretch of training ran (run_info.source_state), one per start or resume
     sources: list[str | None] = dataclasses.field(default_factory=list)
+    #: with a league: its state (:meth:`League.to_json`), when the next exploiter falls due,
+    #: whether one is due now (set before it trains, so an interruption resumes it), every
+    #: exploiter's gain over the learner, and the wall-clock its training took
+    league: dict[str, Any] | None = None
+    next_exploiter: int = 0
+    exploiter_due: bool = False
+    exploits: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    league_seconds: float = 0.0
 
 
 class RunFolder:
@@ -731,13 +871,13 @@ class RunFolder:
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
-        data["pool"] = [_encode_policy(state) for state in loop.pool]
+        data["pool"] = [encode_policy(state) for state in loop.pool]
         write_json_atomic(self.progress, data)
 
     def load_progress(self) -> LoopState:
         try:
             data = json.loads(self.progress.read_text())
-            data["pool"] = [_decode_policy(state) for state in data["pool"]]
+            data["pool"] = [decode_policy(state) for state in data["pool"]]
             loop = LoopState(**data)
             _check_loop_state(loop)
             return loop
@@ -767,6 +907,15 @@ class RunFolder:
             "samples_per_second": round(timesteps / loop.train_seconds, 1)
             if loop.train_seconds
             else None,
+            # with a league: every exploiter's gain over the learner, the members at the end,
+            # and the wall-clock the exploiters' training took (not in train_seconds)
+            "league": None
+            if loop.league is None
+            else {
+                "exploits": loop.exploits,
+                "members": League.from_json(loop.league).table(),
+                "exploiter_seconds": round(loop.league_seconds, 1),
+            },
             "versions": versions(),
             # the source training started from, and every stretch's (a resumed run has several)
             "git_commit": loop.sources[0] if loop.sources else None,
@@ -822,28 +971,6 @@ def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
                 f"resume: the self-play pool in {where} does not fit this run's policy "
                 "(written by an older cardzoo?); --force starts the run again"
             )
-
-
-def _encode_policy(state: dict[str, Any]) -> dict[str, Any]:
-    """A pool policy as JSON: its layers, and its ordinal head's numbers and kinds if any."""
-    head = state.get("head")
-    return {
-        "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]],
-        "head": None if head is None else {key: value.tolist() for key, value in head.items()},
-    }
-
-
-def _decode_policy(data: dict[str, Any]) -> dict[str, Any]:
-    head = data.get("head")
-    return {
-        "layers": [
-            (np.asarray(w, np.float32), np.asarray(b, np.float32), activation)
-            for w, b, activation in data["layers"]
-        ],
-        "head": None
-        if head is None
-        else {"numbers": np.asarray(head["numbers"], np.float32), "kinds": np.array(head["kinds"])},
-    }
 
 
 def _progress_bar(total: int, done: int):

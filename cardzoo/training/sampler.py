@@ -31,7 +31,7 @@ import multiprocessing
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import shared_memory
 from typing import Any, NoReturn
 
@@ -119,6 +119,48 @@ class OpponentMix:
         self.stack_fields = stack_fields
         self.pool: list[NumpyPolicy] = []
         self._agents: dict[tuple[int, int, str], Agent] = {}
+        #: with a league (:mod:`cardzoo.training.league`): its members as (key, agent name or
+        #: None, policy or None) and their draw probabilities; empty without one
+        self.roster: list[tuple[str, str | None, NumpyPolicy | None]] = []
+        self.weights = np.zeros(0)
+
+    @property
+    def league(self) -> bool:
+        return bool(self.roster)
+
+    def set_league(self, roster: list | None, weights: list[float]) -> None:
+        """The league's members (None: unchanged) and their new draw probabilities."""
+        if roster is not None:
+            self.roster = [
+                (key, name, None if state is None else NumpyPolicy(**state))
+                for key, name, state in roster
+            ]
+        self.weights = np.asarray(weights, float)
+
+    def draw_table(
+        self, game: Game, slot: int, seats: list[int], rng: np.random.Generator
+    ) -> tuple[str, list[Agent]]:
+        """With a league: one member, drawn by its weight, in every seat of ``seats``; returns
+        its key and its agents (a frozen policy samples its actions, as ``self`` does)."""
+        key, name, policy = self.roster[rng.choice(len(self.roster), p=self.weights)]
+        seed = int(rng.integers(2**31))
+        agents = []
+        for seat in seats:
+            cache = (slot, seat, name or "policy")
+            if cache not in self._agents:
+                self._agents[cache] = (
+                    make_agent(self.game_name, name, game, seed=seed)
+                    if name
+                    else PolicyAgent(
+                        game, policy, None, False, key, self.frame_stack, self.stack_fields
+                    )  # fmt: skip
+                )
+            agent = self._agents[cache]
+            if policy is not None:
+                agent.policy, agent.name = policy, key
+            agent.reseed(seed + seat)
+            agents.append(agent)
+        return key, agents
 
     def draw(self, game: Game, slot: int, seat: int, rng: np.random.Generator) -> Agent:
         names = [name for name in self.mix if name != SELF or self.pool]
@@ -166,7 +208,8 @@ class LearnerSeat(Agent):
 class Rollout:
     """One rollout, flattened over (step, game): the learner's inputs, legal actions, actions,
     their log-probabilities under the policy that played, the value estimates, advantages (GAE),
-    returns, rewards and episode ends; and how many episodes finished and were won."""
+    returns, rewards and episode ends; and how many episodes finished and were won (and, with
+    a league, each finished episode's opponent and whether the learner won)."""
 
     inputs: np.ndarray
     masks: np.ndarray
@@ -180,6 +223,7 @@ class Rollout:
     episodes: int = 0
     wins: int = 0
     cpu_seconds: float = 0.0  # the sampling process's CPU time for this rollout
+    results: list[tuple[str, bool]] = field(default_factory=list)  # (league member, won)
 
 
 def rollout_shapes(num_samples: int, input_size: int, num_actions: int) -> dict[str, tuple]:
@@ -236,6 +280,9 @@ class Sampler:
         self.input_size = self.learners[0].inputs.size
         self.tables: list[Table] = [None] * num_games  # type: ignore[list-item]
         self.seats = np.zeros(num_games, np.int64)
+        self.opponents: list[str | None] = [None] * num_games  # league member of each game
+        #: the league games that ended during the last rollout: (member key, learner won)
+        self.results: list[tuple[str, bool]] = []
         self.potentials = np.zeros(num_games)
         self.credited = np.zeros(num_games)  # each learner's game rewards counted so far
         #: the episodes that ended during the last rollout: (game slot, learner seat, scores, won)
@@ -261,7 +308,7 @@ class Sampler:
         masks = out["masks"].reshape(n_steps, num_games, -1)
         actions = out["actions"].reshape(shape)
         episodes = wins = 0
-        self.finished = []
+        self.finished, self.results = [], []
         for step in range(n_steps):
             inputs[step], masks[step] = self.decision
             logits = policy.logits(inputs[step])
@@ -320,6 +367,8 @@ class Sampler:
                     if rewards is not None:
                         finished.append((slot, won))
                         self.finished.append((slot, seat, self.game.scores(table.state), won))
+                        if self.opponents[slot] is not None:
+                            self.results.append((self.opponents[slot], won))
                     self._deal(slot)
                     redeal.append(slot)
             pending, rewards = redeal, None  # a new deal's first moves belong to no decision
@@ -344,10 +393,14 @@ class Sampler:
         game, rng = self.game, self.rng
         state = game.new_state(spawn_game_rng(rng))
         seat = int(rng.integers(game.num_players))
-        agents: list[Agent | None] = [
-            None if other == seat else self.mix.draw(game, slot, other, rng)
-            for other in range(game.num_players)
-        ]
+        others = [other for other in range(game.num_players) if other != seat]
+        agents: list[Agent | None] = [None] * game.num_players
+        if self.mix.league:
+            self.opponents[slot], drawn = self.mix.draw_table(game, slot, others, rng)
+        else:
+            drawn = [self.mix.draw(game, slot, other, rng) for other in others]
+        for other, agent in zip(others, drawn):
+            agents[other] = agent
         self.learners[slot].reset()
         self.tables[slot] = Table(game, state, agents, game.default_max_cycles)
         self.seats[slot] = seat
@@ -422,18 +475,32 @@ class SamplerWorker:
             self.close()
             raise
 
-    def start(self, policy: NumpyPolicy, value: NumpyPolicy, pool: list[NumpyPolicy] | None) -> int:
-        """Ask for the next rollout; returns the buffer it will be written to."""
+    def start(
+        self,
+        policy: NumpyPolicy,
+        value: NumpyPolicy,
+        pool: list[NumpyPolicy] | None,
+        league: tuple[list | None, list[float]] | None = None,
+    ) -> int:
+        """Ask for the next rollout; returns the buffer it will be written to. ``pool``: the
+        self-play snapshots when they changed (else None); ``league``: the league's roster when
+        it changed (else None) and its members' draw probabilities."""
         buffer = self._next
         self._next = 1 - self._next
-        self.connection.send(("collect", buffer, policy.state(), value.state(),
-                              None if pool is None else [p.state() for p in pool]))  # fmt: skip
+        pool_states = None if pool is None else [p.state() for p in pool]
+        self.connection.send(
+            ("collect", buffer, policy.state(), value.state(), pool_states, league)
+        )
         return buffer
 
     def wait(self, buffer: int) -> Rollout:
-        episodes, wins, cpu_seconds = self._expect("done")
+        episodes, wins, cpu_seconds, results = self._expect("done")
         return Rollout(
-            **self.buffers[buffer], episodes=episodes, wins=wins, cpu_seconds=cpu_seconds
+            **self.buffers[buffer],
+            episodes=episodes,
+            wins=wins,
+            cpu_seconds=cpu_seconds,
+            results=results,
         )
 
     def _expect(self, what: str) -> Any:
@@ -508,13 +575,16 @@ def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
             message = connection.recv()
             if message[0] == "close":
                 return
-            _, buffer, policy, value, pool = message
+            _, buffer, policy, value, pool, league = message
             if pool is not None:
                 mix.pool = [NumpyPolicy(**state) for state in pool]
+            if league is not None:
+                mix.set_league(*league)
             started = time.process_time()
             episodes, wins = sampler.collect(NumpyPolicy(**policy), NumpyPolicy(**value), n_steps,
                                              buffers[buffer])  # fmt: skip
-            connection.send(("done", (episodes, wins, time.process_time() - started)))
+            cpu_seconds = time.process_time() - started
+            connection.send(("done", (episodes, wins, cpu_seconds, sampler.results)))
     except (EOFError, KeyboardInterrupt):
         return
     except BaseException:

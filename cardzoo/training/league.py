@@ -1,0 +1,189 @@
+"""The league: opponents drawn by how hard they are for the learner, and exploiters that join it.
+
+With ``league`` on (``cardzoo train --league``) every training game seats one *member* of the
+league in all the other seats (copies of it, as ``cardzoo exploit`` measures), drawn with
+**prioritized fictitious self-play** (PFSP, Vinyals et al. 2019, AlphaStar): a member is drawn
+more often the more it beats the learner. The members are
+
+- the agents the run's opponent mix names (heuristics, saved policies, random);
+- frozen snapshots of the learner (``self`` in the mix), one more at every periodic evaluation,
+  the last ``pool_size`` kept;
+- **exploiters**: every ``exploiter_every`` decisions of the learner, a fresh policy is trained
+  for ``exploiter_timesteps`` decisions against copies of the current learner (played as it
+  ships, greedily), exactly as ``cardzoo exploit`` does, then frozen into the league (the last
+  ``pool_size`` kept). Its gain over the learner's own share is a running estimate of how
+  exploitable the learner is, logged with the run's evaluations.
+
+Draw weights. A member's prior is its weight in the opponent mix (``self``'s weight is shared
+by the snapshots and exploiters). The learner's win rate ``x`` against each member is estimated
+from the games of recent rollouts (counts decayed by ``DECAY`` per rollout, so old results fade
+and a member the learner stopped meeting is tried again), starting from the fair share
+``1/players``; it is mapped to even odds at the fair share, ``y = min(1, x * players / 2)``, and
+the member's weight is ``prior * ((1 - y) ** power + FLOOR)`` (AlphaStar's ``f_hard``; a floor so
+no member is forgotten). ``power`` 0 draws by the priors alone.
+
+**Decision (one member per game):** the other seats of a game are copies of one member, not a
+member per seat: the result of the game is then that member's result, which is what PFSP needs
+and what exploitability measures. Without ``league`` every seat is drawn from the mix on its
+own, as before.
+
+Everything here is plain data, saved in ``progress.json`` and restored exactly on resume.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from cardzoo.agents.policy import NumpyPolicy
+
+#: the draw weight's floor, so that a member the learner always beats is still met at times
+FLOOR = 0.02
+#: each rollout multiplies the results counted so far by this (a memory of ~20 rollouts)
+DECAY = 0.95
+#: games of prior, at the fair share, in every member's win-rate estimate
+PRIOR_GAMES = 4.0
+
+AGENT, SNAPSHOT, EXPLOITER = "agent", "snapshot", "exploiter"
+
+
+@dataclasses.dataclass
+class Member:
+    """One opponent of the league: a named agent, or a frozen policy (snapshot, exploiter)."""
+
+    key: str  # unique: the agent's name, "snapshot@STEPS", "exploiter-K@STEPS"
+    kind: str
+    policy: dict[str, Any] | None = None  # a NumpyPolicy's state for snapshots and exploiters
+    games: float = 0.0  # games against the learner, decayed
+    wins: float = 0.0  # of them won by the learner, decayed
+
+    def agent_name(self) -> str | None:
+        return self.key if self.kind == AGENT else None
+
+
+@dataclasses.dataclass
+class League:
+    """The members, their results against the learner, and how they are drawn."""
+
+    num_players: int
+    mix: dict[str, float]  # the run's opponent mix (weights summing to 1; "self" included)
+    pool_size: int
+    power: float = 2.0
+    members: list[Member] = dataclasses.field(default_factory=list)
+    exploiters: int = 0  # exploiters trained so far
+
+    @classmethod
+    def start(cls, num_players: int, mix: dict[str, float], pool_size: int, power: float) -> League:
+        """A league of the mix's named agents (``self``'s members join as training goes)."""
+        league = cls(num_players, dict(mix), pool_size, power)
+        league.members = [Member(name, AGENT) for name in mix if name != "self"]
+        return league
+
+    # --- membership ----------------------------------------------------------------------
+
+    def add(self, kind: str, key: str, policy: NumpyPolicy) -> None:
+        """A frozen policy joins; the oldest of its kind leaves beyond ``pool_size``."""
+        self.members.append(Member(key, kind, policy.state()))
+        same = [m for m in self.members if m.kind == kind]
+        for old in same[: max(0, len(same) - self.pool_size)]:
+            self.members.remove(old)
+        if kind == EXPLOITER:
+            self.exploiters += 1
+
+    def learned(self) -> list[Member]:
+        return [m for m in self.members if m.kind != AGENT]
+
+    # --- results and weights -------------------------------------------------------------
+
+    def record(self, results: list[tuple[str, bool]]) -> None:
+        """One rollout's finished games, ``(member key, learner won)``, after fading the old
+        results by :data:`DECAY`."""
+        for member in self.members:
+            member.games *= DECAY
+            member.wins *= DECAY
+        by_key = {member.key: member for member in self.members}
+        for key, won in results:
+            member = by_key.get(key)
+            if member is not None:  # a member that left the league meanwhile counts no more
+                member.games += 1
+                member.wins += float(won)
+
+    def learner_win_rate(self, member: Member) -> float:
+        fair = 1.0 / self.num_players
+        return (member.wins + PRIOR_GAMES * fair) / (member.games + PRIOR_GAMES)
+
+    def weights(self) -> np.ndarray:
+        """Each member's probability of being drawn for a game (module docstring)."""
+        learned = self.learned()
+        priors = np.array(
+            [
+                self.mix.get(m.key, 0.0)
+                if m.kind == AGENT
+                else self.mix.get("self", 0.0) / len(learned)
+                for m in self.members
+            ]
+        )
+        odds = np.array(
+            [min(1.0, self.learner_win_rate(m) * self.num_players / 2) for m in self.members]
+        )
+        weights = priors * ((1.0 - odds) ** self.power + FLOOR)
+        total = weights.sum()
+        return weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
+
+    def table(self) -> list[dict[str, Any]]:
+        """Per member: its key, kind, draw probability and the learner's estimated win rate."""
+        return [
+            {
+                "member": m.key,
+                "kind": m.kind,
+                "weight": round(float(w), 4),
+                "learner_win_rate": round(self.learner_win_rate(m), 4),
+                "games": round(m.games, 1),
+            }
+            for m, w in zip(self.members, self.weights())
+        ]
+
+    # --- what the sampling workers need, and saving ------------------------------------------
+
+    def roster(self) -> list[tuple[str, str | None, dict[str, Any] | None]]:
+        """The members as the workers build them: (key, agent name or None, policy state)."""
+        return [(m.key, m.agent_name(), m.policy) for m in self.members]
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        for member in data["members"]:
+            if member["policy"] is not None:
+                member["policy"] = encode_policy(member["policy"])
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> League:
+        members = [
+            Member(**{**m, "policy": None if m["policy"] is None else decode_policy(m["policy"])})
+            for m in data["members"]
+        ]
+        return cls(**{**data, "members": members})
+
+
+def encode_policy(state: dict[str, Any]) -> dict[str, Any]:
+    """A pool policy as JSON: its layers, and its ordinal head's numbers and kinds if any."""
+    head = state.get("head")
+    return {
+        "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]],
+        "head": None if head is None else {key: value.tolist() for key, value in head.items()},
+    }
+
+
+def decode_policy(data: dict[str, Any]) -> dict[str, Any]:
+    head = data.get("head")
+    return {
+        "layers": [
+            (np.asarray(w, np.float32), np.asarray(b, np.float32), activation)
+            for w, b, activation in data["layers"]
+        ],
+        "head": None
+        if head is None
+        else {"numbers": np.asarray(head["numbers"], np.float32), "kinds": np.array(head["kinds"])},
+    }

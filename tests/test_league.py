@@ -1,0 +1,186 @@
+"""The league (`cardzoo train --league`): prioritized fictitious self-play weights, members joining
+and leaving, exploiters trained against the learner, resume, and the same run from the same seed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from cardzoo.agents.policy import NumpyPolicy  # noqa: E402
+from cardzoo.cli import main  # noqa: E402
+from cardzoo.training import ppo  # noqa: E402
+from cardzoo.training.league import EXPLOITER, SNAPSHOT, League  # noqa: E402
+from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
+
+TINY_LEAGUE = dict(
+    timesteps=2048,
+    n_envs=4,
+    n_steps=128,
+    batch_size=128,
+    n_epochs=1,
+    eval_every=512,
+    eval_games=8,
+    final_eval_games=8,
+    net_arch=(16,),
+    league=True,
+    exploiter_every=1024,
+    exploiter_timesteps=512,
+)
+
+
+def tiny_league(**changes) -> TrainConfig:
+    return TrainConfig("nobody_wants_it", **{**TINY_LEAGUE, **changes})
+
+
+def a_policy(value: float = 0.0) -> NumpyPolicy:
+    weight = np.full((3, 2), value, np.float32)
+    return NumpyPolicy([(weight, np.zeros(2, np.float32), "linear")])
+
+
+# --- prioritized fictitious self-play -----------------------------------------------------------
+
+
+def test_pfsp_draws_a_member_more_often_the_more_it_beats_the_learner():
+    league = League.start(4, {"beats_learner": 0.5, "loses": 0.5}, pool_size=10, power=2.0)
+    league.record([("beats_learner", False)] * 20 + [("loses", True)] * 20)
+    # learner's win rates with 4 games of prior at the fair 1/4: 1/24 and 21/24; even odds at
+    # the fair share: 1/12 and 1 (capped); weights (1 - odds)^2 + 0.02
+    strong, weak = (11 / 12) ** 2 + 0.02, 0.02
+    assert league.weights() == pytest.approx([strong / (strong + weak), weak / (strong + weak)])
+
+
+def test_pfsp_power_zero_draws_by_the_mix_alone():
+    league = League.start(4, {"a": 0.7, "b": 0.3}, pool_size=10, power=0.0)
+    league.record([("a", False)] * 50 + [("b", True)] * 50)
+    assert league.weights() == pytest.approx([0.7, 0.3])
+
+
+def test_old_results_fade_and_a_member_that_left_counts_no_more():
+    league = League.start(2, {"a": 1.0}, pool_size=10, power=2.0)
+    league.record([("a", True)] * 10)
+    league.record([("a", False)] * 2 + [("gone", True)] * 5)
+    member = league.members[0]
+    assert member.games == pytest.approx(10 * 0.95 + 2)
+    assert member.wins == pytest.approx(10 * 0.95)
+
+
+def test_snapshots_and_exploiters_share_the_weight_of_self():
+    league = League.start(4, {"nwi_dodger": 0.5, "self": 0.5}, pool_size=10, power=2.0)
+    league.add(SNAPSHOT, "snapshot@0", a_policy())
+    league.add(EXPLOITER, "exploiter-1@512", a_policy(1.0))
+    assert [m.key for m in league.members] == ["nwi_dodger", "snapshot@0", "exploiter-1@512"]
+    assert league.weights() == pytest.approx([0.5, 0.25, 0.25])
+    assert league.exploiters == 1
+
+
+def test_the_oldest_snapshot_leaves_a_full_league():
+    league = League.start(4, {"self": 1.0}, pool_size=2, power=2.0)
+    for steps in (0, 512, 1024):
+        league.add(SNAPSHOT, f"snapshot@{steps}", a_policy(steps))
+    league.add(EXPLOITER, "exploiter-1@1024", a_policy())
+    assert [m.key for m in league.members] == ["snapshot@512", "snapshot@1024", "exploiter-1@1024"]
+
+
+def test_a_league_round_trips_through_json_exactly():
+    league = League.start(4, {"nwi_dodger": 0.5, "self": 0.5}, pool_size=3, power=1.5)
+    league.add(SNAPSHOT, "snapshot@0", a_policy(0.25))
+    league.record([("nwi_dodger", True), ("snapshot@0", False)])
+    again = League.from_json(json.loads(json.dumps(league.to_json())))
+    assert again.table() == league.table()
+    weight = again.members[1].policy["layers"][0][0]
+    assert weight.dtype == np.float32 and weight[0, 0] == 0.25
+
+
+# --- in training ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def league_run(tmp_path_factory):
+    return train(tiny_league(), tmp_path_factory.mktemp("runs") / "league", progress=False)
+
+
+def test_an_exploiter_trained_against_the_learner_joins_the_league(league_run):
+    league = league_run.metrics["league"]
+    assert [e["exploiter"] for e in league["exploits"]] == [1, 2]
+    assert [e["timesteps"] for e in league["exploits"]] == [1024, 2048]
+    keys = [m["member"] for m in league["members"]]
+    assert keys[:2] == ["nwi_dodger", "hand_shedder"]
+    assert "exploiter-1@1024" in keys and "exploiter-2@2048" in keys
+    assert [k for k in keys if k.startswith("snapshot")] == [
+        f"snapshot@{steps}" for steps in (0, 512, 1024, 1536, 2048)
+    ]
+    exploiter = json.loads((league_run.run_dir / "league/exploiter-1/config.json").read_text())
+    target = league_run.run_dir.resolve() / "league/learner-1.npz"
+    assert exploiter["opponents"] == f"ppo:{target}"
+    assert exploiter["timesteps"] == 512 and exploiter["league"] is False
+    assert (league_run.run_dir / "league/exploiter-2/policy.npz").is_file()
+
+
+def test_every_evaluation_records_the_leagues_draw_weights(league_run):
+    tables = [entry["league"] for entry in league_run.metrics["history"]]
+    assert len(tables) == 4
+    for table in tables:
+        assert sum(member["weight"] for member in table) == pytest.approx(1.0, abs=1e-3)
+    assert [m["member"] for m in tables[0]] == ["nwi_dodger", "hand_shedder", "snapshot@0"]
+
+
+def test_the_same_seed_gives_the_same_league_run(league_run, tmp_path):
+    again = train(tiny_league(), tmp_path / "again", progress=False)
+    assert (tmp_path / "again/policy.npz").read_bytes() == (
+        league_run.run_dir / "policy.npz"
+    ).read_bytes()
+    assert again.metrics["league"]["members"] == league_run.metrics["league"]["members"]
+    assert again.metrics["history"] == league_run.metrics["history"]
+
+
+def test_resume_restores_the_league_and_finishes_an_interrupted_exploiter(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    real = ppo._train_exploiter
+    calls = []
+
+    def interrupt_the_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ppo, "_train_exploiter", interrupt_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_league(), out, progress=False)
+    monkeypatch.setattr(ppo, "_train_exploiter", real)
+    saved = json.loads((out / "progress.json").read_text())
+    assert saved["exploiter_due"] is True
+    assert saved["league"]["exploiters"] == 1
+    before = League.from_json(saved["league"]).table()
+    result = train(tiny_league(), out, resume=True, progress=False)
+    assert [e["exploiter"] for e in result.metrics["league"]["exploits"]] == [1, 2]
+    after = [m["member"] for m in result.metrics["league"]["members"]]
+    assert [m["member"] for m in before] == after[: len(before)]  # nobody lost, order kept
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"league": False}, "exploiters join a league"),
+        ({"pfsp_power": -1.0}, "pfsp_power"),
+        ({"exploiter_timesteps": 0}, "exploiter_timesteps"),
+        ({"exploiter_every": -5}, "exploiter_every"),
+    ],
+)
+def test_bad_league_settings_are_refused_before_any_work(tmp_path, changes, message):
+    with pytest.raises(ValueError, match=message):
+        train(tiny_league(**changes), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_train_command_refuses_exploiters_without_a_league(tmp_path, capsys):
+    code = main(
+        ["train", "nobody_wants_it", "--exploiter-every", "1000", "--out", str(tmp_path / "r")]
+    )
+    assert code == 2
+    assert "--exploiter-every: exploiter_every: exploiters join a league" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
