@@ -52,11 +52,12 @@ def user_default(game: str, steps: int) -> tuple[float, float]:
     return steps / wall, (cpu_seconds() - cpu) / wall
 
 
-def ours(game: str, steps: int, processes: int) -> tuple[float, float]:
+def ours(game: str, steps: int, processes: int | None, league: bool = False) -> tuple[float, float]:
     config = TrainConfig(
         game,
         timesteps=steps,
         processes=processes,
+        league=league,
         eval_every=10 * steps,  # no periodic evaluation inside the timed loop
         eval_games=4,
         final_eval_games=4,
@@ -142,9 +143,15 @@ def main() -> None:
         "decisions per second of wall clock of the training loop; CPU/wall counts the learner's "
         "and the sampling processes' CPU time over it (2.0: both cores busy).",
         "",
+        "The league columns run the game's default number of sampling processes with and "
+        "without `--league` (one opponent a game drawn by PFSP from the mix's agents and the "
+        "learner's snapshots; exploiters train outside the timed loop), one after the other: "
+        "their ratio is the league's cost.",
+        "",
         "| game | user default (MaskablePPO, 1 env, random) | CPU/wall | `cardzoo train`, "
-        "default mix, 1 sampling process | CPU/wall | × | 2 sampling processes | CPU/wall | × |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "default mix, 1 sampling process | CPU/wall | × | 2 sampling processes | CPU/wall | × "
+        "| default processes, mix | `--league` | league / mix |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     breakdowns = [breakdown(game) for game in games]
     if args.breakdown_only:
@@ -154,9 +161,12 @@ def main() -> None:
         base, base_cpu = user_default(game, args.reference_steps)
         one, one_cpu = ours(game, args.steps, 1)
         two, two_cpu = ours(game, args.steps, 2)
+        mix, _ = ours(game, args.steps, None)
+        league, _ = ours(game, args.steps, None, league=True)
         lines.append(
             f"| {game} | {base:,.0f} | {base_cpu:.2f} | {one:,.0f} | {one_cpu:.2f} | "
-            f"{one / base:.1f} | {two:,.0f} | {two_cpu:.2f} | {two / base:.1f} |"
+            f"{one / base:.1f} | {two:,.0f} | {two_cpu:.2f} | {two / base:.1f} "
+            f"| {mix:,.0f} | {league:,.0f} | {league / mix:.2f} |"
         )
         print(lines[-1], flush=True)
     lines += ["", "## Where the time goes", "", "Profiled in this process (cProfile's own time "
