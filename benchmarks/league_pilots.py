@@ -1,0 +1,210 @@
+"""Pilots of league training (``cardzoo train --league``), compared on their own deals.
+
+Each pilot is a training run (resumable, under ``--runs``) with the settings in :data:`PILOTS`,
+then two measurements, both on deals that choose things and are never reported as results:
+
+- **strong**: the selected policy in one seat against three copies of the game's best heuristic,
+  2,000 mirrored games on the deals from 3·10⁶ (where today's pretrained agents were compared),
+  next to today's shipped agent on the same deals;
+- **robust**: ``cardzoo exploit`` at 1M decisions against the pilot and against today's shipped
+  agent, reported on the deals from 2·10⁶.
+
+The recipe that wins goes into ``benchmarks/pretrained.py``; its final table is computed once,
+on the deals from 7·10⁶ (``benchmarks/DEALS.md``), and its exploitability in
+``benchmarks/exploitability.md`` (deals from 6·10⁶).
+
+    python benchmarks/league_pilots.py [--pilots nobody_wants_it-a] [--runs runs/league]
+
+Results: ``benchmarks/league_pilots.json`` and ``benchmarks/league_pilots.md``, written as each
+measurement ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from cardzoo.agents import game_agents
+from cardzoo.evaluation import play_match
+from cardzoo.io import write_bytes_atomic, write_json_atomic
+from cardzoo.training.exploit import REPORT_FILE, exploit
+from cardzoo.training.ppo import TrainConfig, learner_factory, run_game, train
+
+HERE = Path(__file__).parent
+RESULTS = HERE / "league_pilots.json"
+REPORT = HERE / "league_pilots.md"
+#: the deals that compare pilots' strength (selection) and their exploitability (selection)
+STRENGTH_SEED = 3_000_000
+EXPLOIT_SEED = 2_000_000
+GAMES = 2000
+EXPLOIT_BUDGET = 1_000_000
+
+LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
+
+#: pilot name -> its run; the name starts with the shipped agent it would replace
+PILOTS: dict[str, TrainConfig] = {
+    # today's shipped recipe (defaults, 6M, constant rate) with the league and an exploiter of
+    # 250k decisions every 1M
+    "nobody_wants_it-a": TrainConfig(
+        "nobody_wants_it",
+        timesteps=6_000_000,
+        eval_every=250_000,
+        league=True,
+        exploiter_every=1_000_000,
+        exploiter_timesteps=250_000,
+    ),
+    "believe_it_or_not-quick-a": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "quick"},
+        timesteps=2_000_000,
+        eval_every=250_000,
+        league=True,
+        exploiter_every=500_000,
+        exploiter_timesteps=125_000,
+    ),
+    "minus_two-a": TrainConfig(
+        "minus_two",
+        timesteps=8_000_000,
+        eval_every=250_000,
+        league=True,
+        exploiter_every=2_000_000,
+        exploiter_timesteps=500_000,
+        **LONG_RUN,
+    ),
+    "believe_it_or_not-a": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "standard"},
+        timesteps=12_000_000,
+        eval_every=250_000,
+        league=True,
+        exploiter_every=2_000_000,
+        exploiter_timesteps=500_000,
+        **LONG_RUN,
+    ),
+}
+
+
+def strength(config: TrainConfig, agent) -> dict:
+    """``agent`` (a name or factory) against three copies of the best heuristic."""
+    resolved = config.resolved()
+    best = game_agents(config.game).best
+    n = run_game(resolved).num_players
+    params = {k: v for k, v in run_game(resolved).params().items() if k != "reward"}
+    result = play_match(config.game, [agent] + [best] * (n - 1), GAMES, STRENGTH_SEED, params)
+    summary = result.agents[result.lineup[0]].summary()
+    return {"against": best, "win_rate": summary["win_rate"], "ci": summary["win_rate_ci"]}
+
+
+def robustness(config: TrainConfig, agent: str, folder: Path) -> dict:
+    """``cardzoo exploit`` at :data:`EXPLOIT_BUDGET` against ``agent``."""
+    if (folder / REPORT_FILE).exists():
+        return json.loads((folder / REPORT_FILE).read_text())
+    params = {k: v for k, v in config.params.items()}
+    result = exploit(
+        config.game,
+        agent,
+        folder,
+        params=params,
+        timesteps=EXPLOIT_BUDGET,
+        eval_games=GAMES,
+        eval_seed=EXPLOIT_SEED,
+        eval_every=250_000,
+        resume=(folder / "config.json").exists(),
+        progress=False,
+    )
+    return result.summary
+
+
+def run_pilot(name: str, runs: Path, results: dict) -> None:
+    config = PILOTS[name]
+    folder = runs / name
+    began = time.perf_counter()
+    saved = folder / "metrics.json"
+    if saved.exists() and json.loads(saved.read_text())["timesteps"] >= config.timesteps:
+        metrics = json.loads(saved.read_text())
+    else:
+        metrics = train(config, folder, resume=(folder / "config.json").exists(), progress=False)
+        metrics = metrics.metrics
+    from cardzoo.agents.policy import input_settings, read_policy
+
+    policy, info = read_policy(folder / "policy.npz")
+    learner = learner_factory(policy, label=name, **input_settings(info))
+    entry = {
+        "game": config.game,
+        "params": config.params,
+        "timesteps": metrics["timesteps"],
+        "train_minutes": round(metrics["train_seconds"] / 60, 1),
+        "exploiter_minutes": round(metrics["league"]["exploiter_seconds"] / 60, 1),
+        "exploits": metrics["league"]["exploits"],
+        "strength": strength(config, learner),
+        "shipped_strength": strength(config, "pretrained"),
+    }
+    results[name] = entry
+    write_json_atomic(RESULTS, results)
+    entry["robustness"] = robustness(config, f"ppo:{folder.resolve()}", folder / "exploit-1m")
+    write_json_atomic(RESULTS, results)
+    shipped = runs / f"shipped-{name.rsplit('-', 1)[0]}-exploit-1m"
+    entry["shipped_robustness"] = robustness(config, "pretrained", shipped)
+    write_json_atomic(RESULTS, results)
+    print(f"{name}: done in {(time.perf_counter() - began) / 60:.1f} min", flush=True)
+
+
+def write_report(results: dict) -> None:
+    lines = [
+        "# League pilots (selection: not results)",
+        "",
+        "Each pilot against three copies of its game's best heuristic (2,000 mirrored games, "
+        f"deals from {STRENGTH_SEED:,}) and the gain of a 1M-decision best response against it "
+        f"(`cardzoo exploit`, 2,000 games on deals from {EXPLOIT_SEED:,}), beside today's "
+        "shipped agent on the same deals. These deals choose the recipe: the final figures are "
+        "computed once elsewhere (`benchmarks/DEALS.md`). Rebuilt by "
+        "`python benchmarks/league_pilots.py`.",
+        "",
+        "| pilot | decisions | minutes (+ exploiters) | vs 3 × best | shipped vs 3 × best "
+        "| exploit gain | shipped exploit gain | exploiters' gains during training |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in results.items():
+        cells = [
+            name,
+            f"{r['timesteps']:,}",
+            f"{r['train_minutes']} (+{r['exploiter_minutes']})",
+            _rate(r["strength"]["win_rate"], r["strength"]["ci"]),
+            _rate(r["shipped_strength"]["win_rate"], r["shipped_strength"]["ci"]),
+            _gain(r.get("robustness")),
+            _gain(r.get("shipped_robustness")),
+            ", ".join(f"{e['gain']:+.3f}" for e in r["exploits"]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    write_bytes_atomic(REPORT, ("\n".join(lines) + "\n").encode())
+
+
+def _rate(value: float, ci: list[float]) -> str:
+    return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _gain(summary: dict | None) -> str:
+    if summary is None:
+        return "—"
+    low, high = summary["gain_ci"]
+    return f"{summary['gain']:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pilots", default=",".join(PILOTS))
+    parser.add_argument("--runs", type=Path, default=Path("runs/league"))
+    parser.add_argument("--report", action="store_true", help="only rebuild the report")
+    args = parser.parse_args()
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    if not args.report:
+        for name in args.pilots.split(","):
+            run_pilot(name.strip(), args.runs, results)
+            write_report(results)
+    write_report(results)
+
+
+if __name__ == "__main__":
+    main()
