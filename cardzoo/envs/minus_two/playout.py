@@ -40,21 +40,10 @@ NUM_TYPES = 12
 
 
 def row_layout(num_players: int) -> dict[str, int]:
-    """Where each part of a packed row starts, and the row's length (``"size"``)."""
-    n = num_players
-    starts = {}
-    position = NUM_SCALARS
-    for name, length in (
-        ("cards", 2 * n * NUM_TYPES),
-        ("face_down", 4 * n),
-        ("sizes", 3 * n),
-        ("totals", n),
-        ("pile_counts", NUM_TYPES),
-        ("removed", NUM_TYPES),
-    ):
-        starts[name] = position
-        position += length
-    starts["size"] = position
+    """Where each part of a packed row starts (the engine's field names, at the kernel's
+    :func:`~.kernel.offsets`), and the row's length (``"size"``)."""
+    starts = dict(zip(_ARRAY_PARTS, _kernel.offsets(num_players)))
+    starts["size"] = starts["removed"] + NUM_TYPES
     return starts
 
 

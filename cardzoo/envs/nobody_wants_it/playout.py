@@ -32,31 +32,18 @@ from cardzoo.envs.kernels import (
     run_playouts,
 )
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
-from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
 
 NUM_SCALARS = 8
 
 
 def row_layout(num_players: int, num_rounds: int) -> dict[str, int]:
-    """Where each part of a packed row starts, and the row's length (``"size"``)."""
+    """Where each part of a packed row starts (the engine's field names, at the kernel's
+    :func:`~.kernel.offsets`), and the row's length (``"size"``)."""
     n = num_players
-    starts = {}
-    position = NUM_SCALARS
-    for name, length in (
-        ("hands", n * NUM_SPECIES),
-        ("hand_sizes", n),
-        ("draw_pile", NUM_CARDS),
-        ("discard_pile", NUM_CARDS),
-        ("discard_counts", NUM_SPECIES),
-        ("nwi_holder", num_rounds * NUM_SPECIES),
-        ("horse_gifts", n),
-        ("points", n),
-        ("penalty_cards", 2 * n),
-    ):
-        starts[name] = position
-        position += length
-    starts["size"] = position
+    starts = dict(zip(_ARRAY_PARTS, _kernel.offsets(n, num_rounds)))
+    starts["penalty_cards"] = starts["points"] + n  # [2-point, 4-point] cards per player
+    starts["size"] = starts["penalty_cards"] + 2 * n
     return starts
 
 
