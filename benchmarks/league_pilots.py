@@ -26,10 +26,12 @@ import json
 import time
 from pathlib import Path
 
+from exploitability import measure  # benchmarks/exploitability.py, beside this script
+
 from cardzoo.agents import game_agents
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
-from cardzoo.training.exploit import REPORT_FILE, exploit
+from cardzoo.training.exploit import REPORT_FILE
 from cardzoo.training.ppo import TrainConfig, learner_factory, run_game, train
 
 HERE = Path(__file__).parent
@@ -101,20 +103,7 @@ def robustness(config: TrainConfig, agent: str, folder: Path) -> dict:
     """``cardzoo exploit`` at :data:`EXPLOIT_BUDGET` against ``agent``."""
     if (folder / REPORT_FILE).exists():
         return json.loads((folder / REPORT_FILE).read_text())
-    params = {k: v for k, v in config.params.items()}
-    result = exploit(
-        config.game,
-        agent,
-        folder,
-        params=params,
-        timesteps=EXPLOIT_BUDGET,
-        eval_games=GAMES,
-        eval_seed=EXPLOIT_SEED,
-        eval_every=250_000,
-        resume=(folder / "config.json").exists(),
-        progress=False,
-    )
-    return result.summary
+    return measure(config.game, agent, folder, dict(config.params), EXPLOIT_BUDGET, EXPLOIT_SEED)
 
 
 def run_pilot(name: str, runs: Path, results: dict) -> None:

@@ -10,26 +10,15 @@ import pytest
 
 pytest.importorskip("torch")
 
+from tiny_runs import TINY, interrupted_at_the_second_call  # noqa: E402
+
 from cardzoo.agents.policy import NumpyPolicy  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.league import EXPLOITER, SNAPSHOT, League  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
 
-TINY_LEAGUE = dict(
-    timesteps=2048,
-    n_envs=4,
-    n_steps=128,
-    batch_size=128,
-    n_epochs=1,
-    eval_every=512,
-    eval_games=8,
-    final_eval_games=8,
-    net_arch=(16,),
-    league=True,
-    exploiter_every=1024,
-    exploiter_timesteps=512,
-)
+TINY_LEAGUE = dict(TINY, timesteps=2048, league=True, exploiter_every=1024, exploiter_timesteps=512)
 
 
 def tiny_league(**changes) -> TrainConfig:
@@ -140,15 +129,7 @@ def test_the_same_seed_gives_the_same_league_run(league_run, tmp_path):
 def test_resume_restores_the_league_and_finishes_an_interrupted_exploiter(tmp_path, monkeypatch):
     out = tmp_path / "run"
     real = ppo._train_exploiter
-    calls = []
-
-    def interrupt_the_second(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ppo, "_train_exploiter", interrupt_the_second)
+    monkeypatch.setattr(ppo, "_train_exploiter", interrupted_at_the_second_call(real))
     with pytest.raises(KeyboardInterrupt):
         train(tiny_league(), out, progress=False)
     monkeypatch.setattr(ppo, "_train_exploiter", real)

@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 import torch  # noqa: E402
+from tiny_runs import TINY, interrupted_at_the_second_call  # noqa: E402
 
 from cardzoo.agents import make_agent  # noqa: E402
 from cardzoo.agents.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
@@ -30,18 +31,6 @@ from cardzoo.training.sampler import (  # noqa: E402
 )
 
 torch.set_num_threads(1)
-
-TINY = dict(
-    timesteps=1024,
-    n_envs=4,
-    n_steps=128,
-    batch_size=128,
-    n_epochs=1,
-    eval_every=512,
-    eval_games=8,
-    final_eval_games=8,
-    net_arch=(16,),
-)
 
 
 def tiny(game: str = "nobody_wants_it", **changes) -> TrainConfig:
@@ -147,7 +136,7 @@ def _foxy_self_play_stopped_at_its_second_evaluation(tmp_path, monkeypatch):
     out = tmp_path / "run"
     config = tiny("foxy", head="ordinal", opponents="self:1", timesteps=1024)
     real_evaluate = ppo.evaluate
-    monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
+    monkeypatch.setattr(ppo, "evaluate", interrupted_at_the_second_call(real_evaluate))
     with pytest.raises(KeyboardInterrupt):
         train(config, out, progress=False)
     monkeypatch.setattr(ppo, "evaluate", real_evaluate)
@@ -170,23 +159,10 @@ def test_force_starts_the_run_again(tmp_path):
     assert result.metrics["seed"] == 1
 
 
-def _interrupted_at_the_second_call(function):
-    """``function``, but its second call is a Ctrl-C."""
-    calls = []
-
-    def interrupt_second(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return function(*args, **kwargs)
-
-    return interrupt_second
-
-
 def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path, monkeypatch):
     out = tmp_path / "run"
     real_evaluate = ppo.evaluate
-    monkeypatch.setattr(ppo, "evaluate", _interrupted_at_the_second_call(real_evaluate))
+    monkeypatch.setattr(ppo, "evaluate", interrupted_at_the_second_call(real_evaluate))
     with pytest.raises(KeyboardInterrupt):
         train(tiny(), out, progress=False)
     assert not (out / "metrics.json").exists()
