@@ -503,11 +503,19 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
     return PolicyAgent(game, policy, seed=seed, label="pretrained", **input_settings(info))
 
 
+#: how a saved policy chooses its action: the most likely legal one, or a draw from its
+#: distribution (a mixed strategy, as bluffing asks for)
+PLAY_MODES = ("greedy", "sample")
+
+
 def input_settings(info: dict[str, Any]) -> dict[str, Any]:
-    """How a saved policy's inputs are built (:class:`PolicyInput`), from its record."""
+    """How a saved policy plays, from its record: its inputs (:class:`PolicyInput`) and whether
+    it takes the most likely action (``play`` "greedy", and files written before ``play`` was
+    recorded) or samples (``play`` "sample")."""
     return {
         "frame_stack": int(info.get("frame_stack", 1)),
         "stack_fields": tuple(info.get("stack_fields") or ()),
+        "deterministic": info.get("play", "greedy") != "sample",
     }
 
 

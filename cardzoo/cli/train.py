@@ -89,6 +89,13 @@ def add_parser(subparsers) -> None:
         "number a bell over the numbers (default per game: ordinal for foxy, else linear)",
     )
     parser.add_argument(
+        "--play",
+        choices=["greedy", "sample"],
+        default="greedy",
+        help="how the trained policy plays in the evaluations and as an agent: its most likely "
+        "action, or a draw from its distribution (a mixed strategy; default greedy)",
+    )
+    parser.add_argument(
         "--league",
         action="store_true",
         help="draw one opponent a game from a league (the mix's agents, snapshots of the "
@@ -153,6 +160,7 @@ def run_train(args: argparse.Namespace) -> int:
         stack_fields=args.stack_fields,
         head=args.head,
         activation=args.activation,
+        play=args.play,
         league=args.league,
         pfsp_power=args.pfsp_power,
         exploiter_every=args.exploiter_every,
@@ -190,7 +198,7 @@ def _option_of(message: str) -> str | None:
     options = {
         *("n_envs", "processes", "timesteps", "frame_stack", "stack_fields", "eval_every"),
         *("eval_games", "final_eval_games", "reward", "opponents", "seed"),
-        *("net_arch", "head", "activation", "league", "pfsp_power", "exploiter_every"),
+        *("net_arch", "head", "activation", "play", "league", "pfsp_power", "exploiter_every"),
         "exploiter_timesteps",
     }
     return "--" + name.replace("_", "-") if name in options else None

@@ -52,6 +52,7 @@ import numpy as np
 
 from cardzoo.agents import check_agent_name, game_agents, make_agent
 from cardzoo.agents.policy import (
+    PLAY_MODES,
     POLICY_FILE,
     NumpyPolicy,
     OrdinalHead,
@@ -178,6 +179,9 @@ class TrainConfig:
     head: str | None = None  # the game's default
     #: the hidden layers' activation: "tanh" (SB3's default) or "relu" (None: the game's)
     activation: str | None = None
+    #: how the trained policy plays once saved, in the evaluations and wherever it is an agent:
+    #: "greedy" (its most likely action) or "sample" (a draw from its distribution)
+    play: str = "greedy"
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
@@ -215,6 +219,7 @@ class TrainConfig:
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("head", self.head, POLICY_HEADS)
         check_choice("activation", self.activation, tuple(ACTIVATIONS))
+        check_choice("play", self.play, PLAY_MODES)
         if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
             raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
@@ -274,6 +279,10 @@ class TrainConfig:
     def evaluation_opponents(self) -> tuple[str, ...]:
         """The agents the evaluations play against, the deciding one last."""
         return self.eval_opponents or tuple(dict.fromkeys(["random", game_agents(self.game).best]))
+
+    @property
+    def greedy(self) -> bool:
+        return self.play == "greedy"
 
     def learning_rate_at(self, timesteps: int) -> float:
         """The step size of the update that follows ``timesteps`` learner decisions."""
@@ -585,6 +594,7 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
         "num_actions": int(game.num_actions),
         "frame_stack": config.frame_stack,
         "stack_fields": list(config.stack_fields),
+        "play": config.play,
         "format": FORMAT_VERSION,
     }
 
@@ -608,12 +618,16 @@ def objective_measure(config: TrainConfig) -> str:
 
 
 def learner_factory(
-    policy: NumpyPolicy, frame_stack: int, label: str = "learner", stack_fields: tuple = ()
+    policy: NumpyPolicy,
+    frame_stack: int,
+    label: str = "learner",
+    stack_fields: tuple = (),
+    deterministic: bool = True,
 ):
-    """A ``play_match`` line-up entry: the policy, deterministic, as an agent."""
+    """A ``play_match`` line-up entry: the policy as an agent, greedy unless told to sample."""
 
     def build(game: Game, seed: int) -> PolicyAgent:
-        return PolicyAgent(game, policy, seed, True, label, frame_stack, stack_fields)
+        return PolicyAgent(game, policy, seed, deterministic, label, frame_stack, stack_fields)
 
     build.name = label
     return build
@@ -629,7 +643,9 @@ def evaluate(
     params = _game_params(config)
     n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
-    learner = learner_factory(policy, config.frame_stack, stack_fields=config.stack_fields)
+    learner = learner_factory(
+        policy, config.frame_stack, stack_fields=config.stack_fields, deterministic=config.greedy
+    )
     against, matches = {}, {}
     for opponent in config.evaluation_opponents:
         result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)
