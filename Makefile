@@ -7,7 +7,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.t
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 
-.PHONY: demo test lint bench bench-training-speed bench-learning pretrained clean
+.PHONY: demo test lint bench bench-training-speed bench-learning bench-exploitability pretrained clean
 
 # torch first and pinned: the CPU build lies on this machine's disk; an unpinned torch would pull CUDA.
 $(INSTALLED): pyproject.toml constraints.txt
@@ -47,6 +47,11 @@ bench-training-speed: $(INSTALLED)
 # an interruption). Rebuilds the table from benchmarks/learning_results.json.
 bench-learning: $(INSTALLED)
 	$(PY) benchmarks/learning.py --out runs/bench
+
+# benchmarks/exploitability.md: a best response trained against every shipped agent, heuristic
+# and random, at 1M and 4M decisions (hours on 2 cores; resumable: run it again to go on).
+bench-exploitability: $(INSTALLED)
+	$(PY) benchmarks/exploitability.py --runs runs/exploit
 
 # The pretrained agents in cardzoo/agents/pretrained/ with their model cards, rebuilt from fixed
 # seeds (resumable; 5-60 minutes a policy on 2 cores), then benchmarks/learning.md's goal table
