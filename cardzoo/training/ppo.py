@@ -1017,7 +1017,7 @@ def report(result: TrainResult) -> str:
         low, high = result["win_rate_ci"]
         score_low, score_high = result["mean_score_ci"]
         return (
-            f"{label:<44}{result['win_rate']:.3f} [{low:.3f}, {high:.3f}]   "
+            f"{label:<43} {result['win_rate']:.3f} [{low:.3f}, {high:.3f}]   "
             f"{result['mean_score']:.2f} [{score_low:.2f}, {score_high:.2f}]"
         )
 
@@ -1029,7 +1029,7 @@ def report(result: TrainResult) -> str:
         gain = final["gain"]
         low, high = gain["gain_ci"]
         lines.append(
-            f"{'gain over ' + baseline['agent'] + ' (paired by deal)':<44}"
+            f"{'gain over ' + baseline['agent'] + ' (paired by deal)':<43} "
             f"{gain['gain']:+.3f} [{low:+.3f}, {high:+.3f}] {gain['measure']}"
         )
     lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
