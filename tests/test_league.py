@@ -57,12 +57,15 @@ def test_old_results_fade_and_a_member_that_left_counts_no_more():
     assert member.wins == pytest.approx(10 * 0.95)
 
 
-def test_snapshots_and_exploiters_share_the_weight_of_self():
+def test_snapshots_and_exploiters_share_the_weight_of_self_kind_by_kind():
     league = League.start(4, {"nwi_dodger": 0.5, "self": 0.5}, pool_size=10, power=2.0)
     league.add(SNAPSHOT, "snapshot@0", a_policy())
+    assert league.weights() == pytest.approx([0.5, 0.5])
+    league.add(SNAPSHOT, "snapshot@512", a_policy())
     league.add(EXPLOITER, "exploiter-1@512", a_policy(1.0))
-    assert [m.key for m in league.members] == ["nwi_dodger", "snapshot@0", "exploiter-1@512"]
-    assert league.weights() == pytest.approx([0.5, 0.25, 0.25])
+    keys = ["nwi_dodger", "snapshot@0", "snapshot@512", "exploiter-1@512"]
+    assert [m.key for m in league.members] == keys
+    assert league.weights() == pytest.approx([0.5, 0.125, 0.125, 0.25])
     assert league.exploiters == 1
 
 

@@ -14,13 +14,15 @@ more often the more it beats the learner. The members are
   ``pool_size`` kept). Its gain over the learner's own share is a running estimate of how
   exploitable the learner is, logged with the run's evaluations.
 
-Draw weights. A member's prior is its weight in the opponent mix (``self``'s weight is shared
-by the snapshots and exploiters). The learner's win rate ``x`` against each member is estimated
-from the games of recent rollouts (counts decayed by ``DECAY`` per rollout, so old results fade
-and a member the learner stopped meeting is tried again), starting from the fair share
-``1/players``; it is mapped to even odds at the fair share, ``y = min(1, x * players / 2)``, and
-the member's weight is ``prior * ((1 - y) ** power + FLOOR)`` (AlphaStar's ``f_hard``; a floor so
-no member is forgotten). ``power`` 0 draws by the priors alone.
+Draw weights. A member's prior is its weight in the opponent mix; ``self``'s weight is shared
+equally by the kinds of frozen policy the league holds (snapshots, exploiters), then equally
+within a kind, so that a few exploiters are not drowned by many snapshots. The learner's win
+rate ``x`` against each member is estimated from the games of recent rollouts (counts decayed by
+``DECAY`` per rollout, so old results fade and a member the learner stopped meeting is tried
+again), starting from the fair share ``1/players``; it is mapped to even odds at the fair
+share, ``y = min(1, x * players / 2)``, and the member's weight is
+``prior * ((1 - y) ** power + FLOOR)`` (AlphaStar's ``f_hard``; a floor so no member is
+forgotten). ``power`` 0 draws by the priors alone.
 
 **Decision (one member per game):** the other seats of a game are copies of one member, not a
 member per seat: the result of the game is then that member's result, which is what PFSP needs
@@ -116,21 +118,20 @@ class League:
 
     def weights(self) -> np.ndarray:
         """Each member's probability of being drawn for a game (module docstring)."""
-        learned = self.learned()
-        priors = np.array(
-            [
-                self.mix.get(m.key, 0.0)
-                if m.kind == AGENT
-                else self.mix.get("self", 0.0) / len(learned)
-                for m in self.members
-            ]
-        )
+        priors = np.array([self._prior(member) for member in self.members])
         odds = np.array(
             [min(1.0, self.learner_win_rate(m) * self.num_players / 2) for m in self.members]
         )
         weights = priors * ((1.0 - odds) ** self.power + FLOOR)
         total = weights.sum()
         return weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
+
+    def _prior(self, member: Member) -> float:
+        if member.kind == AGENT:
+            return self.mix.get(member.key, 0.0)
+        kinds = {m.kind for m in self.learned()}
+        same = sum(m.kind == member.kind for m in self.members)
+        return self.mix.get("self", 0.0) / len(kinds) / same
 
     def table(self) -> list[dict[str, Any]]:
         """Per member: its key, kind, draw probability and the learner's estimated win rate."""
