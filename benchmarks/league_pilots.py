@@ -57,6 +57,7 @@ PILOTS: dict[str, TrainConfig] = {
         exploiter_every=1_000_000,
         exploiter_timesteps=250_000,
     ),
+    # best responses to today's quick policy need ~500k decisions to find their +0.4
     "believe_it_or_not-quick-a": TrainConfig(
         "believe_it_or_not",
         params={"variant": "quick"},
@@ -64,7 +65,18 @@ PILOTS: dict[str, TrainConfig] = {
         eval_every=250_000,
         league=True,
         exploiter_every=500_000,
-        exploiter_timesteps=125_000,
+        exploiter_timesteps=500_000,
+    ),
+    # the same, playing (and attacked as) a mixed strategy
+    "believe_it_or_not-quick-b": TrainConfig(
+        "believe_it_or_not",
+        params={"variant": "quick"},
+        timesteps=2_000_000,
+        eval_every=250_000,
+        league=True,
+        exploiter_every=500_000,
+        exploiter_timesteps=500_000,
+        play="sample",
     ),
     "minus_two-a": TrainConfig(
         "minus_two",
