@@ -172,6 +172,6 @@ def test_every_version_number_is_the_same():
 
 def test_readme_links_the_license_the_citation_the_changelog_and_the_api():
     head = readme().split("\n## ", 1)[0]  # before the first section: where a new user looks
-    for target in ("LICENSE", "CITATION.cff", "CHANGELOG.md"):
+    for target in ("LICENSE", "CITATION.cff", "CHANGELOG.md", "docs/api.md"):
         assert f"]({target})" in head, target
         assert (ROOT / target).is_file(), target
