@@ -7,7 +7,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.t
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 
-.PHONY: demo test lint bench bench-training-speed bench-learning pretrained clean
+.PHONY: demo test lint typecheck bench bench-training-speed bench-learning pretrained clean
 
 # torch first and pinned: the CPU build lies on this machine's disk; an unpinned torch would pull CUDA.
 $(INSTALLED): pyproject.toml constraints.txt
@@ -32,8 +32,13 @@ lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# mypy over the public modules (pyproject.toml's [tool.mypy]; about 40 s the first time, a few
+# seconds from its cache after that)
+typecheck: $(INSTALLED)
+	$(PY) -m mypy
+
 # tests/test_notebooks.py runs the notebooks top to bottom too (nbmake), with small budgets.
-test: lint
+test: lint typecheck
 	$(PY) -m pytest -q -n 2
 
 bench: $(BENCH_INSTALLED)

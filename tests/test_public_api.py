@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,3 +157,12 @@ def test_a_removal_without_a_changelog_entry_is_caught():
     ]
     notes += "- Removed `cardzoo.evaluation.simulate`; the module `cardzoo.stats` moved.\n"
     assert unannounced_removals(released, current, notes) == []
+
+
+# --- the type checker reads the public modules -------------------------------------------------
+
+
+def test_the_type_checker_checks_exactly_the_public_modules():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert sorted(config["tool"]["mypy"]["modules"]) == sorted(public_api())
