@@ -4,7 +4,7 @@
   the engines (``cardzoo.envs.load_game``);
 - ``cardzoo.agents``: random and heuristic baseline agents, trained policies, ``make_agent``;
 - ``cardzoo.evaluation``: matches between agents with confidence intervals; ``cardzoo.tournament``;
-- ``cardzoo.training``: learning policies (SB3's MaskablePPO, Ray RLlib);
+- ``cardzoo.training``: learning policies (cardzoo's own PPO, Ray RLlib);
 - PettingZoo: every game is registered on import as ``cardzoo/<game>-v0``, so
   ``pettingzoo.make("aec", "cardzoo/henhouse-v0")`` and, for Foxy,
   ``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work;

@@ -267,8 +267,8 @@ def play_match(
     game is the same whether it is played alone, first, or beside others (``parallel=1`` plays
     the same games one at a time); a factory must return a new agent at every call.
 
-    Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an int
-    >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1;
+    Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an
+    int >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1;
     anything else is a ``ValueError`` naming the argument. Decision: the result's ``params`` are
     the game's full parameters (defaults included), so a saved summary says exactly what was
     played.

@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 import numpy as np
@@ -205,7 +205,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as booleans (sb3-contrib's ``MaskablePPO`` reads this)."""
-        if self.state is None:
+        if self.state is None or self._mask is None:  # both are set by reset()
             self._refuse("action_masks()")
         return self._mask.astype(bool)
 
@@ -279,6 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner must decide or the game ends; return the
         learner's rewards meanwhile."""
+        assert self.table is not None  # called in an episode only
         return float(self.table.play(until=self.seat)[self.seat])
 
     def _reward_of(self, step_rewards: np.ndarray | None) -> float:
@@ -299,7 +300,7 @@ class SingleAgentEnv(gymnasium.Env):
             f"got {action!r} ({type(action).__name__})"
         )
 
-    def _refuse(self, call: str) -> None:
+    def _refuse(self, call: str) -> NoReturn:
         if self.state is None:
             raise RuntimeError(f"{call} called before reset(); call reset() first")
         raise RuntimeError(f"{call} called after the episode ended; call reset()")
@@ -309,6 +310,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         # A copy: step() checks actions against self._mask, and users keep what they are given.
+        assert self._mask is not None  # called in an episode only
         return {"action_mask": self._mask.copy(), "seat": self.seat}
 
 

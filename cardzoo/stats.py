@@ -14,8 +14,9 @@ import numpy as np
 Z_95 = 1.959963984540054
 
 
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (sensible at 0% and 100% too)."""
+def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (sensible at 0% and 100% too). ``successes``
+    may be fractional: a tournament counts a draw as half a win."""
     if trials == 0:
         return (0.0, 1.0)
     p = successes / trials
@@ -28,13 +29,15 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     return (low, high)
 
 
-def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, float, float]:
+def mean_interval(
+    values: Sequence[float] | np.ndarray, z: float = Z_95
+) -> tuple[float, float, float]:
     """Mean and its 95% normal-approximation interval."""
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
+    array = np.asarray(values, dtype=float)
+    if array.size == 0:
         return (math.nan, math.nan, math.nan)
-    mean = float(values.mean())
-    if values.size == 1:
+    mean = float(array.mean())
+    if array.size == 1:
         return (mean, mean, mean)
-    half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
+    half = z * float(array.std(ddof=1)) / math.sqrt(array.size)
     return (mean, mean - half, mean + half)

@@ -331,12 +331,12 @@ def tournament(
     """
     game, params = _check_game(game_name, players, params)
     entries = _check_agents(game_name, agents, game)  # label -> name or factory
-    agents = list(entries)
+    labels = list(entries)
     games = check_int("games", games, 1)
     seed = check_int("seed", seed, 0)
     lineups = [
         LineUp(first, second, pattern)
-        for first, second in itertools.combinations(agents, 2)
+        for first, second in itertools.combinations(labels, 2)
         for pattern in seating_patterns(players)
     ]
     rounds_per_lineup = math.ceil(games / (len(seating_patterns(players)) * players))
@@ -358,9 +358,9 @@ def tournament(
     finally:
         if bar is not None:
             bar.close()  # also on Ctrl-C, so the bar is not drawn again after the error
-    pairs = _pair_records(agents, lineups, matches)
-    ratings = _rate(agents, lineups, matches, pairs)
-    order = sorted(agents, key=lambda agent: (-ratings[agent].ordinal, agents.index(agent)))
+    pairs = _pair_records(labels, lineups, matches)
+    ratings = _rate(labels, lineups, matches, pairs)
+    order = sorted(labels, key=lambda agent: (-ratings[agent].ordinal, labels.index(agent)))
     return TournamentResult(
         game=game_name,
         params=matches[0].params,
@@ -416,8 +416,9 @@ def _check_agents(
 def _label(entry: str | AgentFactory) -> str:
     if isinstance(entry, str) and entry:
         return entry
-    if callable(entry) and isinstance(getattr(entry, "name", None), str) and entry.name:
-        return entry.name
+    name = getattr(entry, "name", None) if callable(entry) else None
+    if isinstance(name, str) and name:
+        return name
     raise ValueError(
         f"agents must be agent names or factories f(game, seed) with a name attribute (their "
         f"label in the tables), got {entry!r}"
@@ -436,7 +437,7 @@ def _factories(
             agent = build_agent(game_name, entries[label], game, seed)
             return _Ticking(agent, bar) if ticks else agent
 
-        build.name = label  # play_match's label for this seat
+        build.name = label  # type: ignore[attr-defined]  # play_match's label for this seat
         return build
 
     return [
@@ -517,7 +518,8 @@ def _rate(
     for g in range(max(len(o) for o in outcomes)):
         for lineup, lineup_outcomes in zip(lineups, outcomes):
             outcome = lineup_outcomes[g]
-            ranks = {1: [0, 1], -1: [1, 0], 0: [0, 0]}[outcome]
+            ranks_by_outcome: dict[int, list[float]] = {1: [0, 1], -1: [1, 0], 0: [0, 0]}
+            ranks = ranks_by_outcome[outcome]
             teams = [[current[lineup.first]], [current[lineup.second]]]
             [first], [second] = model.rate(teams, ranks=ranks)
             current[lineup.first], current[lineup.second] = first, second

@@ -19,8 +19,12 @@ from cardzoo.agents import agent_classes
 from cardzoo.envs import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
-#: what users get: the package, its docs and the README (benchmarks and notebooks ship too)
-USER_FACING = ["cardzoo", "docs", "README.md", "benchmarks", "notebooks"]
+#: what users get: the package, its docs and the README (benchmarks and notebooks ship too), the
+#: release files and the docs site's configuration
+USER_FACING = [
+    *("cardzoo", "docs", "README.md", "benchmarks", "notebooks"),
+    *("CHANGELOG.md", "CITATION.cff", "LICENSE", "mkdocs.yml"),
+]
 FORBIDDEN = ("shared/rules", "../shared")
 
 DECISION_WORD = re.compile(r"\bDecision\b")
@@ -94,7 +98,7 @@ def test_the_shared_folder_check_sees_a_reference():
 
 def test_the_scan_covers_the_package_the_docs_and_the_readme():
     scanned = {path.relative_to(ROOT).as_posix() for path in user_facing_files()}
-    assert "README.md" in scanned
+    assert "README.md" in scanned and "CHANGELOG.md" in scanned
     assert "cardzoo/envs/henhouse/rules.py" in scanned
     assert {f"docs/{game}.md" for game in GAMES} <= scanned
 

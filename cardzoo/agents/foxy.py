@@ -28,7 +28,7 @@ from collections import deque
 import numpy as np
 
 from cardzoo.agents.base import Agent
-from cardzoo.envs.core import Game, check_int
+from cardzoo.envs.core import check_int
 from cardzoo.envs.foxy.rules import (
     CARD_FIELD,
     CARD_SPECIES,
@@ -85,7 +85,7 @@ class MemoryAgent(Agent):
     #: earlier cards remembered (besides the card on the table); None = all of them
     memory_cards: int | None = None
 
-    def __init__(self, game: Game, seed: int | None = None):
+    def __init__(self, game: Foxy, seed: int | None = None):
         super().__init__(game, seed)
         self.max_guess = game.max_guess
         self.thresholds = circle_thresholds(self.max_guess)
@@ -139,6 +139,7 @@ class MemoryAgent(Agent):
         """P(true answer = t) for t = 0, 1, ... as this agent believes it (``fields``: the
         current observation split into its fields)."""
         card = self.card_on_table
+        assert card is not None, "no card seen yet"
         if "species_counts" in fields and self.memory_cards is None:
             counts = fields["species_counts"].astype(np.int64)
             known = (
@@ -151,6 +152,7 @@ class MemoryAgent(Agent):
         """The true answer when this agent knows it (the species counts of ``memory="perfect"``,
         or every earlier card remembered), else None."""
         card = self.card_on_table
+        assert card is not None, "no card seen yet"
         if self._species_counts is not None:
             counts = vector[self._species_counts].tolist()
             if card == FOXY:
@@ -175,10 +177,12 @@ class MemoryAgent(Agent):
         if answer is not None:
             write, circle, gain = _choice_for_answer(answer, self.max_guess)
         else:
+            card = self.card_on_table
+            assert card is not None  # _see put one on the table
             counts = list(self._kind_counts)
-            counts[self.card_on_table] += 1
+            counts[card] += 1
             write, circle, gain = _choice_when_unsure(
-                self.card_on_table, tuple(counts), self.forgotten(), self.max_guess
+                card, tuple(counts), self.forgotten(), self.max_guess
             )
         if (
             gain > 0
@@ -197,7 +201,7 @@ class ForgetfulAgent(MemoryAgent):
     name = "forgetful"
     memory_cards = 4
 
-    def __init__(self, game: Game, seed: int | None = None, memory_cards: int | None = None):
+    def __init__(self, game: Foxy, seed: int | None = None, memory_cards: int | None = None):
         if memory_cards is not None:
             self.memory_cards = check_int("memory_cards", memory_cards, 0, STACK_SIZE)
         super().__init__(game, seed)

@@ -196,8 +196,9 @@ class HighCards(_LoopBreaker):
         out = choices.going_out()
         if out is not None:
             return out
-        if not choices.pile_size and choices.clear() is not None:
-            return choices.clear()  # 50 points gone for nothing, and I lead again
+        clear = choices.clear() if not choices.pile_size else None
+        if clear is not None:
+            return clear  # 50 points gone for nothing, and I lead again
         choice = choices.highest_number()
         if choice is not None:
             return choice

@@ -27,6 +27,7 @@ import functools
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ POLICY_FORMAT = 2
 #: the formats :func:`read_policy` reads (1: no policy head of its own)
 POLICY_FORMATS = (1, 2)
 
-_ACTIVATIONS = {
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Tanh": np.tanh,
     "ReLU": lambda x: np.maximum(x, 0.0),
     "Identity": lambda x: x,
@@ -318,7 +319,7 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
     file)."""
     from cardzoo.io import write_bytes_atomic
 
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, Any] = {}  # np.savez's keywords: arrays by name
     for index, (weight, bias, _) in enumerate(policy.layers):
         arrays[f"weight_{index}"] = np.asarray(weight, np.float32)
         arrays[f"bias_{index}"] = np.asarray(bias, np.float32)

@@ -99,8 +99,9 @@ class SearchAgent(Agent):
         self._check_resampler(game)
         fast = getattr(game, "random_playouts", None)
         self._playouts = fast or _engine_playouts(game)
-        policies = game.playout_policies if fast else ("random",)
-        horizons = game.playout_horizons if fast else ("game",)
+        # a game with random_playouts also names its rollout policies and horizons
+        policies = game.playout_policies if fast else ("random",)  # type: ignore[attr-defined]
+        horizons = game.playout_horizons if fast else ("game",)  # type: ignore[attr-defined]
         self.rollout = _option(game, "rollout", "rollout policy", params, policies)
         self.horizon = _option(game, "horizon", "rollout horizon", params, horizons)
 
@@ -218,7 +219,8 @@ class ISMCTSAgent(SearchAgent):
         exploration = params.pop("exploration", self.DEFAULT_EXPLORATION)
         leaf_rollouts = params.pop("leaf_rollouts", 1)
         super().__init__(game, seed, **params)
-        self.leaf_rollouts = _positive_int("leaf_rollouts", leaf_rollouts)
+        # None is the default, as for simulations (it used to fail at the first move)
+        self.leaf_rollouts = _positive_int("leaf_rollouts", leaf_rollouts) or 1
         if isinstance(exploration, bool) or not isinstance(exploration, (int, float)):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
         if not (math.isfinite(exploration) and exploration >= 0):

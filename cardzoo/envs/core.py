@@ -63,6 +63,7 @@ import sys
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from types import FrameType
 from typing import Any, ClassVar
 
 import gymnasium
@@ -236,7 +237,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 def _stacklevel_outside_package() -> int:
     """The ``stacklevel`` that makes a warning issued by our caller point at the first frame
     outside cardzoo (the user's ``reset`` call, however deep inside cardzoo it was noticed)."""
-    frame, level = sys._getframe(2), 2
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     return level
@@ -610,9 +612,8 @@ class AgentsAndSpaces:
 
     def describe_observation(self, observation: np.ndarray | dict) -> dict[str, np.ndarray]:
         """Split an observation vector (or dict) into its named fields."""
-        if isinstance(observation, dict):
-            observation = observation["observation"]
-        return split_observation(self.observation_layout, observation)
+        vector = observation["observation"] if isinstance(observation, dict) else observation
+        return split_observation(self.observation_layout, vector)
 
     # --- reading the agent bookkeeping of a snapshot (shared by the AEC and parallel forms) ---
 
@@ -734,7 +735,9 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
                 self._end_by_illegal_action(agent)
                 return
             raise self.game.action_error(self.state_, action, mask)
-        step_rewards = self.game.apply(self.state_, int(action))
+        state = self.state_
+        assert state is not None  # set up with agent_selection
+        step_rewards = self.game.apply(state, int(action))
         # For pictures, drawn only when one is asked for: two stores, no tuple (step's hot path).
         self._last_agent, self._last_action = agent, action
         self.num_steps += 1
@@ -746,7 +749,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
             for name, reward in zip(self.agents, step_rewards):
                 self.rewards[name] = float(reward)
             self._rewards_given = True
-        if self.state_.terminal:
+        if state.terminal:
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.num_steps >= self.max_cycles:
             # Truncation: nobody wins, no reward (every game's convention).
@@ -777,6 +780,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
         """Select the acting agent and refresh the infos' action masks (all zero but the
         actor's: one mask computed per step)."""
         state = self.state_
+        assert state is not None  # called once a game is set up
         if self._masked_agent in self.infos:
             self.infos[self._masked_agent]["action_mask"] = self._no_actions
         self._masked_agent = None
@@ -812,7 +816,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
         """JSON-serialisable picture of the game in progress and the environment's bookkeeping:
         the engine's snapshot, the environment's generator, the step count, the agents still in
         the game with their rewards not yet collected, and who ended it by an illegal action."""
-        if self.state_ is None:
+        if self.state_ is None or self._rng is None:  # both are set with every game
             raise RuntimeError("snapshot() called before reset()")
         return {
             "format": SNAPSHOT_FORMAT,
@@ -1025,7 +1029,7 @@ def wrap(raw: CardGameEnv) -> AECEnv:
 def _is_index(action: Any, size: int) -> bool:
     if type(action) is int:  # the common case, checked first: this runs at every step
         return 0 <= action < size
-    return (
+    return bool(
         isinstance(action, (int, np.integer))
         and not isinstance(action, (bool, np.bool_))
         and 0 <= action < size

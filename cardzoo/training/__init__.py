@@ -1,6 +1,6 @@
 """Training: learning policies for the games.
 
-- :func:`train` / :class:`TrainConfig` (:mod:`cardzoo.training.ppo`) — a MaskablePPO run into
+- :func:`train` / :class:`TrainConfig` (:mod:`cardzoo.training.ppo`) — a PPO run into
   a run folder (needs the ``train`` extra: ``pip install cardzoo[train]``); its policy plays as
   ``make_agent(game, "ppo:RUN")``;
 - :mod:`cardzoo.training.rllib` — every seat learning at once on Ray RLlib, locally or on a

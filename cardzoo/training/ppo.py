@@ -224,6 +224,7 @@ class TrainConfig:
             raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
+        assert self.processes is not None and self.frame_stack is not None  # checked just above
         check_int("seed", self.seed, 0)
         check_int("final_eval_seed", self.final_eval_seed, 0)
         check_int("exploiter_every", self.exploiter_every, 0, SIZE_BOUNDS["timesteps"])
@@ -244,6 +245,7 @@ class TrainConfig:
             check_int("net_arch", size, 1, 4096)
         if self.processes > self.n_envs:
             raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
+        assert self.opponents is not None  # resolved() fills in the game's mix
         parse_mix(self.game, self.opponents)
         if self.reward in ("win+points", "points") and not load_game(self.game).has_points_reward:
             raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
@@ -278,7 +280,8 @@ class TrainConfig:
     @property
     def evaluation_opponents(self) -> tuple[str, ...]:
         """The agents the evaluations play against, the deciding one last."""
-        return self.eval_opponents or tuple(dict.fromkeys(["random", game_agents(self.game).best]))
+        best = game_agents(self.game).best or "random"  # every game that trains has a best
+        return self.eval_opponents or tuple(dict.fromkeys(["random", best]))
 
     @property
     def greedy(self) -> bool:
@@ -287,6 +290,7 @@ class TrainConfig:
     def learning_rate_at(self, timesteps: int) -> float:
         """The step size of the update that follows ``timesteps`` learner decisions."""
         if self.lr_schedule == "linear":
+            assert self.timesteps is not None  # a resolved configuration's
             return self.learning_rate * max(0.0, 1.0 - timesteps / self.timesteps)
         return self.learning_rate
 
@@ -326,6 +330,10 @@ def train(
 def _train(
     config: TrainConfig, out: str | os.PathLike, resume: bool, force: bool, progress: bool
 ) -> TrainResult:
+    # resolved (TrainConfig.resolved): the game's defaults are filled in
+    assert config.timesteps is not None and config.frame_stack is not None
+    assert config.activation is not None and config.opponents is not None
+    assert config.n_epochs is not None and config.ent_coef is not None
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
     run.prepare(config, resume=resume, force=force)
@@ -522,6 +530,7 @@ def start_workers(
     alone has no one else for the games dealt before the first rollout: those meet ``pool``
     (the untrained learner at the start). Other mixes skip ``self`` there, as always."""
     first_pool = pool if set(mix) == {SELF} else None
+    assert config.processes is not None  # a resolved configuration's
     shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
     workers: list[SamplerWorker] = []
     try:
@@ -572,7 +581,9 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
 def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
     """The policy's head beyond its last layer: None for one logit per action."""
     if config.head == "ordinal":
-        return OrdinalHead(*game.action_numbers())
+        numbers = game.action_numbers()
+        assert numbers is not None  # TrainConfig.check refuses the ordinal head otherwise
+        return OrdinalHead(*numbers)
     return None
 
 
@@ -629,7 +640,7 @@ def learner_factory(
     def build(game: Game, seed: int) -> PolicyAgent:
         return PolicyAgent(game, policy, seed, deterministic, label, frame_stack, stack_fields)
 
-    build.name = label
+    build.name = label  # type: ignore[attr-defined]  # play_match's label for this seat
     return build
 
 
@@ -643,6 +654,7 @@ def evaluate(
     params = _game_params(config)
     n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
+    assert config.frame_stack is not None  # a resolved configuration's
     learner = learner_factory(
         policy, config.frame_stack, stack_fields=config.stack_fields, deterministic=config.greedy
     )
@@ -669,7 +681,8 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
     def seat_under_test(game: Game, seed: int):
         return make_agent(config.game, baseline, game, seed=seed)
 
-    seat_under_test.name = f"{baseline} (same seat)"
+    label = f"{baseline} (same seat)"
+    seat_under_test.name = label  # type: ignore[attr-defined]  # play_match's label
     result = play_match(
         config.game,
         [seat_under_test] + [baseline] * (n - 1),
@@ -677,7 +690,7 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
         config.final_eval_seed,
         params,
     )
-    own = result.agents[seat_under_test.name]
+    own = result.agents[label]
     evaluation["baseline_same_seat"] = {"agent": baseline, **_summary(own.summary())}
     learner = evaluation.pop("matches")[baseline]
     per_game = "scores" if objective_measure(config) == "mean_score" else "win_shares"
