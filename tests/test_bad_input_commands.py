@@ -228,3 +228,24 @@ def _simulate(params=None):
     from cardzoo.evaluation import simulate
 
     return simulate("nobody_wants_it", 4, params=params)
+
+
+def test_a_bug_during_training_keeps_its_traceback_and_the_run_resumes(tmp_path, monkeypatch):
+    """Only refused input is the one-line error: a ValueError from a bug after the training
+    loop propagates (the program would print its traceback), and the run it leaves behind is an
+    interrupted one that --resume finishes."""
+    import cardzoo.training.ppo as ppo
+
+    real_final_evaluation = ppo.final_evaluation
+
+    def broken(config, policy):
+        raise ValueError("a bug in the final evaluation")
+
+    run = tmp_path / "run"
+    monkeypatch.setattr(ppo, "final_evaluation", broken)
+    with pytest.raises(ValueError, match="a bug in the final evaluation"):
+        main(["train", "nobody_wants_it", *TINY_RUN, "--out", str(run)])
+    assert (run / "checkpoint.pt").is_file() and not (run / "metrics.json").exists()
+    monkeypatch.setattr(ppo, "final_evaluation", real_final_evaluation)
+    assert main(["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)]) == 0
+    assert json.loads((run / "metrics.json").read_text())["timesteps"] == 128

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from cardzoo.envs.core import Game, State, split_observation
+from cardzoo.errors import InputError
 
 
 class Agent:
@@ -114,24 +115,24 @@ def parse_params(agent_name: str, pairs_text: str, allowed: dict[str, type]) -> 
     agent's ``PARAMS``, name -> type) gives it. Anything else is a ``ValueError`` naming the
     agent, the bad item and what is allowed."""
     if not allowed:
-        raise ValueError(f"agent {agent_name!r} takes no parameters, got {pairs_text!r}")
+        raise InputError(f"agent {agent_name!r} takes no parameters, got {pairs_text!r}")
     grammar = f"write KEY=VALUE with KEY one of {', '.join(allowed)}"
     params: dict[str, Any] = {}
     for item in pairs_text.split(":"):
         if not item:
-            raise ValueError(
+            raise InputError(
                 f"agent {agent_name!r}: empty parameter in {pairs_text!r} "
                 f"(':' twice in a row or at the end); {grammar}"
             )
         key, equals, value = item.partition("=")
         if not equals:
-            raise ValueError(f"agent {agent_name!r}: {item!r} is not KEY=VALUE; {grammar}")
+            raise InputError(f"agent {agent_name!r}: {item!r} is not KEY=VALUE; {grammar}")
         if key not in allowed:
-            raise ValueError(f"agent {agent_name!r}: unknown parameter {key!r}; {grammar}")
+            raise InputError(f"agent {agent_name!r}: unknown parameter {key!r}; {grammar}")
         try:
             params[key] = allowed[key](value)
         except ValueError:
-            raise ValueError(
+            raise InputError(
                 f"agent {agent_name!r}: parameter {key} must be {allowed[key].__name__}, "
                 f"got {value!r}"
             ) from None

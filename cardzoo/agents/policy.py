@@ -34,6 +34,7 @@ import numpy as np
 
 from cardzoo.agents.base import Agent
 from cardzoo.envs.core import Game
+from cardzoo.errors import InputError
 
 #: what a saved model records about the game it was trained on (``model.cardzoo`` in SB3's zip)
 MODEL_INFO_KEY = "cardzoo"
@@ -90,7 +91,7 @@ class PolicyInput:
         layout = game.observation_layout
         unknown = sorted(set(self.stack_fields) - set(layout))
         if unknown:
-            raise ValueError(
+            raise InputError(
                 f"stack_fields: {game.name} has no observation field {unknown}; its fields "
                 f"are {', '.join(layout)}"
             )
@@ -345,7 +346,7 @@ def read_policy(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     try:
         modified = path.stat().st_mtime_ns
     except OSError as error:
-        raise ValueError(f"policy file {path} cannot be read ({error.strerror})") from None
+        raise InputError(f"policy file {path} cannot be read ({error.strerror})") from None
     return _read_policy(path, modified)
 
 
@@ -364,19 +365,19 @@ def _read_policy(path: Path, modified: int) -> tuple[NumpyPolicy, dict[str, Any]
             head = None
             if info.get("head") is not None:
                 if info["head"] != "ordinal":
-                    raise ValueError(f"unknown policy head {info['head']!r}")
+                    raise InputError(f"unknown policy head {info['head']!r}")
                 head = OrdinalHead(archive["head_numbers"], archive["head_kinds"])
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{path} is not a cardzoo policy file ({error})") from None
+        raise InputError(f"{path} is not a cardzoo policy file ({error})") from None
     unknown = sorted({activation for _, _, activation in layers} - set(_ACTIVATIONS))
     if unknown or info.get("format") not in POLICY_FORMATS or not isinstance(info.get("game"), str):
-        raise ValueError(
+        raise InputError(
             f"{path} is not a cardzoo policy file of format {' or '.join(map(str, POLICY_FORMATS))}"
         )
     outputs = layers[-1][0].shape[1] if layers else 0
     expected = head.outputs if head else info.get("num_actions", outputs)
     if outputs != expected or (head is not None and head.num_actions != info.get("num_actions")):
-        raise ValueError(f"{path} is not a cardzoo policy file (its last layer does not fit)")
+        raise InputError(f"{path} is not a cardzoo policy file (its last layer does not fit)")
     for weight, _, _ in layers:
         weight.flags.writeable = False
     return NumpyPolicy(layers, head), info
@@ -387,11 +388,11 @@ def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: s
     trained on; another player count (or Foxy's other memory mode) changes them and is
     refused with what differs."""
     if info["game"] != game_name:
-        raise ValueError(f"{where} was trained on {info['game']}, not {game_name}")
+        raise InputError(f"{where} was trained on {info['game']}, not {game_name}")
     if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
         game.num_actions
     ):
-        raise ValueError(
+        raise InputError(
             f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
             f"or actions differ from this game's ({game.params()})"
         )
@@ -410,7 +411,7 @@ def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = Non
         numpy_file = location / POLICY_FILE
         location = numpy_file if numpy_file.is_file() else model_file(location)
     elif not location.is_file():
-        raise ValueError(f"model file {path} does not exist")
+        raise InputError(f"model file {path} does not exist")
     policy, info = read_policy(location)
     check_policy_fits(info, game_name, game, str(location))
     return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
@@ -427,11 +428,11 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
         text, _, module_id = path.rpartition("@")
     location = Path(text)
     if not location.exists():
-        raise ValueError(f"rllib policy: {location} does not exist")
+        raise InputError(f"rllib policy: {location} does not exist")
     folder = location / "policies"
     files = sorted(folder.glob("*.npz")) if folder.is_dir() else []
     if not files:
-        raise ValueError(
+        raise InputError(
             f"rllib policy: {location} is not an RLlib run folder of cardzoo (written by "
             "cardzoo train-rllib) with a checkpoint yet, nor one of its checkpoints"
         )
@@ -439,7 +440,7 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     module_ids = info.get("module_ids") or [file.stem for file in files]
     module_id = module_id or module_ids[0]
     if not (folder / f"{module_id}.npz").is_file():
-        raise ValueError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
+        raise InputError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
     policy, info = read_policy(folder / f"{module_id}.npz")
     check_policy_fits(info, game_name, game, f"rllib policy: {path}")
     run_name = info.get("run_name", location.name)
@@ -487,11 +488,11 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
     ``ValueError`` naming the parameters that have one."""
     shipped = pretrained_files(game_name)
     if not shipped:
-        raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+        raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
     path = pretrained_file(game_name, game)
     if path is None:
         played = [_played_params(read_policy(p)[1]) for p in shipped]
-        raise ValueError(
+        raise InputError(
             f"the pretrained {game_name} policies play {' or '.join(map(str, played))}; none "
             f"was trained for this game ({_played_params(game.params())})"
         )
@@ -499,7 +500,7 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
     if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
         game.num_actions
     ):
-        raise ValueError(f"{path.name} does not fit {game_name}'s observations or actions")
+        raise InputError(f"{path.name} does not fit {game_name}'s observations or actions")
     return PolicyAgent(game, policy, seed=seed, label="pretrained", **input_settings(info))
 
 
@@ -517,8 +518,8 @@ def model_file(path: str | Path) -> Path:
     candidate = path / "model.zip" if path.is_dir() else path
     if not candidate.is_file():
         if path.is_dir():
-            raise ValueError(f"no trained model in {path} (expected {POLICY_FILE} or model.zip)")
-        raise ValueError(f"model file {path} does not exist")
+            raise InputError(f"no trained model in {path} (expected {POLICY_FILE} or model.zip)")
+        raise InputError(f"model file {path} does not exist")
     return candidate
 
 
@@ -528,10 +529,10 @@ def read_model_info(path: Path) -> dict[str, Any]:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
-        raise ValueError(f"{path} is not a cardzoo model file ({error})") from error
+        raise InputError(f"{path} is not a cardzoo model file ({error})") from error
     info = data.get(MODEL_INFO_KEY)
     if not isinstance(info, dict) or "game" not in info:
-        raise ValueError(f"{path} is not a cardzoo model (no {MODEL_INFO_KEY!r} record)")
+        raise InputError(f"{path} is not a cardzoo model (no {MODEL_INFO_KEY!r} record)")
     return info
 
 
@@ -544,5 +545,5 @@ def load_sb3_policy(path: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     try:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as error:  # SB3 raises many kinds on a damaged archive
-        raise ValueError(f"cannot load model {path}: {error}") from error
+        raise InputError(f"cannot load model {path}: {error}") from error
     return NumpyPolicy.from_sb3(model.policy), info

@@ -32,6 +32,7 @@ from cardzoo.agents.search import AGENTS as SEARCH_AGENTS
 from cardzoo.agents.search import can_resample
 from cardzoo.envs.core import Game
 from cardzoo.envs.registry import game_spec
+from cardzoo.errors import InputError
 
 #: a seat's agent as the table functions take it: a name or a factory ``f(game, seed)``
 AgentSpec = str | Callable[[Game, int], Agent]
@@ -87,7 +88,7 @@ def check_agent_name(game_name: str, agent_name: str) -> None:
     checked when they are loaded, parameters when the agent is built)."""
     kind, colon, _ = agent_name.partition(":")
     if agent_name == PRETRAINED and pretrained_file(game_name) is None:
-        raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+        raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
     if not (colon and kind in POLICY_LOADERS) and agent_name != PRETRAINED:
         _agent_class(game_name, agent_name)
 
@@ -99,12 +100,12 @@ def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
         return classes[kind]
     if colon:
         with_params = [name for name, cls in classes.items() if getattr(cls, "PARAMS", None)]
-        raise ValueError(
+        raise InputError(
             f"unknown policy kind {kind!r} in agent {agent_name!r}; choose one of "
             f"{[k + ':PATH' for k in POLICY_LOADERS]}"
             + (f" or an agent with parameters {with_params}" if with_params else "")
         )
-    raise ValueError(
+    raise InputError(
         f"unknown agent {agent_name!r} for {game_name}; choose one of "
         f"{', '.join(agent_names(game_name))}, or ppo:PATH / rllib:PATH for a saved policy"
     )

@@ -17,8 +17,9 @@ Shared arguments (each sets the attribute named in brackets; the value is alread
   anything runs);
 - :func:`add_quiet_argument` (``args.quiet``: no progress bar).
 
-Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap code whose
-``ValueError`` comes from one option in ``with option_errors("--param"):``.
+Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap checking
+code whose :class:`~cardzoo.errors.InputError` comes from one option in
+``with option_errors("--param"):``. Any other exception is a bug and keeps its traceback.
 
 May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents` (the command layer is the top floor).
 """
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from cardzoo.envs import GAMES, load_game
+from cardzoo.errors import InputError
 
 # ----------------------------------------------------------------------------------------------
 # The one error path
@@ -52,11 +54,12 @@ class UsageError(Exception):
 
 @contextlib.contextmanager
 def option_errors(option: str) -> Iterator[None]:
-    """Turn a ``ValueError`` raised inside the block into a :class:`UsageError` naming
-    ``option`` (for checks the library does, e.g. a game refusing a ``--param`` value)."""
+    """Turn an :class:`~cardzoo.errors.InputError` raised inside the block into a
+    :class:`UsageError` naming ``option`` (for checks the library does, e.g. a game refusing a
+    ``--param`` value); other exceptions pass unchanged."""
     try:
         yield
-    except ValueError as error:
+    except InputError as error:
         raise UsageError(option, str(error)) from None
 
 
@@ -322,12 +325,12 @@ def game_params(args: argparse.Namespace, num_players: int | None = None) -> dic
         params["num_players"] = players
     try:
         load_game(args.game, **params)
-    except ValueError as error:
+    except InputError as error:
         raise UsageError(_option_of(error, args, num_players), str(error)) from None
     return params
 
 
-def _option_of(error: ValueError, args: argparse.Namespace, num_players: int | None) -> str:
+def _option_of(error: InputError, args: argparse.Namespace, num_players: int | None) -> str:
     """The option a game's complaint is about: the player count came from ``--players`` or the
     number of agents; everything else from ``--param``."""
     if str(error).startswith("num_players"):
@@ -355,15 +358,15 @@ def check_agent_names(game: str, names: list[str], option: str = "--agents") -> 
 
 def agent_factory(game: str, name: str, option: str = "--agents") -> Callable[[Any, int], Any]:
     """A factory ``f(game_engine, seed) -> Agent`` for :func:`cardzoo.evaluation.play_match`
-    that builds agent ``name`` when the match starts; a ``ValueError`` or missing file from
-    :func:`cardzoo.agents.make_agent` (an unknown policy kind, a missing or wrong model) becomes
-    a :class:`UsageError` naming ``option``."""
+    that builds agent ``name`` when the match starts; an :class:`~cardzoo.errors.InputError`
+    from :func:`cardzoo.agents.make_agent` (an unknown policy kind, a missing or wrong model)
+    becomes a :class:`UsageError` naming ``option``."""
     from cardzoo.agents import make_agent
 
     def factory(engine, seed):
         try:
             return make_agent(game, name, engine, seed=seed)
-        except (ValueError, FileNotFoundError) as error:
+        except InputError as error:
             raise UsageError(option, str(error)) from None
 
     factory.name = name

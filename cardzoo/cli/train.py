@@ -17,6 +17,7 @@ from cardzoo.cli.args import (
     nonnegative_int,
     positive_int,
 )
+from cardzoo.errors import InputError
 
 
 def add_parser(subparsers) -> None:
@@ -163,7 +164,7 @@ def run_train(args: argparse.Namespace) -> int:
     )
     try:
         config = config.resolved()
-    except ValueError as error:
+    except InputError as error:
         raise UsageError(_option_of(str(error)), str(error)) from None
     out = args.out if args.out is not None else Path("runs") / args.game
     result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)

@@ -63,6 +63,7 @@ from cardzoo.agents.policy import (
 from cardzoo.agents.profiles import PROFILES, TrainingDefaults
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
+from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 from cardzoo.stats import mean_interval
@@ -183,7 +184,7 @@ class TrainConfig:
         """A copy with the game's defaults filled in, every value checked."""
         defaults = game_agents(self.game).training
         if defaults is None:
-            raise ValueError(
+            raise InputError(
                 f"{self.game} has no decisions to learn; choose one of {list(GAME_DEFAULTS)}"
             )
         config = dataclasses.replace(
@@ -216,34 +217,34 @@ class TrainConfig:
         check_choice("head", self.head, POLICY_HEADS)
         check_choice("activation", self.activation, tuple(ACTIVATIONS))
         if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
-            raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
+            raise InputError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
         check_int("seed", self.seed, 0)
         check_int("final_eval_seed", self.final_eval_seed, 0)
         check_int("exploiter_every", self.exploiter_every, 0, SIZE_BOUNDS["timesteps"])
         if not isinstance(self.league, bool):
-            raise ValueError(f"league: true or false, got {self.league!r}")
+            raise InputError(f"league: true or false, got {self.league!r}")
         if self.exploiter_every and not self.league:
-            raise ValueError("exploiter_every: exploiters join a league; turn league on")
+            raise InputError("exploiter_every: exploiters join a league; turn league on")
         for name in self.eval_opponents:
             if not isinstance(name, str):
-                raise ValueError(f"eval_opponents: agent names, got {name!r}")
+                raise InputError(f"eval_opponents: agent names, got {name!r}")
             try:
                 check_agent_name(self.game, name)
-            except ValueError as error:
-                raise ValueError(f"eval_opponents: {error}") from None
+            except InputError as error:
+                raise InputError(f"eval_opponents: {error}") from None
         if not 1 <= len(self.net_arch) <= 8:
-            raise ValueError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
+            raise InputError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
         for size in self.net_arch:
             check_int("net_arch", size, 1, 4096)
         if self.processes > self.n_envs:
-            raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
+            raise InputError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         parse_mix(self.game, self.opponents)
         if self.reward in ("win+points", "points") and not load_game(self.game).has_points_reward:
-            raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
+            raise InputError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
-            raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
+            raise InputError("params: the game's reward is set by the run's reward mode (--reward)")
         for name in (
             *("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale", "pfsp_power"),
         ):
@@ -253,10 +254,10 @@ class TrainConfig:
                 or not isinstance(value, (int, float))
                 or not (math.isfinite(value) and value >= 0)
             ):
-                raise ValueError(f"{name}: must be a finite number >= 0, got {value!r}")
+                raise InputError(f"{name}: must be a finite number >= 0, got {value!r}")
         if self.stack_fields:
             if self.frame_stack == 1:
-                raise ValueError("stack_fields: only with a frame stack (frame_stack > 1)")
+                raise InputError("stack_fields: only with a frame stack (frame_stack > 1)")
             game = load_game(self.game, **self.params)
             PolicyInput(game, self.frame_stack, self.stack_fields)  # the fields exist
 
@@ -688,7 +689,7 @@ def evaluation_deals(config: TrainConfig) -> dict[str, range]:
         ),
     }
     if set(deals["periodic"]) & set(deals["final"]):
-        raise ValueError("the periodic and the final evaluations would share deals")
+        raise InputError("the periodic and the final evaluations would share deals")
     return deals
 
 
@@ -776,10 +777,10 @@ class RunFolder:
         extended, a finished one extended or evaluated again on more games. Anything damaged or
         missing is a ``ValueError`` naming the file, before anything is changed."""
         if self.path.exists() and not self.path.is_dir():
-            raise ValueError(f"out: {self.path} exists and is not a folder")
+            raise InputError(f"out: {self.path} exists and is not a folder")
         started = self.config.exists()
         if resume and not started:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.path} holds no run to resume (no {self.config.name}); leave out "
                 "--resume to start one there"
             )
@@ -788,16 +789,16 @@ class RunFolder:
             started = False
         elif started and not resume:
             if self.metrics.exists():
-                raise ValueError(
+                raise InputError(
                     f"out: {self.path} holds a finished run; --resume with a larger --timesteps "
                     "(or --final-eval-games) extends it, --force starts it again"
                 )
-            raise ValueError(
+            raise InputError(
                 f"out: {self.path} holds an interrupted run; --resume continues it, --force "
                 "starts it again"
             )
         elif not started and self.path.exists() and any(self.path.iterdir()):
-            raise ValueError(f"out: {self.path} is not empty and holds no run")
+            raise InputError(f"out: {self.path} is not empty and holds no run")
         if not started:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json_atomic(self.config, config.to_json())
@@ -805,18 +806,18 @@ class RunFolder:
         saved = self.read_config()
         kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
         if dataclasses.replace(config, **kept) != saved:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.path} was started with other settings; use the same ones "
                 f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
             )
         if self.metrics.exists() and config == saved and self._metrics_settings() == saved:
-            raise ValueError(
+            raise InputError(
                 f"resume: the run in {self.path} is finished; nothing to resume (raise "
                 "--timesteps or --final-eval-games to extend it, or --force to start again)"
             )
         if self.progress.exists() != self.checkpoint.exists():
             missing = self.checkpoint if self.progress.exists() else self.progress
-            raise ValueError(
+            raise InputError(
                 f"resume: {missing} is missing, so the run cannot continue where it stopped; "
                 "--force starts it again"
             )
@@ -837,7 +838,7 @@ class RunFolder:
         try:
             return TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.config} is damaged ({error}); --force starts the run again"
             ) from None
 
@@ -864,7 +865,7 @@ class RunFolder:
         try:
             learner.load_state(torch.load(self.checkpoint, weights_only=True))
         except Exception as error:  # torch raises many kinds on a damaged or foreign file
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.checkpoint} is damaged ({type(error).__name__}); --force starts "
                 "the run again"
             ) from None
@@ -882,7 +883,7 @@ class RunFolder:
             _check_loop_state(loop)
             return loop
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.progress} is damaged ({error}); --force starts the run again"
             ) from None
 
@@ -967,7 +968,7 @@ def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
         if state["layers"][-1][0].shape[1] != outputs or (state.get("head") is None) != (
             policy.head is None
         ):
-            raise ValueError(
+            raise InputError(
                 f"resume: the self-play pool in {where} does not fit this run's policy "
                 "(written by an older cardzoo?); --force starts the run again"
             )
