@@ -109,6 +109,65 @@ CASES = {
         ],  # fmt: skip
         "holds no run to resume (no config.json)",
     ),
+    # Paths whose folder cannot be created: refused before any game (as root too, whom
+    # permissions never stop, and for whom nothing can be created in /proc).
+    "match --out in /proc": (
+        lambda tmp, run: [
+            "match",
+            "nobody_wants_it",
+            "--agents",
+            "random,random,random,random",
+            "--games",
+            "200",
+            "--out",
+            "/proc/none/x.json",
+        ],  # fmt: skip
+        "--out: cannot write '/proc/none/x.json': ",
+    ),
+    "match --record in /proc": (
+        lambda tmp, run: [
+            "match",
+            "henhouse",
+            "--agents",
+            "random,random",
+            "--games",
+            "2",
+            "--record",
+            "/proc/none/gifs",
+        ],  # fmt: skip
+        "--record: cannot write '/proc/none/gifs': ",
+    ),
+    "tournament --out in /proc": (
+        lambda tmp, run: [
+            "tournament",
+            "nobody_wants_it",
+            "--agents",
+            "random,nwi_dodger",
+            "--out",
+            "/proc/none/t",
+        ],  # fmt: skip
+        "--out: cannot write '/proc/none/t': ",
+    ),
+    "train --out in /proc": (
+        lambda tmp, run: ["train", "nobody_wants_it", *TINY_RUN, "--out", "/proc/none/run"],
+        "--out: cannot write '/proc/none/run': ",
+    ),
+    "exploit --out in /proc": (
+        lambda tmp, run: [
+            "exploit",
+            "nobody_wants_it",
+            "random",
+            "--timesteps",
+            "128",
+            "--out",
+            "/proc/none/run",
+        ],  # fmt: skip
+        "--out: cannot write '/proc/none/run': ",
+    ),
+    "train-rllib --out in /proc": (
+        lambda tmp, run: ["train-rllib", "nobody_wants_it", "--out", "/proc/none/run"],
+        "--out: cannot write '/proc/none/run': ",
+    ),
     "resume with a truncated progress.json": (
         lambda tmp, run: _resume(run, "progress.json", '{"history": [', tmp),
         "progress.json is damaged",
@@ -249,3 +308,25 @@ def test_a_bug_during_training_keeps_its_traceback_and_the_run_resumes(tmp_path,
     monkeypatch.setattr(ppo, "final_evaluation", real_final_evaluation)
     assert main(["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)]) == 0
     assert json.loads((run / "metrics.json").read_text())["timesteps"] == 128
+
+
+@pytest.mark.parametrize(
+    "argv, folder",
+    [
+        (["train", "nobody_wants_it", *TINY_RUN], "runs/nobody_wants_it"),
+        (
+            ["exploit", "nobody_wants_it", "random", "--quiet"],
+            "runs/exploit-nobody_wants_it-random",
+        ),
+        (["train-rllib", "nobody_wants_it"], "runs/nobody_wants_it-rllib"),
+    ],
+)
+def test_a_default_run_folder_that_cannot_be_created_is_refused_first(
+    argv, folder, monkeypatch, capsys
+):
+    """Without --out the default folder (under the current one) is checked as --out is."""
+    monkeypatch.chdir("/proc")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cardzoo: error: --out: cannot write '{folder}': "), err
+    assert err.endswith(" (the default folder; give --out)\n") and err.count("\n") == 1

@@ -14,7 +14,7 @@ Shared arguments (each sets the attribute named in brackets; the value is alread
 - :func:`add_agents_argument` (``args.agents``: list of names, spaces stripped; check them
   against the game with :func:`check_agent_names`, build them with :func:`agent_factory`);
 - :func:`add_out_argument` (``args.out``: a ``Path`` whose folder is writable, checked before
-  anything runs);
+  anything runs; a command with a default folder takes it through :func:`out_folder`);
 - :func:`add_quiet_argument` (``args.quiet``: no progress bar).
 
 Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap checking
@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,13 @@ def _check_not_empty(text: str, kind: str) -> None:
 
 def _check_writable_folder(folder: Path, text: str) -> None:
     """``folder`` exists and is writable, or can be created (its nearest existing ancestor is
-    a writable folder). Missing folders are not created here: a refused run leaves nothing."""
+    a writable folder). The one check of every path a command writes to (``--out``,
+    ``--record``, a default run folder).
+
+    Decision: permissions alone do not tell (root may write anywhere by them, yet nothing can
+    be created in ``/proc``, and a read-only file system says yes too), so a folder is created
+    in the nearest existing ancestor and removed at once. Missing folders are not created: a
+    refused run leaves nothing."""
     existing = folder.absolute()
     while not existing.exists():
         existing = existing.parent
@@ -195,6 +202,24 @@ def _check_writable_folder(folder: Path, text: str) -> None:
         raise argparse.ArgumentTypeError(
             f"cannot write {text!r}: no permission to write in {str(existing)!r}"
         )
+    try:
+        probe = tempfile.mkdtemp(prefix=".cardzoo-write-check-", dir=existing)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: nothing can be created in {str(existing)!r} ({error.strerror})"
+        ) from None
+    os.rmdir(probe)
+
+
+def out_folder(out: Path | None, default: Path) -> Path:
+    """The folder a command writes into: ``--out`` (checked when it was parsed) or, without it,
+    ``default``, checked the same way now, before any work."""
+    if out is not None:
+        return out
+    try:
+        return output_folder(str(default))
+    except argparse.ArgumentTypeError as error:
+        raise UsageError("--out", f"{error} (the default folder; give --out)") from None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from cardzoo.cli.args import (
     add_seed_argument,
     game_params,
     nonnegative_int,
+    out_folder,
     positive_int,
 )
 from cardzoo.errors import InputError
@@ -166,7 +167,7 @@ def run_train(args: argparse.Namespace) -> int:
         config = config.resolved()
     except InputError as error:
         raise UsageError(_option_of(str(error)), str(error)) from None
-    out = args.out if args.out is not None else Path("runs") / args.game
+    out = out_folder(args.out, Path("runs") / args.game)
     result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     print(report(result))
     return 0
