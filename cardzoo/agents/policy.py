@@ -341,52 +341,136 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
 def read_policy(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     """The policy and its record from a file written by :func:`save_policy`, or from an SB3
     model file (``.zip``). Cached: the seats and games that play one file share its weights,
-    read once (a file changed on disk is read again)."""
+    read once (a file changed on disk is read again).
+
+    The file is checked before anything plays it: not empty, a numpy archive with its record
+    and every array the record names, each layer's weights and biases of shapes that chain from
+    one layer to the next up to the actions (or the head), in finite floating-point numbers.
+    Anything else is an :class:`~cardzoo.errors.InputError` naming the file and what is wrong
+    (:func:`check_policy_fits` then checks it against the game)."""
     path = Path(path).resolve()
     try:
-        modified = path.stat().st_mtime_ns
+        status = path.stat()
     except OSError as error:
         raise InputError(f"policy file {path} cannot be read ({error.strerror})") from None
-    return _read_policy(path, modified)
+    return _read_policy(path, status.st_mtime_ns, status.st_size)
 
 
 @functools.lru_cache(maxsize=64)
-def _read_policy(path: Path, modified: int) -> tuple[NumpyPolicy, dict[str, Any]]:
+def _read_policy(path: Path, modified: int, size: int) -> tuple[NumpyPolicy, dict[str, Any]]:
+    if size == 0:
+        raise _not_a_policy(path, "it is empty (0 bytes)")
     if path.suffix == ".zip":
         return load_sb3_policy(path)
     try:
         with np.load(path, allow_pickle=False) as archive:
-            info = json.loads(archive["info"].tobytes().decode())
-            activations = info["activations"]
-            layers = [
-                (archive[f"weight_{i}"], archive[f"bias_{i}"], str(activation))
-                for i, activation in enumerate(activations)
-            ]
-            head = None
-            if info.get("head") is not None:
-                if info["head"] != "ordinal":
-                    raise InputError(f"unknown policy head {info['head']!r}")
-                head = OrdinalHead(archive["head_numbers"], archive["head_kinds"])
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
-        raise InputError(f"{path} is not a cardzoo policy file ({error})") from None
-    unknown = sorted({activation for _, _, activation in layers} - set(_ACTIVATIONS))
-    if unknown or info.get("format") not in POLICY_FORMATS or not isinstance(info.get("game"), str):
-        raise InputError(
-            f"{path} is not a cardzoo policy file of format {' or '.join(map(str, POLICY_FORMATS))}"
-        )
-    outputs = layers[-1][0].shape[1] if layers else 0
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise _not_a_policy(path, "it is one numpy array, not a numpy .npz archive")
+            arrays = {name: archive[name] for name in archive.files}
+    except InputError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise _not_a_policy(path, f"not a numpy .npz archive ({error})") from None
+    info = _policy_record(path, arrays)
+    layers = []
+    for index, activation in enumerate(info["activations"]):
+        weight = _float_array(path, arrays, f"weight_{index}", 2)
+        bias = _float_array(path, arrays, f"bias_{index}", 1)
+        if bias.shape[0] != weight.shape[1]:
+            raise _not_a_policy(
+                path,
+                f"weight_{index} has {weight.shape[1]} outputs but bias_{index} has "
+                f"{bias.shape[0]} numbers",
+            )
+        if layers and weight.shape[0] != layers[-1][0].shape[1]:
+            raise _not_a_policy(
+                path,
+                f"weight_{index} takes {weight.shape[0]} inputs but layer {index - 1} gives "
+                f"{layers[-1][0].shape[1]}",
+            )
+        weight.flags.writeable = False
+        layers.append((weight, bias, activation))
+    head = None
+    if info.get("head") is not None:
+        if info["head"] != "ordinal":
+            raise _not_a_policy(path, f"unknown policy head {info['head']!r}")
+        for name in ("head_numbers", "head_kinds"):
+            if name not in arrays:
+                raise _not_a_policy(path, f"its record names an ordinal head but it has no {name}")
+        try:
+            head = OrdinalHead(arrays["head_numbers"], arrays["head_kinds"])
+        except (ValueError, TypeError) as error:
+            raise _not_a_policy(path, f"its head arrays are wrong ({error})") from None
+    outputs = layers[-1][0].shape[1]
     expected = head.outputs if head else info.get("num_actions", outputs)
     if outputs != expected or (head is not None and head.num_actions != info.get("num_actions")):
-        raise InputError(f"{path} is not a cardzoo policy file (its last layer does not fit)")
-    for weight, _, _ in layers:
-        weight.flags.writeable = False
+        raise _not_a_policy(
+            path, f"its last layer does not fit ({outputs} outputs; its record asks {expected})"
+        )
     return NumpyPolicy(layers, head), info
 
 
-def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: str) -> None:
+def _not_a_policy(path: Path, what: str) -> InputError:
+    return InputError(f"{path} is not a cardzoo policy file: {what}")
+
+
+def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The file's record (``info``), checked: the format, the game, the layers' activations
+    and how the inputs are built."""
+    if "info" not in arrays:
+        raise _not_a_policy(path, "it has no record (array 'info')")
+    try:
+        info = json.loads(arrays["info"].tobytes().decode())
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _not_a_policy(path, f"its record is not JSON ({error})") from None
+    formats = " or ".join(map(str, POLICY_FORMATS))
+    if not isinstance(info, dict) or info.get("format") not in POLICY_FORMATS:
+        raise _not_a_policy(path, f"its record is not of format {formats}")
+    if not isinstance(info.get("game"), str):
+        raise _not_a_policy(path, "its record names no game")
+    activations = info.get("activations")
+    if not isinstance(activations, list) or not activations:
+        raise _not_a_policy(path, "its record lists no layers (activations)")
+    unknown = sorted({str(a) for a in activations if a not in _ACTIVATIONS})
+    if unknown:
+        raise _not_a_policy(
+            path, f"unknown activation(s) {unknown}; known: {', '.join(_ACTIVATIONS)}"
+        )
+    frame_stack = info.get("frame_stack", 1)
+    if isinstance(frame_stack, bool) or not isinstance(frame_stack, int) or frame_stack < 1:
+        raise _not_a_policy(path, f"its frame_stack must be an integer >= 1, got {frame_stack!r}")
+    fields = info.get("stack_fields") or []
+    if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
+        raise _not_a_policy(path, f"its stack_fields must be a list of names, got {fields!r}")
+    return info
+
+
+def _float_array(path: Path, arrays: dict[str, np.ndarray], name: str, dims: int) -> np.ndarray:
+    """Array ``name`` of the file: ``dims``-dimensional, non-empty, floating point, finite."""
+    if name not in arrays:
+        raise _not_a_policy(path, f"it has no array {name!r}")
+    array = arrays[name]
+    if array.ndim != dims or array.size == 0:
+        shape = "a matrix" if dims == 2 else "a vector"
+        raise _not_a_policy(path, f"{name} must be {shape}, got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.floating):
+        raise _not_a_policy(path, f"{name} holds {array.dtype}, not floating-point numbers")
+    if not np.isfinite(array).all():
+        raise _not_a_policy(path, f"{name} holds NaN or infinite numbers")
+    return array
+
+
+def check_policy_fits(
+    info: dict[str, Any],
+    game_name: str,
+    game: Game,
+    where: str,
+    policy: NumpyPolicy | None = None,
+) -> None:
     """A policy plays any game of its name whose observations and actions are those it was
     trained on; another player count (or Foxy's other memory mode) changes them and is
-    refused with what differs."""
+    refused with what differs. With ``policy``, its first layer must also take the inputs the
+    game gives it (the observation, stacked as its record says)."""
     if info["game"] != game_name:
         raise InputError(f"{where} was trained on {info['game']}, not {game_name}")
     if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
@@ -395,6 +479,18 @@ def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: s
         raise InputError(
             f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
             f"or actions differ from this game's ({game.params()})"
+        )
+    if policy is None:
+        return
+    try:
+        size = PolicyInput(game, **input_settings(info)).size
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+    takes = policy.layers[0][0].shape[0]
+    if takes != size:
+        raise InputError(
+            f"{where} does not fit {game_name}: its first layer takes {takes} inputs, but this "
+            f"game's observations give {size}"
         )
 
 
@@ -413,7 +509,7 @@ def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = Non
     elif not location.is_file():
         raise InputError(f"model file {path} does not exist")
     policy, info = read_policy(location)
-    check_policy_fits(info, game_name, game, str(location))
+    check_policy_fits(info, game_name, game, str(location), policy)
     return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
 
 
@@ -442,7 +538,7 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     if not (folder / f"{module_id}.npz").is_file():
         raise InputError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
     policy, info = read_policy(folder / f"{module_id}.npz")
-    check_policy_fits(info, game_name, game, f"rllib policy: {path}")
+    check_policy_fits(info, game_name, game, f"rllib policy: {path}", policy)
     run_name = info.get("run_name", location.name)
     label = f"rllib:{run_name}" + (f"@{module_id}" if len(module_ids) > 1 else "")
     return PolicyAgent(game, policy, seed=seed, label=label)
@@ -497,10 +593,7 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
             f"was trained for this game ({_played_params(game.params())})"
         )
     policy, info = read_policy(path)
-    if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
-        game.num_actions
-    ):
-        raise InputError(f"{path.name} does not fit {game_name}'s observations or actions")
+    check_policy_fits(info, game_name, game, f"the pretrained policy {path}", policy)
     return PolicyAgent(game, policy, seed=seed, label="pretrained", **input_settings(info))
 
 
