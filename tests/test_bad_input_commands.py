@@ -168,6 +168,58 @@ CASES = {
         lambda tmp, run: ["train-rllib", "nobody_wants_it", "--out", "/proc/none/run"],
         "--out: cannot write '/proc/none/run': ",
     ),
+    # Opponents that cannot play: refused before the run folder is created (issue 32).
+    "train --opponents pretrained of another player count": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--players",
+            "3",
+            "--opponents",
+            "pretrained:1",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: the pretrained nobody_wants_it policies play {'num_players': 4, "
+        "'num_rounds': 3}; none was trained for this game ({'num_players': 3, 'num_rounds': 3})",
+    ),
+    "train --opponents with an unknown parameter": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            "ismcts:foo=1:1",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: agent 'ismcts': unknown parameter 'foo'; write KEY=VALUE",
+    ),
+    "train --opponents with a bad parameter value": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            "pimc:simulations=-1",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: simulations must be an integer >= 1, got -1",
+    ),
+    "train --opponents with an empty policy file": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            f"ppo:{_empty_policy(tmp)}:0.5,random",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "is not a cardzoo policy file: it is empty (0 bytes)",
+    ),
     "resume with a truncated progress.json": (
         lambda tmp, run: _resume(run, "progress.json", '{"history": [', tmp),
         "progress.json is damaged",
@@ -197,6 +249,12 @@ CASES = {
         "is finished; nothing to resume (raise --timesteps or --final-eval-games",
     ),
 }
+
+
+def _empty_policy(tmp: Path) -> Path:
+    (tmp / "empty_policy").mkdir()
+    (tmp / "empty_policy" / "policy.npz").write_bytes(b"")
+    return tmp / "empty_policy"
 
 
 def _resume(run: Path, name: str, text: str | None, tmp: Path) -> list[str]:
@@ -330,3 +388,16 @@ def test_a_default_run_folder_that_cannot_be_created_is_refused_first(
     err = capsys.readouterr().err
     assert err.startswith(f"cardzoo: error: --out: cannot write '{folder}': "), err
     assert err.endswith(" (the default folder; give --out)\n") and err.count("\n") == 1
+
+
+def test_train_from_python_refuses_an_opponent_before_creating_the_folder(tmp_path):
+    """The same checks in ``cardzoo.training.ppo.train()``: nothing is created."""
+    from cardzoo.errors import InputError
+    from cardzoo.training.ppo import TrainConfig, train
+
+    config = TrainConfig("nobody_wants_it", opponents="pimc:simulations=-1", timesteps=128)
+    with pytest.raises(
+        InputError, match="^opponents: simulations must be an integer >= 1, got -1$"
+    ):
+        train(config, tmp_path / "run", progress=False)
+    assert list(tmp_path.iterdir()) == []

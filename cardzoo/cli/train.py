@@ -166,7 +166,11 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         config = config.resolved()
     except InputError as error:
-        raise UsageError(_option_of(str(error)), str(error)) from None
+        option = _option_of(str(error))
+        message = str(error)
+        if option is not None:  # "opponents: ..." is said by --opponents once, not twice
+            message = message.removeprefix(option[2:].replace("-", "_") + ": ")
+        raise UsageError(option, message) from None
     out = out_folder(args.out, Path("runs") / args.game)
     result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     print(report(result))

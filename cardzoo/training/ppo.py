@@ -260,6 +260,23 @@ class TrainConfig:
                 raise InputError("stack_fields: only with a frame stack (frame_stack > 1)")
             game = load_game(self.game, **self.params)
             PolicyInput(game, self.frame_stack, self.stack_fields)  # the fields exist
+        self._check_agents()
+
+    def _check_agents(self) -> None:
+        """Every opponent and evaluation opponent is built once for the run's game: a search
+        bot's bad parameter, a policy that cannot play these parameters or a damaged policy
+        file stops the run here, before its folder is touched, not in a sampling process
+        after the run has started."""
+        game = run_game(self)
+        mix = parse_mix(self.game, self.opponents)
+        for field, names in (("opponents", mix), ("eval_opponents", self.evaluation_opponents)):
+            for name in names:
+                if name == SELF:
+                    continue
+                try:
+                    make_agent(self.game, name, game, seed=0)
+                except InputError as error:
+                    raise InputError(f"{field}: {error}") from None
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
