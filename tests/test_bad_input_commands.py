@@ -17,6 +17,8 @@ from cardzoo.cli import main  # noqa: E402
 
 TINY_RUN = ["--timesteps", "128", "--n-envs", "2", "--eval-every", "64", "--eval-games", "4",
             "--final-eval-games", "4", "--quiet"]  # fmt: skip
+#: the same settings without the run's length and final evaluation (what --resume may leave out)
+UNSIZED_RUN = ["--n-envs", "2", "--eval-every", "64", "--eval-games", "4", "--quiet"]
 
 
 def disk(folder: Path) -> dict[str, tuple[str, int]]:
@@ -220,6 +222,19 @@ CASES = {
         ],  # fmt: skip
         "is not a cardzoo policy file: it is empty (0 bytes)",
     ),
+    # A refused resume writes nothing, config.json included (issue 32).
+    "extend a finished run whose checkpoint is damaged": (
+        lambda tmp, run: _extend_damaged(run, tmp, ["--timesteps", "256"]),
+        "checkpoint.pt is damaged",
+    ),
+    "resume a finished run whose checkpoint is damaged, no --timesteps": (
+        lambda tmp, run: _extend_damaged(run, tmp, []),
+        "is finished; nothing to resume (raise --timesteps or --final-eval-games",
+    ),
+    "resume a finished run without a new length": (
+        lambda tmp, run: ["train", "nobody_wants_it", *UNSIZED_RUN, "--resume", "--out", str(run)],
+        "is finished; nothing to resume (raise --timesteps or --final-eval-games",
+    ),
     "resume with a truncated progress.json": (
         lambda tmp, run: _resume(run, "progress.json", '{"history": [', tmp),
         "progress.json is damaged",
@@ -251,6 +266,14 @@ CASES = {
 }
 
 
+def _extend_damaged(run: Path, tmp: Path, length: list[str]) -> list[str]:
+    """A copy of the finished run with its checkpoint damaged, resumed with ``length``."""
+    target = tmp / "damaged"
+    shutil.copytree(run, target)
+    (target / "checkpoint.pt").write_text("not a checkpoint")
+    return ["train", "nobody_wants_it", *UNSIZED_RUN, *length, "--resume", "--out", str(target)]
+
+
 def _empty_policy(tmp: Path) -> Path:
     (tmp / "empty_policy").mkdir()
     (tmp / "empty_policy" / "policy.npz").write_bytes(b"")
@@ -273,7 +296,13 @@ def _nan_progress(run: Path) -> str:
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, capsys):
+def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, capsys, monkeypatch):
+    import cardzoo.training.ppo as ppo
+
+    def must_not_train(*args, **kwargs):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(ppo, "start_workers", must_not_train)
     make_argv, message = CASES[case]
     (tmp_path / "note.txt").write_text("mine")
     (tmp_path / "empty").mkdir()
@@ -285,6 +314,35 @@ def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, cap
     assert message in err, err
     assert {folder: disk(folder) for folder in (tmp_path, finished)} == before
     assert not (tmp_path / "new").exists()
+
+
+def test_resume_without_a_length_keeps_the_runs_own(finished, tmp_path, monkeypatch):
+    """Decision (issue 32): --resume without --timesteps or --final-eval-games continues to the
+    run's own length and final evaluation (here 128 steps, 4 games), not the game's default of
+    300,000 steps and 1,000 games."""
+    import cardzoo.training.ppo as ppo
+
+    real_start_workers = ppo.start_workers
+
+    def only_the_runs_length(config, *args, **kwargs):
+        assert (config.timesteps, config.final_eval_games) == (128, 4)
+        return real_start_workers(config, *args, **kwargs)
+
+    monkeypatch.setattr(ppo, "start_workers", only_the_runs_length)
+    run = _interrupted(finished, tmp_path / "run")
+    assert main(["train", "nobody_wants_it", *UNSIZED_RUN, "--resume", "--out", str(run)]) == 0
+    saved = json.loads((run / "config.json").read_text())
+    assert (saved["timesteps"], saved["final_eval_games"]) == (128, 4)
+    assert json.loads((run / "metrics.json").read_text())["final_evaluation"]["games"] == 4
+
+
+def test_resumed_settings_from_python_take_the_saved_length(finished):
+    from cardzoo.training.ppo import TrainConfig, resumed_settings
+
+    config = resumed_settings(TrainConfig("nobody_wants_it", n_envs=2), finished)
+    assert (config.timesteps, config.final_eval_games) == (128, 4)
+    longer = resumed_settings(TrainConfig("nobody_wants_it", timesteps=256), finished)
+    assert (longer.timesteps, longer.final_eval_games) == (256, 4)
 
 
 def test_force_replaces_only_the_runs_own_files(finished, tmp_path):
