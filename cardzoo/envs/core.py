@@ -728,6 +728,10 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
             agent = self.agent_selection
         except AttributeError:  # no game yet (none set up, or the first reset raised)
             raise self._not_set_up("step") from None
+        if not self.agents:  # every agent has stepped out: as the parallel form says it
+            raise RuntimeError(
+                f"{self.metadata['name']}: the game is over; call reset() to start a new one"
+            )
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
