@@ -170,6 +170,16 @@ CASES = {
         lambda tmp, run: ["train-rllib", "nobody_wants_it", "--out", "/proc/none/run"],
         "--out: cannot write '/proc/none/run': ",
     ),
+    "match with an agent parameter given twice": (
+        lambda tmp, run: [
+            "match",
+            "nobody_wants_it",
+            "--agents",
+            "pimc:simulations=5:simulations=6,random,random,random",
+        ],  # fmt: skip
+        "--agents: agent 'pimc': parameter simulations given twice in "
+        "'simulations=5:simulations=6'",
+    ),
     # Opponents that cannot play: refused before the run folder is created (issue 32).
     "train --opponents pretrained of another player count": (
         lambda tmp, run: [
@@ -379,6 +389,9 @@ def test_run_files_follow_the_users_umask(finished):
         (lambda: _play_match(params={"colour": "red"}), "no parameter 'colour'; its parameters"),
         (lambda: _simulate(params={"max_cycles": 5}), "max_cycles is not a game parameter"),
         (lambda: _play_match(lineup=[_returns_none] * 4), "agent factory 'broken' returned None"),
+        # an unbounded range says ">= low" (issue 32), not "allowed 1"
+        (lambda: _play_match(max_cycles=0), "^max_cycles=0 is out of range; allowed >= 1$"),
+        (lambda: _play_match(seed=-1), "^seed=-1 is out of range; allowed >= 0$"),
     ],
 )
 def test_play_match_and_simulate_name_what_they_refuse(call, message):
@@ -393,10 +406,10 @@ def _returns_none(game, seed):
 _returns_none.name = "broken"
 
 
-def _play_match(lineup=("random",) * 4, params=None):
+def _play_match(lineup=("random",) * 4, params=None, **settings):
     from cardzoo.evaluation import play_match
 
-    return play_match("nobody_wants_it", list(lineup), 4, params=params)
+    return play_match("nobody_wants_it", list(lineup), 4, params=params, **settings)
 
 
 def _simulate(params=None):

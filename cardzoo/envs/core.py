@@ -109,12 +109,12 @@ def check_choice(name: str, value: Any, allowed: Any) -> None:
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     """Raise :class:`~cardzoo.errors.InputError` (a ``ValueError``) naming the parameter unless
-    ``value`` is an int in [low, high]."""
+    ``value`` is an int in [low, high] (no upper bound where ``high`` is None)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise InputError(f"{name} must be an integer, got {value!r}")
     if value < low or (high is not None and value > high):
-        upper = "" if high is None else f"..{high}"
-        raise InputError(f"{name}={value} is out of range; allowed {low}{upper}")
+        allowed = f">= {low}" if high is None else f"{low}..{high}"
+        raise InputError(f"{name}={value} is out of range; allowed {allowed}")
     return int(value)
 
 
