@@ -124,3 +124,46 @@ def test_match_refuses_a_damaged_policy_in_one_line(case, what, tmp_path, capsys
     err = capsys.readouterr().err
     assert err.startswith(f"cardzoo: error: --agents: {folder / 'policy.npz'} {what}"), err
     assert err.count("\n") == 1
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "case, what",
+    [
+        ("empty", "is not a cardzoo policy file: it is empty (0 bytes)"),
+        ("NaN weights", "is not a cardzoo policy file: weight_1 holds NaN or infinite numbers"),
+        ("wrong input size", "does not fit nobody_wants_it: its first layer takes 54 inputs"),
+    ],
+)
+def test_serve_refuses_a_damaged_policy_before_serving(case, what, tmp_path, capsys, monkeypatch):
+    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+
+    def must_not_serve(*args, **kwargs):
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr(uvicorn, "run", must_not_serve)
+    change = DAMAGES[case][0] if case in DAMAGES else _set("weight_0", lambda w: w[:54])
+    folder = damaged(tmp_path / "run", change)
+    assert main(["serve", "--port", str(_free_port()), "--agent", f"ppo:{folder}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cardzoo: error: --agent: {folder / 'policy.npz'} {what}"), err
+    assert err.count("\n") == 1
+
+
+def test_serve_offers_a_sound_policy(tmp_path, capsys, monkeypatch):
+    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(kwargs["port"]))
+    folder = damaged(tmp_path / "run", lambda arrays: None)  # the shipped policy, unchanged
+    port = _free_port()
+    assert main(["serve", "--port", str(port), "--agent", f"ppo:{folder}"]) == 0
+    assert served == [port]

@@ -502,15 +502,21 @@ def check_policy_fits(
 def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
     """``make_agent(game_name, "ppo:PATH", game)``: the policy saved at PATH — a run folder of
     ``cardzoo train``, its ``policy.npz``, or an SB3 model file (``model.zip``) — as an agent."""
-    location = Path(path)
-    if location.is_dir():
-        numpy_file = location / POLICY_FILE
-        location = numpy_file if numpy_file.is_file() else model_file(location)
-    elif not location.is_file():
-        raise InputError(f"model file {path} does not exist")
+    location = _ppo_file(path)
     policy, info = read_policy(location)
     check_policy_fits(info, game_name, game, str(location), policy)
     return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
+
+
+def _ppo_file(path: str) -> Path:
+    """The file ``ppo:PATH`` plays: PATH itself, or a run folder's policy (or model) file."""
+    location = Path(path)
+    if location.is_dir():
+        numpy_file = location / POLICY_FILE
+        return numpy_file if numpy_file.is_file() else model_file(location)
+    if not location.is_file():
+        raise InputError(f"model file {path} does not exist")
+    return location
 
 
 def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
@@ -519,6 +525,17 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     (``PATH`` a checkpoint folder). A run with one policy per seat plays ``player_0``'s policy
     unless the path names another: ``runs/NAME@player_2``. Needs no Ray: the run saves each
     policy as a numpy file beside its checkpoints (``policies/<policy>.npz``)."""
+    location, file, module_ids = _rllib_file(path)
+    policy, info = read_policy(file)
+    check_policy_fits(info, game_name, game, f"rllib policy: {path}", policy)
+    run_name = info.get("run_name", location.name)
+    label = f"rllib:{run_name}" + (f"@{file.stem}" if len(module_ids) > 1 else "")
+    return PolicyAgent(game, policy, seed=seed, label=label)
+
+
+def _rllib_file(path: str) -> tuple[Path, Path, list[str]]:
+    """For ``rllib:PATH``: the run (or checkpoint) folder, the file of the policy it plays,
+    and the run's policies."""
     text, module_id = path, None
     if not Path(path).exists() and "@" in path:
         text, _, module_id = path.rpartition("@")
@@ -537,11 +554,14 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     module_id = module_id or module_ids[0]
     if not (folder / f"{module_id}.npz").is_file():
         raise InputError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
-    policy, info = read_policy(folder / f"{module_id}.npz")
-    check_policy_fits(info, game_name, game, f"rllib policy: {path}", policy)
-    run_name = info.get("run_name", location.name)
-    label = f"rllib:{run_name}" + (f"@{module_id}" if len(module_ids) > 1 else "")
-    return PolicyAgent(game, policy, seed=seed, label=label)
+    return location, folder / f"{module_id}.npz", module_ids
+
+
+def saved_policy_record(kind: str, path: str) -> dict[str, Any]:
+    """The record of the file ``KIND:PATH`` (``ppo`` or ``rllib``) plays, the file checked
+    (:func:`read_policy`): which game, with which parameters, it was trained on."""
+    file = _ppo_file(path) if kind == "ppo" else _rllib_file(path)[1]
+    return read_policy(file)[1]
 
 
 #: the pretrained policies shipped in the package, one ``<game>.npz`` (and its model card,
