@@ -23,6 +23,7 @@ import numpy as np
 from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_int, game_rng_from_seed
+from cardzoo.errors import InputError
 from cardzoo.stats import mean_interval, wilson_interval
 from cardzoo.table import Table, Tables
 
@@ -193,15 +194,15 @@ def _check_lineup(lineup: Sequence[AgentSpec]) -> list[AgentSpec]:
     is refused rather than read as one agent, since ``"random"`` for ``["random"]`` and
     ``"random,random"`` for two agents are both plausible readings."""
     if isinstance(lineup, (str, bytes)) or not isinstance(lineup, Sequence):
-        raise ValueError(
+        raise InputError(
             f"lineup must be a list of agents (names or factories), one per seat, got "
             f"{lineup!r}; e.g. ['random', 'random']"
         )
     if not lineup:
-        raise ValueError("lineup is empty; give one agent per seat")
+        raise InputError("lineup is empty; give one agent per seat")
     for entry in lineup:
         if not (isinstance(entry, str) or callable(entry)):
-            raise ValueError(
+            raise InputError(
                 f"lineup entry {entry!r} is neither an agent name nor a factory f(game, seed)"
             )
     return list(lineup)
@@ -212,11 +213,11 @@ def _check_params(params: dict | None) -> dict:
     if params is None:
         return {}
     if not isinstance(params, dict):
-        raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+        raise InputError(f"params must be a dict of game parameters, got {params!r}")
     for key in ("max_cycles", "render_mode"):
         if key in params:
             own = "pass max_cycles= itself" if key == "max_cycles" else "games here are not drawn"
-            raise ValueError(f"params: {key} is not a game parameter ({own})")
+            raise InputError(f"params: {key} is not a game parameter ({own})")
     return dict(params)
 
 
@@ -238,7 +239,7 @@ def check_match(
     game = load_game(game_name, **params)
     max_cycles = _check_max_cycles(game, max_cycles)
     if len(lineup) != game.num_players:
-        raise ValueError(f"lineup has {len(lineup)} agents for {game.num_players} seats")
+        raise InputError(f"lineup has {len(lineup)} agents for {game.num_players} seats")
     return game, lineup, num_games, seed, max_cycles
 
 

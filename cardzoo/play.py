@@ -41,6 +41,7 @@ import numpy as np
 from cardzoo.agents import Agent, make_agent
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
+from cardzoo.errors import InputError
 from cardzoo.table import Table
 
 QUIT_WORDS = ("q", "quit", "exit")
@@ -118,20 +119,20 @@ def _set_up(
     """The game (checked parameters), the person's seat, and the opponents by seat."""
     spec = game_spec(game_name)
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-        raise ValueError(f"opponents must be a list of agent names, got {opponents!r}")
+        raise InputError(f"opponents must be a list of agent names, got {opponents!r}")
     players = len(opponents) + 1
     if not spec.min_players <= players <= spec.max_players:
-        raise ValueError(
+        raise InputError(
             f"opponents: {len(opponents)} opponents make {players} "
             f"player{'s' if players != 1 else ''}; {game_name} seats "
             f"{spec.min_players}..{spec.max_players}, so give "
             f"{spec.min_players - 1}..{spec.max_players - 1} opponents"
         )
     if params is not None and not isinstance(params, dict):
-        raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+        raise InputError(f"params must be a dict of game parameters, got {params!r}")
     params = dict(params or {})
     if params.setdefault("num_players", players) != players:
-        raise ValueError(
+        raise InputError(
             f"params['num_players']={params['num_players']} but {len(opponents)} opponents "
             f"make {players} players"
         )
@@ -149,9 +150,9 @@ def _opponents(
     for player, name in names.items():
         try:
             agents[player] = make_agent(game_name, name, game, seed=seed * 7919 + player)
-        except (ValueError, OSError) as error:
+        except (InputError, OSError) as error:
             detail = str(error) if name in str(error) else f"{name}: {error}"
-            raise ValueError(f"opponents: {detail}") from error
+            raise InputError(f"opponents: {detail}") from error
     return agents
 
 

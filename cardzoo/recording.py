@@ -29,6 +29,7 @@ from cardzoo.agents import Agent, AgentSpec, agent_action, build_agent
 from cardzoo.envs.core import Game, check_int, game_rng_from_seed
 from cardzoo.envs.recording import write_gif
 from cardzoo.envs.rendering import RENDER_FPS
+from cardzoo.errors import InputError
 from cardzoo.evaluation import GameRecord, agent_seed, check_match, game_record, match_seating
 from cardzoo.table import Table
 
@@ -47,12 +48,12 @@ def check_record_folder(folder: str | os.PathLike, num_games: int) -> Path:
     otherwise. Nothing is created."""
     path = Path(folder)
     if not os.fspath(folder).strip():
-        raise ValueError("folder: an empty path names no folder; give a folder name")
+        raise InputError("folder: an empty path names no folder; give a folder name")
     if path.exists() and not path.is_dir():
-        raise ValueError(f"folder: {os.fspath(folder)!r} is a file; give a folder")
+        raise InputError(f"folder: {os.fspath(folder)!r} is a file; give a folder")
     taken = [gif_name(g) for g in range(num_games) if (path / gif_name(g)).exists()]
     if taken:
-        raise ValueError(
+        raise InputError(
             f"folder: {os.fspath(folder)!r} already holds {taken[0]}"
             f"{f' and {len(taken) - 1} more recorded games' if len(taken) > 1 else ''}; "
             "recordings are never overwritten: give another folder or remove them"

@@ -66,6 +66,7 @@ from openskill.models import PlackettLuce
 from cardzoo.agents import Agent, build_agent
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game, check_int
+from cardzoo.errors import InputError
 from cardzoo.evaluation import AgentFactory, MatchResult, play_match
 from cardzoo.io import write_json_atomic
 from cardzoo.stats import wilson_interval
@@ -378,10 +379,10 @@ def _check_game(game_name: str, players: int, params: dict | None) -> tuple[Game
     spec = game_spec(game_name)
     players = check_int("players", players, max(2, spec.min_players), spec.max_players)
     if params is not None and not isinstance(params, dict):
-        raise ValueError(f"params must be a dict of game parameters, got {params!r}")
+        raise InputError(f"params must be a dict of game parameters, got {params!r}")
     params = dict(params or {})
     if "num_players" in params:
-        raise ValueError("give the player count as players=, not params['num_players']")
+        raise InputError("give the player count as players=, not params['num_players']")
     params["num_players"] = players
     return load_game(game_name, **params), params
 
@@ -393,23 +394,23 @@ def _check_agents(
     game that can be built (a saved policy is loaded once here, so a missing or wrong model file
     stops the tournament before its first game)."""
     if isinstance(agents, str) or not isinstance(agents, Sequence):
-        raise ValueError(f"agents must be a list of agent names or factories, got {agents!r}")
+        raise InputError(f"agents must be a list of agent names or factories, got {agents!r}")
     entries: dict[str, str | AgentFactory] = {}
     for entry in agents:
         label = _label(entry)
         if label in entries:
-            raise ValueError(f"agents: {label!r} is listed twice; list each agent once")
+            raise InputError(f"agents: {label!r} is listed twice; list each agent once")
         entries[label] = entry
     if len(entries) < 2:
-        raise ValueError(
+        raise InputError(
             f"agents: a tournament needs at least 2 different agents, got {list(entries)}"
         )
     for label, entry in entries.items():
         try:
             build_agent(game_name, entry, game, 0)
-        except (ValueError, OSError) as error:
+        except (InputError, OSError) as error:
             detail = str(error) if label in str(error) else f"{label}: {error}"
-            raise ValueError(f"agents: {detail}") from error
+            raise InputError(f"agents: {detail}") from error
     return entries
 
 
@@ -419,7 +420,7 @@ def _label(entry: str | AgentFactory) -> str:
     name = getattr(entry, "name", None) if callable(entry) else None
     if isinstance(name, str) and name:
         return name
-    raise ValueError(
+    raise InputError(
         f"agents must be agent names or factories f(game, seed) with a name attribute (their "
         f"label in the tables), got {entry!r}"
     )

@@ -49,6 +49,16 @@ def test_parse_params_refuses_an_item_without_equals():
     )
 
 
+@pytest.mark.parametrize("pairs_text", ["simulations=5:simulations=6", "seed=1:seed=1"])
+def test_parse_params_refuses_a_repeated_key(pairs_text):
+    """Decision (issue 32): a key given twice is refused, even with the same value, rather
+    than the last one silently winning."""
+    key = pairs_text.split("=")[0]
+    assert error_of(parse_params, "pimc", pairs_text, PIMCAgent.PARAMS) == (
+        f"agent 'pimc': parameter {key} given twice in {pairs_text!r}"
+    )
+
+
 def test_parse_params_refuses_a_value_of_the_wrong_type():
     assert error_of(parse_params, "pimc", "simulations=abc", PIMCAgent.PARAMS) == (
         "agent 'pimc': parameter simulations must be int, got 'abc'"

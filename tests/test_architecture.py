@@ -1,7 +1,7 @@
 """The layers import one way only: the import graph of cardzoo, read from the source with ``ast``.
 
-Layers, lowest first (docs/architecture.md): the ground floor (``stats``, ``io``), the engines and
-environments (``envs``), the agents (``agents``), the table (``table``, ``evaluation``,
+Layers, lowest first (docs/architecture.md): the ground floor (``stats``, ``io``, ``errors``), the
+engines and environments (``envs``), the agents (``agents``), the table (``table``, ``evaluation``,
 ``tournament``, the Gymnasium view, terminal play), training (``training``), the command line
 (``cli``). A module may import its own layer and the layers below it; the package face
 (``cardzoo/__init__.py``) imports only the list of games. Every import counts, those inside
@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cardzoo"
 LAYERS = {
     "cardzoo.stats": 0,
     "cardzoo.io": 0,
+    "cardzoo.errors": 0,
     "cardzoo.envs": 1,
     "cardzoo.agents": 2,
     "cardzoo.table": 3,

@@ -17,6 +17,8 @@ from cardzoo.cli import main  # noqa: E402
 
 TINY_RUN = ["--timesteps", "128", "--n-envs", "2", "--eval-every", "64", "--eval-games", "4",
             "--final-eval-games", "4", "--quiet"]  # fmt: skip
+#: the same settings without the run's length and final evaluation (what --resume may leave out)
+UNSIZED_RUN = ["--n-envs", "2", "--eval-every", "64", "--eval-games", "4", "--quiet"]
 
 
 def disk(folder: Path) -> dict[str, tuple[str, int]]:
@@ -109,6 +111,140 @@ CASES = {
         ],  # fmt: skip
         "holds no run to resume (no config.json)",
     ),
+    # Paths whose folder cannot be created: refused before any game (as root too, whom
+    # permissions never stop, and for whom nothing can be created in /proc).
+    "match --out in /proc": (
+        lambda tmp, run: [
+            "match",
+            "nobody_wants_it",
+            "--agents",
+            "random,random,random,random",
+            "--games",
+            "200",
+            "--out",
+            "/proc/none/x.json",
+        ],  # fmt: skip
+        "--out: cannot write '/proc/none/x.json': ",
+    ),
+    "match --record in /proc": (
+        lambda tmp, run: [
+            "match",
+            "henhouse",
+            "--agents",
+            "random,random",
+            "--games",
+            "2",
+            "--record",
+            "/proc/none/gifs",
+        ],  # fmt: skip
+        "--record: cannot write '/proc/none/gifs': ",
+    ),
+    "tournament --out in /proc": (
+        lambda tmp, run: [
+            "tournament",
+            "nobody_wants_it",
+            "--agents",
+            "random,nwi_dodger",
+            "--out",
+            "/proc/none/t",
+        ],  # fmt: skip
+        "--out: cannot write '/proc/none/t': ",
+    ),
+    "train --out in /proc": (
+        lambda tmp, run: ["train", "nobody_wants_it", *TINY_RUN, "--out", "/proc/none/run"],
+        "--out: cannot write '/proc/none/run': ",
+    ),
+    "exploit --out in /proc": (
+        lambda tmp, run: [
+            "exploit",
+            "nobody_wants_it",
+            "random",
+            "--timesteps",
+            "128",
+            "--out",
+            "/proc/none/run",
+        ],  # fmt: skip
+        "--out: cannot write '/proc/none/run': ",
+    ),
+    "train-rllib --out in /proc": (
+        lambda tmp, run: ["train-rllib", "nobody_wants_it", "--out", "/proc/none/run"],
+        "--out: cannot write '/proc/none/run': ",
+    ),
+    "match with an agent parameter given twice": (
+        lambda tmp, run: [
+            "match",
+            "nobody_wants_it",
+            "--agents",
+            "pimc:simulations=5:simulations=6,random,random,random",
+        ],  # fmt: skip
+        "--agents: agent 'pimc': parameter simulations given twice in "
+        "'simulations=5:simulations=6'",
+    ),
+    # Opponents that cannot play: refused before the run folder is created (issue 32).
+    "train --opponents pretrained of another player count": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--players",
+            "3",
+            "--opponents",
+            "pretrained:1",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: the pretrained nobody_wants_it policies play {'num_players': 4, "
+        "'num_rounds': 3}; none was trained for this game ({'num_players': 3, 'num_rounds': 3})",
+    ),
+    "train --opponents with an unknown parameter": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            "ismcts:foo=1:1",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: agent 'ismcts': unknown parameter 'foo'; write KEY=VALUE",
+    ),
+    "train --opponents with a bad parameter value": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            "pimc:simulations=-1",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: simulations must be an integer >= 1, got -1",
+    ),
+    "train --opponents with an empty policy file": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            f"ppo:{_empty_policy(tmp)}:0.5,random",
+            *TINY_RUN,
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "is not a cardzoo policy file: it is empty (0 bytes)",
+    ),
+    # A refused resume writes nothing, config.json included (issue 32).
+    "extend a finished run whose checkpoint is damaged": (
+        lambda tmp, run: _extend_damaged(run, tmp, ["--timesteps", "256"]),
+        "checkpoint.pt is damaged",
+    ),
+    "resume a finished run whose checkpoint is damaged, no --timesteps": (
+        lambda tmp, run: _extend_damaged(run, tmp, []),
+        "is finished; nothing to resume (raise --timesteps or --final-eval-games",
+    ),
+    "resume a finished run without a new length": (
+        lambda tmp, run: ["train", "nobody_wants_it", *UNSIZED_RUN, "--resume", "--out", str(run)],
+        "is finished; nothing to resume (raise --timesteps or --final-eval-games",
+    ),
     "resume with a truncated progress.json": (
         lambda tmp, run: _resume(run, "progress.json", '{"history": [', tmp),
         "progress.json is damaged",
@@ -140,6 +276,20 @@ CASES = {
 }
 
 
+def _extend_damaged(run: Path, tmp: Path, length: list[str]) -> list[str]:
+    """A copy of the finished run with its checkpoint damaged, resumed with ``length``."""
+    target = tmp / "damaged"
+    shutil.copytree(run, target)
+    (target / "checkpoint.pt").write_text("not a checkpoint")
+    return ["train", "nobody_wants_it", *UNSIZED_RUN, *length, "--resume", "--out", str(target)]
+
+
+def _empty_policy(tmp: Path) -> Path:
+    (tmp / "empty_policy").mkdir()
+    (tmp / "empty_policy" / "policy.npz").write_bytes(b"")
+    return tmp / "empty_policy"
+
+
 def _resume(run: Path, name: str, text: str | None, tmp: Path) -> list[str]:
     target = _interrupted(run, tmp / "interrupted")
     if text is None:
@@ -156,7 +306,13 @@ def _nan_progress(run: Path) -> str:
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, capsys):
+def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, capsys, monkeypatch):
+    import cardzoo.training.ppo as ppo
+
+    def must_not_train(*args, **kwargs):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(ppo, "start_workers", must_not_train)
     make_argv, message = CASES[case]
     (tmp_path / "note.txt").write_text("mine")
     (tmp_path / "empty").mkdir()
@@ -168,6 +324,35 @@ def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, cap
     assert message in err, err
     assert {folder: disk(folder) for folder in (tmp_path, finished)} == before
     assert not (tmp_path / "new").exists()
+
+
+def test_resume_without_a_length_keeps_the_runs_own(finished, tmp_path, monkeypatch):
+    """Decision (issue 32): --resume without --timesteps or --final-eval-games continues to the
+    run's own length and final evaluation (here 128 steps, 4 games), not the game's default of
+    300,000 steps and 1,000 games."""
+    import cardzoo.training.ppo as ppo
+
+    real_start_workers = ppo.start_workers
+
+    def only_the_runs_length(config, *args, **kwargs):
+        assert (config.timesteps, config.final_eval_games) == (128, 4)
+        return real_start_workers(config, *args, **kwargs)
+
+    monkeypatch.setattr(ppo, "start_workers", only_the_runs_length)
+    run = _interrupted(finished, tmp_path / "run")
+    assert main(["train", "nobody_wants_it", *UNSIZED_RUN, "--resume", "--out", str(run)]) == 0
+    saved = json.loads((run / "config.json").read_text())
+    assert (saved["timesteps"], saved["final_eval_games"]) == (128, 4)
+    assert json.loads((run / "metrics.json").read_text())["final_evaluation"]["games"] == 4
+
+
+def test_resumed_settings_from_python_take_the_saved_length(finished):
+    from cardzoo.training.ppo import TrainConfig, resumed_settings
+
+    config = resumed_settings(TrainConfig("nobody_wants_it", n_envs=2), finished)
+    assert (config.timesteps, config.final_eval_games) == (128, 4)
+    longer = resumed_settings(TrainConfig("nobody_wants_it", timesteps=256), finished)
+    assert (longer.timesteps, longer.final_eval_games) == (256, 4)
 
 
 def test_force_replaces_only_the_runs_own_files(finished, tmp_path):
@@ -204,6 +389,9 @@ def test_run_files_follow_the_users_umask(finished):
         (lambda: _play_match(params={"colour": "red"}), "no parameter 'colour'; its parameters"),
         (lambda: _simulate(params={"max_cycles": 5}), "max_cycles is not a game parameter"),
         (lambda: _play_match(lineup=[_returns_none] * 4), "agent factory 'broken' returned None"),
+        # an unbounded range says ">= low" (issue 32), not "allowed 1"
+        (lambda: _play_match(max_cycles=0), "^max_cycles=0 is out of range; allowed >= 1$"),
+        (lambda: _play_match(seed=-1), "^seed=-1 is out of range; allowed >= 0$"),
     ],
 )
 def test_play_match_and_simulate_name_what_they_refuse(call, message):
@@ -218,13 +406,69 @@ def _returns_none(game, seed):
 _returns_none.name = "broken"
 
 
-def _play_match(lineup=("random",) * 4, params=None):
+def _play_match(lineup=("random",) * 4, params=None, **settings):
     from cardzoo.evaluation import play_match
 
-    return play_match("nobody_wants_it", list(lineup), 4, params=params)
+    return play_match("nobody_wants_it", list(lineup), 4, params=params, **settings)
 
 
 def _simulate(params=None):
     from cardzoo.evaluation import simulate
 
     return simulate("nobody_wants_it", 4, params=params)
+
+
+def test_a_bug_during_training_keeps_its_traceback_and_the_run_resumes(tmp_path, monkeypatch):
+    """Only refused input is the one-line error: a ValueError from a bug after the training
+    loop propagates (the program would print its traceback), and the run it leaves behind is an
+    interrupted one that --resume finishes."""
+    import cardzoo.training.ppo as ppo
+
+    real_final_evaluation = ppo.final_evaluation
+
+    def broken(config, policy):
+        raise ValueError("a bug in the final evaluation")
+
+    run = tmp_path / "run"
+    monkeypatch.setattr(ppo, "final_evaluation", broken)
+    with pytest.raises(ValueError, match="a bug in the final evaluation"):
+        main(["train", "nobody_wants_it", *TINY_RUN, "--out", str(run)])
+    assert (run / "checkpoint.pt").is_file() and not (run / "metrics.json").exists()
+    monkeypatch.setattr(ppo, "final_evaluation", real_final_evaluation)
+    assert main(["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)]) == 0
+    assert json.loads((run / "metrics.json").read_text())["timesteps"] == 128
+
+
+@pytest.mark.parametrize(
+    "argv, folder",
+    [
+        (["train", "nobody_wants_it", *TINY_RUN], "runs/nobody_wants_it"),
+        (
+            ["exploit", "nobody_wants_it", "random", "--quiet"],
+            "runs/exploit-nobody_wants_it-random",
+        ),
+        (["train-rllib", "nobody_wants_it"], "runs/nobody_wants_it-rllib"),
+    ],
+)
+def test_a_default_run_folder_that_cannot_be_created_is_refused_first(
+    argv, folder, monkeypatch, capsys
+):
+    """Without --out the default folder (under the current one) is checked as --out is."""
+    monkeypatch.chdir("/proc")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cardzoo: error: --out: cannot write '{folder}': "), err
+    assert err.endswith(" (the default folder; give --out)\n") and err.count("\n") == 1
+
+
+def test_train_from_python_refuses_an_opponent_before_creating_the_folder(tmp_path):
+    """The same checks in ``cardzoo.training.ppo.train()``: nothing is created."""
+    from cardzoo.errors import InputError
+    from cardzoo.training.ppo import TrainConfig, train
+
+    config = TrainConfig("nobody_wants_it", opponents="pimc:simulations=-1", timesteps=128)
+    with pytest.raises(
+        InputError, match="^opponents: simulations must be an integer >= 1, got -1$"
+    ):
+        train(config, tmp_path / "run", progress=False)
+    assert list(tmp_path.iterdir()) == []

@@ -252,6 +252,24 @@ def test_raw_env_call_after_a_failed_first_reset_says_call_reset_first(spec, con
     assert env.agents == env.possible_agents
 
 
+@pytest.mark.parametrize("action", [None, 0])
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_step_after_every_agent_stepped_out_says_the_game_is_over(spec, config, action):
+    """Issue 32: a KeyError ('player_0') before; now what Foxy's parallel form says, and the
+    environment still works after reset()."""
+    env = spec.module().raw_env(**config)
+    env.reset(seed=0)
+    trace_to_the_end(env, 0)
+    assert env.agents == []
+    name = env.metadata["name"]
+    message = f"{name}: the game is over; call reset() to start a new one"
+    with pytest.raises(RuntimeError) as over:
+        env.step(action)
+    assert str(over.value) == message
+    env.reset(seed=1)
+    assert env.agents == env.possible_agents
+
+
 # --- restoring a fresh env() ------------------------------------------------------------------
 
 

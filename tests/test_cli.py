@@ -161,15 +161,48 @@ def test_every_usage_error_is_one_line_naming_the_option_with_exit_2(capsys, arg
     assert out == ""
 
 
-def test_a_value_error_from_the_library_is_a_usage_error_too(capsys, monkeypatch):
+def test_input_the_library_refuses_is_a_usage_error_too(capsys, monkeypatch):
     import cardzoo.evaluation
+    from cardzoo.errors import InputError
 
     def refuse(*args, **kwargs):
-        raise ValueError("deck: 'Zebra' is not a card of this game")
+        raise InputError("deck: 'Zebra' is not a card of this game")
 
     monkeypatch.setattr(cardzoo.evaluation, "simulate", refuse)
     code, _, err = run(capsys, "simulate", "henhouse")
     assert (code, err) == (2, "cardzoo: error: deck: 'Zebra' is not a card of this game\n")
+
+
+def test_any_other_value_error_is_a_bug_and_keeps_its_traceback(capsys, monkeypatch):
+    """Only refused input becomes the one-line error; a ValueError from a bug propagates."""
+    import cardzoo.evaluation
+
+    def broken(*args, **kwargs):
+        raise ValueError("operands could not be broadcast together")
+
+    monkeypatch.setattr(cardzoo.evaluation, "simulate", broken)
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        cli.main(["simulate", "henhouse"])
+    assert capsys.readouterr().err == ""
+
+
+def test_a_bug_in_a_command_run_as_a_program_prints_its_traceback(tmp_path):
+    """The same through ``python -m cardzoo``: exit code 1 and Python's traceback."""
+    script = (
+        "import sys\n"
+        "import cardzoo.evaluation\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise ValueError('a bug, not your input')\n"
+        "cardzoo.evaluation.simulate = broken\n"
+        "from cardzoo.cli import main\n"
+        "sys.exit(main(['simulate', 'henhouse']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("Traceback (most recent call last):")
+    assert done.stderr.rstrip().endswith("ValueError: a bug, not your input")
 
 
 def test_unwritable_out_fails_before_the_match_runs(tmp_path, capsys, monkeypatch):

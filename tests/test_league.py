@@ -166,5 +166,5 @@ def test_the_train_command_refuses_exploiters_without_a_league(tmp_path, capsys)
         ["train", "nobody_wants_it", "--exploiter-every", "1000", "--out", str(tmp_path / "r")]
     )
     assert code == 2
-    assert "--exploiter-every: exploiter_every: exploiters join a league" in capsys.readouterr().err
+    assert "--exploiter-every: exploiters join a league" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()

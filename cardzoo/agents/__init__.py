@@ -25,6 +25,7 @@ from cardzoo.agents.registry import (
     agent_names,
     build_agent,
     check_agent_name,
+    check_saved_agent,
     make_agent,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "agent_names",
     "build_agent",
     "check_agent_name",
+    "check_saved_agent",
     "game_agents",
     "make_agent",
     "take_turn",

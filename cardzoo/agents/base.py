@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from cardzoo.envs.core import Game, State, split_observation
+from cardzoo.errors import InputError
 
 
 class Agent:
@@ -111,27 +112,29 @@ def parse_params(agent_name: str, pairs_text: str, allowed: dict[str, type]) -> 
     """The one grammar of an agent's parameters in its name ``NAME:KEY=VALUE[:KEY=VALUE...]``:
     ``pairs_text`` is what follows ``NAME:``, e.g. ``"simulations=400:seed=3"`` ->
     ``{"simulations": 400, "seed": 3}``, each value converted to the type ``allowed`` (the
-    agent's ``PARAMS``, name -> type) gives it. Anything else is a ``ValueError`` naming the
-    agent, the bad item and what is allowed."""
+    agent's ``PARAMS``, name -> type) gives it. Anything else (a key given twice too) is an
+    :class:`~cardzoo.errors.InputError` naming the agent, the bad item and what is allowed."""
     if not allowed:
-        raise ValueError(f"agent {agent_name!r} takes no parameters, got {pairs_text!r}")
+        raise InputError(f"agent {agent_name!r} takes no parameters, got {pairs_text!r}")
     grammar = f"write KEY=VALUE with KEY one of {', '.join(allowed)}"
     params: dict[str, Any] = {}
     for item in pairs_text.split(":"):
         if not item:
-            raise ValueError(
+            raise InputError(
                 f"agent {agent_name!r}: empty parameter in {pairs_text!r} "
                 f"(':' twice in a row or at the end); {grammar}"
             )
         key, equals, value = item.partition("=")
         if not equals:
-            raise ValueError(f"agent {agent_name!r}: {item!r} is not KEY=VALUE; {grammar}")
+            raise InputError(f"agent {agent_name!r}: {item!r} is not KEY=VALUE; {grammar}")
         if key not in allowed:
-            raise ValueError(f"agent {agent_name!r}: unknown parameter {key!r}; {grammar}")
+            raise InputError(f"agent {agent_name!r}: unknown parameter {key!r}; {grammar}")
+        if key in params:  # Decision: refused, not last-one-wins (as --param does)
+            raise InputError(f"agent {agent_name!r}: parameter {key} given twice in {pairs_text!r}")
         try:
             params[key] = allowed[key](value)
         except ValueError:
-            raise ValueError(
+            raise InputError(
                 f"agent {agent_name!r}: parameter {key} must be {allowed[key].__name__}, "
                 f"got {value!r}"
             ) from None

@@ -35,6 +35,7 @@ import numpy as np
 
 from cardzoo.agents.base import Agent
 from cardzoo.envs.core import Game
+from cardzoo.errors import InputError
 
 #: what a saved model records about the game it was trained on (``model.cardzoo`` in SB3's zip)
 MODEL_INFO_KEY = "cardzoo"
@@ -91,7 +92,7 @@ class PolicyInput:
         layout = game.observation_layout
         unknown = sorted(set(self.stack_fields) - set(layout))
         if unknown:
-            raise ValueError(
+            raise InputError(
                 f"stack_fields: {game.name} has no observation field {unknown}; its fields "
                 f"are {', '.join(layout)}"
             )
@@ -341,60 +342,156 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
 def read_policy(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     """The policy and its record from a file written by :func:`save_policy`, or from an SB3
     model file (``.zip``). Cached: the seats and games that play one file share its weights,
-    read once (a file changed on disk is read again)."""
+    read once (a file changed on disk is read again).
+
+    The file is checked before anything plays it: not empty, a numpy archive with its record
+    and every array the record names, each layer's weights and biases of shapes that chain from
+    one layer to the next up to the actions (or the head), in finite floating-point numbers.
+    Anything else is an :class:`~cardzoo.errors.InputError` naming the file and what is wrong
+    (:func:`check_policy_fits` then checks it against the game)."""
     path = Path(path).resolve()
     try:
-        modified = path.stat().st_mtime_ns
+        status = path.stat()
     except OSError as error:
-        raise ValueError(f"policy file {path} cannot be read ({error.strerror})") from None
-    return _read_policy(path, modified)
+        raise InputError(f"policy file {path} cannot be read ({error.strerror})") from None
+    return _read_policy(path, status.st_mtime_ns, status.st_size)
 
 
 @functools.lru_cache(maxsize=64)
-def _read_policy(path: Path, modified: int) -> tuple[NumpyPolicy, dict[str, Any]]:
+def _read_policy(path: Path, modified: int, size: int) -> tuple[NumpyPolicy, dict[str, Any]]:
+    if size == 0:
+        raise _not_a_policy(path, "it is empty (0 bytes)")
     if path.suffix == ".zip":
         return load_sb3_policy(path)
     try:
         with np.load(path, allow_pickle=False) as archive:
-            info = json.loads(archive["info"].tobytes().decode())
-            activations = info["activations"]
-            layers = [
-                (archive[f"weight_{i}"], archive[f"bias_{i}"], str(activation))
-                for i, activation in enumerate(activations)
-            ]
-            head = None
-            if info.get("head") is not None:
-                if info["head"] != "ordinal":
-                    raise ValueError(f"unknown policy head {info['head']!r}")
-                head = OrdinalHead(archive["head_numbers"], archive["head_kinds"])
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{path} is not a cardzoo policy file ({error})") from None
-    unknown = sorted({activation for _, _, activation in layers} - set(_ACTIVATIONS))
-    if unknown or info.get("format") not in POLICY_FORMATS or not isinstance(info.get("game"), str):
-        raise ValueError(
-            f"{path} is not a cardzoo policy file of format {' or '.join(map(str, POLICY_FORMATS))}"
-        )
-    outputs = layers[-1][0].shape[1] if layers else 0
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise _not_a_policy(path, "it is one numpy array, not a numpy .npz archive")
+            arrays = {name: archive[name] for name in archive.files}
+    except InputError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise _not_a_policy(path, f"not a numpy .npz archive ({error})") from None
+    info = _policy_record(path, arrays)
+    layers = []
+    for index, activation in enumerate(info["activations"]):
+        weight = _float_array(path, arrays, f"weight_{index}", 2)
+        bias = _float_array(path, arrays, f"bias_{index}", 1)
+        if bias.shape[0] != weight.shape[1]:
+            raise _not_a_policy(
+                path,
+                f"weight_{index} has {weight.shape[1]} outputs but bias_{index} has "
+                f"{bias.shape[0]} numbers",
+            )
+        if layers and weight.shape[0] != layers[-1][0].shape[1]:
+            raise _not_a_policy(
+                path,
+                f"weight_{index} takes {weight.shape[0]} inputs but layer {index - 1} gives "
+                f"{layers[-1][0].shape[1]}",
+            )
+        weight.flags.writeable = False
+        layers.append((weight, bias, activation))
+    head = None
+    if info.get("head") is not None:
+        if info["head"] != "ordinal":
+            raise _not_a_policy(path, f"unknown policy head {info['head']!r}")
+        for name in ("head_numbers", "head_kinds"):
+            if name not in arrays:
+                raise _not_a_policy(path, f"its record names an ordinal head but it has no {name}")
+        try:
+            head = OrdinalHead(arrays["head_numbers"], arrays["head_kinds"])
+        except (ValueError, TypeError) as error:
+            raise _not_a_policy(path, f"its head arrays are wrong ({error})") from None
+    outputs = layers[-1][0].shape[1]
     expected = head.outputs if head else info.get("num_actions", outputs)
     if outputs != expected or (head is not None and head.num_actions != info.get("num_actions")):
-        raise ValueError(f"{path} is not a cardzoo policy file (its last layer does not fit)")
-    for weight, _, _ in layers:
-        weight.flags.writeable = False
+        raise _not_a_policy(
+            path, f"its last layer does not fit ({outputs} outputs; its record asks {expected})"
+        )
     return NumpyPolicy(layers, head), info
 
 
-def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: str) -> None:
+def _not_a_policy(path: Path, what: str) -> InputError:
+    return InputError(f"{path} is not a cardzoo policy file: {what}")
+
+
+def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The file's record (``info``), checked: the format, the game, the layers' activations
+    and how the inputs are built."""
+    if "info" not in arrays:
+        raise _not_a_policy(path, "it has no record (array 'info')")
+    try:
+        info = json.loads(arrays["info"].tobytes().decode())
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _not_a_policy(path, f"its record is not JSON ({error})") from None
+    formats = " or ".join(map(str, POLICY_FORMATS))
+    if not isinstance(info, dict) or info.get("format") not in POLICY_FORMATS:
+        raise _not_a_policy(path, f"its record is not of format {formats}")
+    if not isinstance(info.get("game"), str):
+        raise _not_a_policy(path, "its record names no game")
+    activations = info.get("activations")
+    if not isinstance(activations, list) or not activations:
+        raise _not_a_policy(path, "its record lists no layers (activations)")
+    unknown = sorted({str(a) for a in activations if a not in _ACTIVATIONS})
+    if unknown:
+        raise _not_a_policy(
+            path, f"unknown activation(s) {unknown}; known: {', '.join(_ACTIVATIONS)}"
+        )
+    frame_stack = info.get("frame_stack", 1)
+    if isinstance(frame_stack, bool) or not isinstance(frame_stack, int) or frame_stack < 1:
+        raise _not_a_policy(path, f"its frame_stack must be an integer >= 1, got {frame_stack!r}")
+    fields = info.get("stack_fields") or []
+    if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
+        raise _not_a_policy(path, f"its stack_fields must be a list of names, got {fields!r}")
+    return info
+
+
+def _float_array(path: Path, arrays: dict[str, np.ndarray], name: str, dims: int) -> np.ndarray:
+    """Array ``name`` of the file: ``dims``-dimensional, non-empty, floating point, finite."""
+    if name not in arrays:
+        raise _not_a_policy(path, f"it has no array {name!r}")
+    array = arrays[name]
+    if array.ndim != dims or array.size == 0:
+        shape = "a matrix" if dims == 2 else "a vector"
+        raise _not_a_policy(path, f"{name} must be {shape}, got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.floating):
+        raise _not_a_policy(path, f"{name} holds {array.dtype}, not floating-point numbers")
+    if not np.isfinite(array).all():
+        raise _not_a_policy(path, f"{name} holds NaN or infinite numbers")
+    return array
+
+
+def check_policy_fits(
+    info: dict[str, Any],
+    game_name: str,
+    game: Game,
+    where: str,
+    policy: NumpyPolicy | None = None,
+) -> None:
     """A policy plays any game of its name whose observations and actions are those it was
     trained on; another player count (or Foxy's other memory mode) changes them and is
-    refused with what differs."""
+    refused with what differs. With ``policy``, its first layer must also take the inputs the
+    game gives it (the observation, stacked as its record says)."""
     if info["game"] != game_name:
-        raise ValueError(f"{where} was trained on {info['game']}, not {game_name}")
+        raise InputError(f"{where} was trained on {info['game']}, not {game_name}")
     if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
         game.num_actions
     ):
-        raise ValueError(
+        raise InputError(
             f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
             f"or actions differ from this game's ({game.params()})"
+        )
+    if policy is None:
+        return
+    try:
+        size = PolicyInput(game, **input_settings(info)).size
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+    takes = policy.layers[0][0].shape[0]
+    if takes != size:
+        raise InputError(
+            f"{where} does not fit {game_name}: its first layer takes {takes} inputs, but this "
+            f"game's observations give {size}"
         )
 
 
@@ -406,15 +503,21 @@ def check_policy_fits(info: dict[str, Any], game_name: str, game: Game, where: s
 def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
     """``make_agent(game_name, "ppo:PATH", game)``: the policy saved at PATH — a run folder of
     ``cardzoo train``, its ``policy.npz``, or an SB3 model file (``model.zip``) — as an agent."""
+    location = _ppo_file(path)
+    policy, info = read_policy(location)
+    check_policy_fits(info, game_name, game, str(location), policy)
+    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
+
+
+def _ppo_file(path: str) -> Path:
+    """The file ``ppo:PATH`` plays: PATH itself, or a run folder's policy (or model) file."""
     location = Path(path)
     if location.is_dir():
         numpy_file = location / POLICY_FILE
-        location = numpy_file if numpy_file.is_file() else model_file(location)
-    elif not location.is_file():
-        raise ValueError(f"model file {path} does not exist")
-    policy, info = read_policy(location)
-    check_policy_fits(info, game_name, game, str(location))
-    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
+        return numpy_file if numpy_file.is_file() else model_file(location)
+    if not location.is_file():
+        raise InputError(f"model file {path} does not exist")
+    return location
 
 
 def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = None) -> PolicyAgent:
@@ -423,16 +526,27 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     (``PATH`` a checkpoint folder). A run with one policy per seat plays ``player_0``'s policy
     unless the path names another: ``runs/NAME@player_2``. Needs no Ray: the run saves each
     policy as a numpy file beside its checkpoints (``policies/<policy>.npz``)."""
+    location, file, module_ids = _rllib_file(path)
+    policy, info = read_policy(file)
+    check_policy_fits(info, game_name, game, f"rllib policy: {path}", policy)
+    run_name = info.get("run_name", location.name)
+    label = f"rllib:{run_name}" + (f"@{file.stem}" if len(module_ids) > 1 else "")
+    return PolicyAgent(game, policy, seed=seed, label=label)
+
+
+def _rllib_file(path: str) -> tuple[Path, Path, list[str]]:
+    """For ``rllib:PATH``: the run (or checkpoint) folder, the file of the policy it plays,
+    and the run's policies."""
     text, module_id = path, None
     if not Path(path).exists() and "@" in path:
         text, _, module_id = path.rpartition("@")
     location = Path(text)
     if not location.exists():
-        raise ValueError(f"rllib policy: {location} does not exist")
+        raise InputError(f"rllib policy: {location} does not exist")
     folder = location / "policies"
     files = sorted(folder.glob("*.npz")) if folder.is_dir() else []
     if not files:
-        raise ValueError(
+        raise InputError(
             f"rllib policy: {location} is not an RLlib run folder of cardzoo (written by "
             "cardzoo train-rllib) with a checkpoint yet, nor one of its checkpoints"
         )
@@ -440,12 +554,15 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
     module_ids = info.get("module_ids") or [file.stem for file in files]
     module_id = module_id or module_ids[0]
     if not (folder / f"{module_id}.npz").is_file():
-        raise ValueError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
-    policy, info = read_policy(folder / f"{module_id}.npz")
-    check_policy_fits(info, game_name, game, f"rllib policy: {path}")
-    run_name = info.get("run_name", location.name)
-    label = f"rllib:{run_name}" + (f"@{module_id}" if len(module_ids) > 1 else "")
-    return PolicyAgent(game, policy, seed=seed, label=label)
+        raise InputError(f"rllib policy: {path} has no policy {module_id!r}; it has {module_ids}")
+    return location, folder / f"{module_id}.npz", module_ids
+
+
+def saved_policy_record(kind: str, path: str) -> dict[str, Any]:
+    """The record of the file ``KIND:PATH`` (``ppo`` or ``rllib``) plays, the file checked
+    (:func:`read_policy`): which game, with which parameters, it was trained on."""
+    file = _ppo_file(path) if kind == "ppo" else _rllib_file(path)[1]
+    return read_policy(file)[1]
 
 
 #: the pretrained policies shipped in the package, one ``<game>.npz`` (and its model card,
@@ -488,19 +605,16 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
     ``ValueError`` naming the parameters that have one."""
     shipped = pretrained_files(game_name)
     if not shipped:
-        raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+        raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
     path = pretrained_file(game_name, game)
     if path is None:
         played = [_played_params(read_policy(p)[1]) for p in shipped]
-        raise ValueError(
+        raise InputError(
             f"the pretrained {game_name} policies play {' or '.join(map(str, played))}; none "
             f"was trained for this game ({_played_params(game.params())})"
         )
     policy, info = read_policy(path)
-    if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
-        game.num_actions
-    ):
-        raise ValueError(f"{path.name} does not fit {game_name}'s observations or actions")
+    check_policy_fits(info, game_name, game, f"the pretrained policy {path}", policy)
     return PolicyAgent(game, policy, seed=seed, label="pretrained", **input_settings(info))
 
 
@@ -526,8 +640,8 @@ def model_file(path: str | Path) -> Path:
     candidate = path / "model.zip" if path.is_dir() else path
     if not candidate.is_file():
         if path.is_dir():
-            raise ValueError(f"no trained model in {path} (expected {POLICY_FILE} or model.zip)")
-        raise ValueError(f"model file {path} does not exist")
+            raise InputError(f"no trained model in {path} (expected {POLICY_FILE} or model.zip)")
+        raise InputError(f"model file {path} does not exist")
     return candidate
 
 
@@ -537,10 +651,10 @@ def read_model_info(path: Path) -> dict[str, Any]:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
-        raise ValueError(f"{path} is not a cardzoo model file ({error})") from error
+        raise InputError(f"{path} is not a cardzoo model file ({error})") from error
     info = data.get(MODEL_INFO_KEY)
     if not isinstance(info, dict) or "game" not in info:
-        raise ValueError(f"{path} is not a cardzoo model (no {MODEL_INFO_KEY!r} record)")
+        raise InputError(f"{path} is not a cardzoo model (no {MODEL_INFO_KEY!r} record)")
     return info
 
 
@@ -553,5 +667,5 @@ def load_sb3_policy(path: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     try:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as error:  # SB3 raises many kinds on a damaged archive
-        raise ValueError(f"cannot load model {path}: {error}") from error
+        raise InputError(f"cannot load model {path}: {error}") from error
     return NumpyPolicy.from_sb3(model.policy), info

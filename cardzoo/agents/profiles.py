@@ -12,6 +12,7 @@ from typing import Any
 
 from cardzoo.agents import believe_it_or_not, foxy, minus_two, nobody_wants_it
 from cardzoo.agents.base import Agent
+from cardzoo.errors import InputError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +112,7 @@ PROFILES: dict[str, GameAgents] = {
 def game_agents(game_name: str) -> GameAgents:
     """The agents of ``game_name``; ``ValueError`` for an unknown game."""
     if game_name not in PROFILES:
-        raise ValueError(f"unknown game {game_name!r}; choose one of {list(PROFILES)}")
+        raise InputError(f"unknown game {game_name!r}; choose one of {list(PROFILES)}")
     return PROFILES[game_name]
 
 

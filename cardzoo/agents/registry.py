@@ -26,12 +26,14 @@ from cardzoo.agents.policy import (
     load_pretrained_agent,
     load_rllib_agent,
     pretrained_file,
+    saved_policy_record,
 )
 from cardzoo.agents.profiles import game_agents
 from cardzoo.agents.search import AGENTS as SEARCH_AGENTS
 from cardzoo.agents.search import can_resample
 from cardzoo.envs.core import Game
-from cardzoo.envs.registry import game_spec
+from cardzoo.envs.registry import game_spec, load_game
+from cardzoo.errors import InputError
 
 #: a seat's agent as the table functions take it: a name or a factory ``f(game, seed)``
 AgentSpec = str | Callable[[Game, int], Agent]
@@ -87,9 +89,33 @@ def check_agent_name(game_name: str, agent_name: str) -> None:
     checked when they are loaded, parameters when the agent is built)."""
     kind, colon, _ = agent_name.partition(":")
     if agent_name == PRETRAINED and pretrained_file(game_name) is None:
-        raise ValueError(f"cardzoo ships no pretrained policy for {game_name}")
+        raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
     if not (colon and kind in POLICY_LOADERS) and agent_name != PRETRAINED:
         _agent_class(game_name, agent_name)
+
+
+def check_saved_agent(agent_name: str) -> str:
+    """A saved policy's agent name (``ppo:PATH``, ``rllib:PATH``) checked without a game named:
+    its file is read and checked, and the policy is built for the game and parameters its
+    record names (so a damaged file, or weights that do not fit the game they claim, are
+    refused here, e.g. when ``cardzoo serve --agent`` starts). Returns the game's name;
+    :class:`~cardzoo.errors.InputError` naming the file otherwise."""
+    kind, colon, path = agent_name.partition(":")
+    if not colon or kind not in POLICY_LOADERS:
+        raise InputError(
+            f"{agent_name!r} is not KIND:PATH with KIND one of {sorted(POLICY_LOADERS)}"
+        )
+    info = saved_policy_record(kind, path)
+    params = info.get("params") or {}
+    try:
+        game = load_game(info["game"], **params)
+    except (ValueError, TypeError) as error:  # the record is input too
+        raise InputError(
+            f"{agent_name}: its record names {info['game']} with {params}, which is not a "
+            f"game cardzoo can build ({error})"
+        ) from None
+    make_agent(info["game"], agent_name, game)
+    return info["game"]
 
 
 def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
@@ -99,12 +125,12 @@ def _agent_class(game_name: str, agent_name: str) -> type[Agent]:
         return classes[kind]
     if colon:
         with_params = [name for name, cls in classes.items() if getattr(cls, "PARAMS", None)]
-        raise ValueError(
+        raise InputError(
             f"unknown policy kind {kind!r} in agent {agent_name!r}; choose one of "
             f"{[k + ':PATH' for k in POLICY_LOADERS]}"
             + (f" or an agent with parameters {with_params}" if with_params else "")
         )
-    raise ValueError(
+    raise InputError(
         f"unknown agent {agent_name!r} for {game_name}; choose one of "
         f"{', '.join(agent_names(game_name))}, or ppo:PATH / rllib:PATH for a saved policy"
     )

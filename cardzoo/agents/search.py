@@ -65,6 +65,7 @@ import numpy as np
 
 from cardzoo.agents.base import Agent, parse_params
 from cardzoo.envs.core import Game, State, check_seed
+from cardzoo.errors import InputError
 
 
 class SearchAgent(Agent):
@@ -85,7 +86,7 @@ class SearchAgent(Agent):
     def __init__(self, game: Game, seed: int | None = None, **params: Any):
         unknown = sorted(set(params) - set(self.PARAMS))
         if unknown:
-            raise ValueError(
+            raise InputError(
                 f"{self.name}: unknown parameter(s) {unknown}; allowed: {list(self.PARAMS)}"
             )
         if "seed" in params:
@@ -108,7 +109,7 @@ class SearchAgent(Agent):
     def _check_resampler(self, game: Game) -> None:
         """A clear error at construction, not at the first move, for a game without one."""
         if not can_resample(type(game)):
-            raise ValueError(
+            raise InputError(
                 f"{self.name} needs the game's resampler (Game.resample), which {game.name} "
                 "does not have"
             )
@@ -222,9 +223,9 @@ class ISMCTSAgent(SearchAgent):
         # None is the default, as for simulations (it used to fail at the first move)
         self.leaf_rollouts = _positive_int("leaf_rollouts", leaf_rollouts) or 1
         if isinstance(exploration, bool) or not isinstance(exploration, (int, float)):
-            raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
+            raise InputError(f"exploration must be a number >= 0, got {exploration!r}")
         if not (math.isfinite(exploration) and exploration >= 0):
-            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+            raise InputError(f"exploration must be a finite number >= 0, got {exploration!r}")
         self.exploration = float(exploration)
 
     def search(self, state: State, seat: int, legal: np.ndarray) -> int:
@@ -312,7 +313,7 @@ def _option(game: Game, name: str, what: str, params: dict, allowed: tuple[str, 
     """``params[name]``, one of ``allowed`` (default: the first)."""
     value = params.get(name, allowed[0])
     if value not in allowed:
-        raise ValueError(
+        raise InputError(
             f"{name}={value!r} is not a {what} of {game.name}; choose one of {list(allowed)}"
         )
     return value
@@ -322,7 +323,7 @@ def _positive_int(name: str, value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        raise InputError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
 
 
@@ -330,9 +331,9 @@ def _positive_seconds(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        raise ValueError(f"seconds must be a number > 0 (seconds per move), got {value!r}")
+        raise InputError(f"seconds must be a number > 0 (seconds per move), got {value!r}")
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"seconds must be a finite number > 0 (seconds per move), got {value!r}")
+        raise InputError(f"seconds must be a finite number > 0 (seconds per move), got {value!r}")
     return float(value)
 
 
@@ -351,7 +352,7 @@ def parse_agent_params(spec: str) -> tuple[str, dict[str, Any]]:
     :func:`~cardzoo.agents.registry.make_agent` reads too)."""
     name, colon, pairs_text = spec.partition(":")
     if name not in AGENTS:
-        raise ValueError(f"unknown search agent {name!r}; choose one of {list(AGENTS)}")
+        raise InputError(f"unknown search agent {name!r}; choose one of {list(AGENTS)}")
     return name, parse_params(name, pairs_text, AGENTS[name].PARAMS) if colon else {}
 
 

@@ -8,8 +8,11 @@
 
 A game is named as ``cardzoo list`` prints it (``henhouse_v0``) or without the version suffix
 (``henhouse``). Every bad argument is reported as one line naming the option,
-``cardzoo: error: --seed: ...``, with exit code 2 and no traceback; Ctrl-C prints
-``cardzoo: interrupted`` and exits with 130 (the shell's code for an interrupt).
+``cardzoo: error: --seed: ...``, with exit code 2 and no traceback, and so is every input the
+library refuses (:class:`cardzoo.errors.InputError`: a file, a parameter, a run folder). Nothing
+else is turned into that line: any other exception is a bug and shows its traceback (an
+interrupted training run stays resumable). Ctrl-C prints ``cardzoo: interrupted`` and exits
+with 130 (the shell's code for an interrupt).
 
 Adding a subcommand
 -------------------
@@ -57,6 +60,7 @@ from cardzoo.cli import (
     train_rllib,
 )
 from cardzoo.cli.args import UsageError, _Parser
+from cardzoo.errors import InputError
 
 #: The subcommands in the order ``cardzoo --help`` lists them; a new one adds its module here.
 SUBCOMMANDS = [
@@ -88,15 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code: 0 done, 2 a bad argument, 130 interrupted
-    (Ctrl-C), 141 the output pipe closed."""
+    """Run the command line; returns the exit code: 0 done, 2 bad input (an argument, or what
+    the library refuses as :class:`~cardzoo.errors.InputError`), 130 interrupted (Ctrl-C), 141
+    the output pipe closed. Any other exception propagates with its traceback."""
     try:
         try:
             args = build_parser().parse_args(argv)
         except SystemExit as done:  # --help and --version print and stop here
             return 0 if done.code is None else done.code
         return args.func(args)
-    except (UsageError, ValueError) as error:
+    except (UsageError, InputError) as error:
         print(f"cardzoo: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -14,11 +14,12 @@ Shared arguments (each sets the attribute named in brackets; the value is alread
 - :func:`add_agents_argument` (``args.agents``: list of names, spaces stripped; check them
   against the game with :func:`check_agent_names`, build them with :func:`agent_factory`);
 - :func:`add_out_argument` (``args.out``: a ``Path`` whose folder is writable, checked before
-  anything runs);
+  anything runs; a command with a default folder takes it through :func:`out_folder`);
 - :func:`add_quiet_argument` (``args.quiet``: no progress bar).
 
-Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap code whose
-``ValueError`` comes from one option in ``with option_errors("--param"):``.
+Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap checking
+code whose :class:`~cardzoo.errors.InputError` comes from one option in
+``with option_errors("--param"):``. Any other exception is a bug and keeps its traceback.
 
 May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents` (the command layer is the top floor).
 """
@@ -29,11 +30,13 @@ import argparse
 import contextlib
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from cardzoo.envs import GAMES, load_game
+from cardzoo.errors import InputError
 
 # ----------------------------------------------------------------------------------------------
 # The one error path
@@ -52,11 +55,12 @@ class UsageError(Exception):
 
 @contextlib.contextmanager
 def option_errors(option: str) -> Iterator[None]:
-    """Turn a ``ValueError`` raised inside the block into a :class:`UsageError` naming
-    ``option`` (for checks the library does, e.g. a game refusing a ``--param`` value)."""
+    """Turn an :class:`~cardzoo.errors.InputError` raised inside the block into a
+    :class:`UsageError` naming ``option`` (for checks the library does, e.g. a game refusing a
+    ``--param`` value); other exceptions pass unchanged."""
     try:
         yield
-    except ValueError as error:
+    except InputError as error:
         raise UsageError(option, str(error)) from None
 
 
@@ -182,7 +186,13 @@ def _check_not_empty(text: str, kind: str) -> None:
 
 def _check_writable_folder(folder: Path, text: str) -> None:
     """``folder`` exists and is writable, or can be created (its nearest existing ancestor is
-    a writable folder). Missing folders are not created here: a refused run leaves nothing."""
+    a writable folder). The one check of every path a command writes to (``--out``,
+    ``--record``, a default run folder).
+
+    Decision: permissions alone do not tell (root may write anywhere by them, yet nothing can
+    be created in ``/proc``, and a read-only file system says yes too), so a folder is created
+    in the nearest existing ancestor and removed at once. Missing folders are not created: a
+    refused run leaves nothing."""
     existing = folder.absolute()
     while not existing.exists():
         existing = existing.parent
@@ -192,6 +202,24 @@ def _check_writable_folder(folder: Path, text: str) -> None:
         raise argparse.ArgumentTypeError(
             f"cannot write {text!r}: no permission to write in {str(existing)!r}"
         )
+    try:
+        probe = tempfile.mkdtemp(prefix=".cardzoo-write-check-", dir=existing)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: nothing can be created in {str(existing)!r} ({error.strerror})"
+        ) from None
+    os.rmdir(probe)
+
+
+def out_folder(out: Path | None, default: Path) -> Path:
+    """The folder a command writes into: ``--out`` (checked when it was parsed) or, without it,
+    ``default``, checked the same way now, before any work."""
+    if out is not None:
+        return out
+    try:
+        return output_folder(str(default))
+    except argparse.ArgumentTypeError as error:
+        raise UsageError("--out", f"{error} (the default folder; give --out)") from None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -322,12 +350,12 @@ def game_params(args: argparse.Namespace, num_players: int | None = None) -> dic
         params["num_players"] = players
     try:
         load_game(args.game, **params)
-    except ValueError as error:
+    except InputError as error:
         raise UsageError(_option_of(error, args, num_players), str(error)) from None
     return params
 
 
-def _option_of(error: ValueError, args: argparse.Namespace, num_players: int | None) -> str:
+def _option_of(error: InputError, args: argparse.Namespace, num_players: int | None) -> str:
     """The option a game's complaint is about: the player count came from ``--players`` or the
     number of agents; everything else from ``--param``."""
     if str(error).startswith("num_players"):
@@ -355,15 +383,15 @@ def check_agent_names(game: str, names: list[str], option: str = "--agents") -> 
 
 def agent_factory(game: str, name: str, option: str = "--agents") -> Callable[[Any, int], Any]:
     """A factory ``f(game_engine, seed) -> Agent`` for :func:`cardzoo.evaluation.play_match`
-    that builds agent ``name`` when the match starts; a ``ValueError`` or missing file from
-    :func:`cardzoo.agents.make_agent` (an unknown policy kind, a missing or wrong model) becomes
-    a :class:`UsageError` naming ``option``."""
+    that builds agent ``name`` when the match starts; an :class:`~cardzoo.errors.InputError`
+    from :func:`cardzoo.agents.make_agent` (an unknown policy kind, a missing or wrong model)
+    becomes a :class:`UsageError` naming ``option``."""
     from cardzoo.agents import make_agent
 
     def factory(engine, seed):
         try:
             return make_agent(game, name, engine, seed=seed)
-        except (ValueError, FileNotFoundError) as error:
+        except InputError as error:
             raise UsageError(option, str(error)) from None
 
     factory.name = name

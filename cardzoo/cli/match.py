@@ -22,6 +22,7 @@ from cardzoo.cli.args import (
     output_folder,
     positive_int,
 )
+from cardzoo.errors import InputError
 
 
 def add_parser(subparsers) -> None:
@@ -94,7 +95,7 @@ def _recorded_games(args: argparse.Namespace) -> int:
     count = min(args.games, args.record_games or DEFAULT_RECORDED_GAMES)
     try:
         check_record_folder(args.record, count)
-    except ValueError as error:  # "folder: ..." from the library; the option says which folder
+    except InputError as error:  # "folder: ..." from the library; the option says which folder
         raise UsageError("--record", str(error).removeprefix("folder: ")) from None
     return count
 

@@ -7,7 +7,7 @@ import argparse
 import socket
 from pathlib import Path
 
-from cardzoo.cli.args import UsageError, positive_int
+from cardzoo.cli.args import UsageError, option_errors, positive_int
 
 HOST = "127.0.0.1"  # never another interface: the page has no login
 
@@ -72,9 +72,10 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _check_offered_agents(names: list[str]) -> None:
-    """Each ``--agent`` is ``KIND:PATH`` of a saved-policy kind, and PATH exists (which game it
-    plays is checked when a line-up names it)."""
-    from cardzoo.agents import POLICY_LOADERS
+    """Each ``--agent`` is ``KIND:PATH`` of a saved-policy kind, PATH exists, and the policy
+    there loads and fits the game its record names (its file checked as every saved policy's
+    is), before the server starts; which line-ups may seat it is checked when one names it."""
+    from cardzoo.agents import POLICY_LOADERS, check_saved_agent
 
     for name in names:
         kind, colon, path = name.partition(":")
@@ -84,6 +85,8 @@ def _check_offered_agents(names: list[str]) -> None:
             )
         if not Path(path).exists():
             raise UsageError("--agent", f"{name!r}: no file or folder {path!r}")
+        with option_errors("--agent"):
+            check_saved_agent(name)
 
 
 def _check_port_free(port: int) -> None:

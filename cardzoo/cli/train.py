@@ -15,8 +15,10 @@ from cardzoo.cli.args import (
     add_seed_argument,
     game_params,
     nonnegative_int,
+    out_folder,
     positive_int,
 )
+from cardzoo.errors import InputError
 
 
 def add_parser(subparsers) -> None:
@@ -34,7 +36,11 @@ def add_parser(subparsers) -> None:
         'self:0.3,random:0.2"; self = frozen earlier snapshots of the learner, ppo:PATH = a '
         "saved policy (default: the game's mix)",
     )
-    parser.add_argument("--timesteps", type=positive_int, help="learner steps (default per game)")
+    parser.add_argument(
+        "--timesteps",
+        type=positive_int,
+        help="learner steps (default per game; with --resume, the run's own)",
+    )
     add_seed_argument(parser)
     parser.add_argument(
         "--n-envs", type=positive_int, default=64, help="games played at once (default 64)"
@@ -126,9 +132,20 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--eval-every", type=positive_int, default=100_000, metavar="STEPS")
     parser.add_argument("--eval-games", type=positive_int, default=400, metavar="N")
-    parser.add_argument("--final-eval-games", type=positive_int, default=1000, metavar="N")
+    parser.add_argument(
+        "--final-eval-games",
+        type=positive_int,
+        metavar="N",
+        help="games per line-up of the final evaluation (default 1000; with --resume, the run's "
+        "own)",
+    )
     add_out_argument(parser, help="the run folder (default: runs/GAME)", folder=True)
-    parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run, or extend a finished one to a larger --timesteps "
+        "(or --final-eval-games); what is left out keeps the run's own",
+    )
     parser.add_argument("--force", action="store_true", help="replace a run already in --out")
     add_quiet_argument(parser)
     parser.set_defaults(func=run_train)
@@ -137,7 +154,7 @@ def add_parser(subparsers) -> None:
 def run_train(args: argparse.Namespace) -> int:
     import torch
 
-    from cardzoo.training.ppo import TrainConfig, report, train
+    from cardzoo.training.ppo import TrainConfig, report, resumed_settings, train
 
     # The command owns its process: one torch thread is 5-10x faster than torch's default on
     # these small networks and few cores.
@@ -169,11 +186,17 @@ def run_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games,
         final_eval_games=args.final_eval_games,
     )
+    out = out_folder(args.out, Path("runs") / args.game)
+    if args.resume:  # what is left out keeps the run's own length, not the game's default
+        config = resumed_settings(config, out)
     try:
         config = config.resolved()
-    except ValueError as error:
-        raise UsageError(_option_of(str(error)), str(error)) from None
-    out = args.out if args.out is not None else Path("runs") / args.game
+    except InputError as error:
+        option = _option_of(str(error))
+        message = str(error)
+        if option is not None:  # "opponents: ..." is said by --opponents once, not twice
+            message = message.removeprefix(option[2:].replace("-", "_") + ": ")
+        raise UsageError(option, message) from None
     result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     print(report(result))
     return 0

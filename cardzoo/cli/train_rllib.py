@@ -101,6 +101,7 @@ def run_train_rllib(args: argparse.Namespace) -> int:
     if args.resume and args.force:
         raise cli_args.UsageError("--resume", "cannot be combined with --force")
     params = cli_args.game_params(args)
+    out = cli_args.out_folder(args.out, Path("runs") / f"{args.game}-rllib")
     try:
         from cardzoo.training import rllib
         from cardzoo.training.rllib.eval import report
@@ -121,7 +122,6 @@ def run_train_rllib(args: argparse.Namespace) -> int:
     }
     given = {key: value for key, value in given.items() if value is not None}
     options = given if args.resume else {**DEFAULTS, **given}
-    out = args.out if args.out is not None else Path("runs") / f"{args.game}-rllib"
     metrics = rllib.train(
         args.game,
         out,

@@ -94,6 +94,7 @@ from cardzoo.envs.snapshot import (
     same_data,
     snapshot_data,
 )
+from cardzoo.errors import InputError
 
 # ----------------------------------------------------------------------------------------------
 # Small helpers shared by the engines
@@ -101,18 +102,20 @@ from cardzoo.envs.snapshot import (
 
 
 def check_choice(name: str, value: Any, allowed: Any) -> None:
-    """Raise ``ValueError`` naming the parameter unless ``value`` is one of ``allowed``."""
+    """Raise :class:`~cardzoo.errors.InputError` (a ``ValueError``) naming the parameter unless
+    ``value`` is one of ``allowed``."""
     if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; choose one of {list(allowed)}")
+        raise InputError(f"{name}={value!r} is not allowed; choose one of {list(allowed)}")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Raise ``ValueError`` naming the parameter unless ``value`` is an int in [low, high]."""
+    """Raise :class:`~cardzoo.errors.InputError` (a ``ValueError``) naming the parameter unless
+    ``value`` is an int in [low, high] (no upper bound where ``high`` is None)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise InputError(f"{name} must be an integer, got {value!r}")
     if value < low or (high is not None and value > high):
-        upper = "" if high is None else f"..{high}"
-        raise ValueError(f"{name}={value} is out of range; allowed {low}{upper}")
+        allowed = f">= {low}" if high is None else f"{low}..{high}"
+        raise InputError(f"{name}={value} is out of range; allowed {allowed}")
     return int(value)
 
 
@@ -122,7 +125,7 @@ def check_seed(seed: Any, name: str = "seed") -> int | None:
     if seed is None:
         return None
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"{name} must be None or an integer >= 0, got {seed!r:.80}")
+        raise InputError(f"{name} must be None or an integer >= 0, got {seed!r:.80}")
     return int(seed)
 
 
@@ -726,6 +729,10 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
             agent = self.agent_selection
         except AttributeError:  # no game yet (none set up, or the first reset raised)
             raise self._not_set_up("step") from None
+        if not self.agents:  # every agent has stepped out: as the parallel form says it
+            raise RuntimeError(
+                f"{self.metadata['name']}: the game is over; call reset() to start a new one"
+            )
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

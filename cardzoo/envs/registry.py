@@ -17,6 +17,8 @@ import inspect
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from cardzoo.errors import InputError
+
 if TYPE_CHECKING:
     from cardzoo.envs.core import Game
 
@@ -131,7 +133,7 @@ def load_game(name: str, **params: Any) -> Game:
     known = list(inspect.signature(game_class).parameters)
     unknown = [key for key in params if key not in known]
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"{name} has no parameter {unknown[0]!r}; its parameters: {', '.join(known)}"
         )
     return game_class(**params)
@@ -139,7 +141,7 @@ def load_game(name: str, **params: Any) -> Game:
 
 def game_spec(name: str) -> GameSpec:
     if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; choose one of {list(GAMES)}")
+        raise InputError(f"unknown game {name!r}; choose one of {list(GAMES)}")
     return GAMES[name]
 
 

@@ -64,6 +64,7 @@ from cardzoo.agents.policy import (
 from cardzoo.agents.profiles import PROFILES, TrainingDefaults
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, check_choice, check_int
+from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 from cardzoo.stats import mean_interval
@@ -93,6 +94,8 @@ PERIODIC_EVAL_SEED = 1_000_000
 #: the settings a resumed run may change: neither changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
 FINAL_EVAL_SEED = 2_000_000
+#: the final evaluation's games per line-up unless a run says otherwise
+FINAL_EVAL_GAMES = 1000
 #: the first deal of an exploiter's evaluation against the frozen learner (a diagnostic of the
 #: league, never a report)
 EXPLOITER_EVAL_SEED = 1_500_000
@@ -138,6 +141,7 @@ class TrainConfig:
     game: str
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     opponents: str | None = None
+    #: learner decisions (None: the game's default, or on resume the run's own)
     timesteps: int | None = None
     seed: int = 0
     n_envs: int = 64  # games played at once, shared out among the sampling processes
@@ -149,7 +153,9 @@ class TrainConfig:
     stack_fields: tuple[str, ...] = ()
     eval_every: int = 100_000
     eval_games: int = 400
-    final_eval_games: int = 1000
+    #: the final evaluation's games per line-up (None: :data:`FINAL_EVAL_GAMES`, or on resume
+    #: the run's own)
+    final_eval_games: int | None = None
     #: the agents the evaluations seat in every other seat, the last of them the one that
     #: chooses the checkpoint and whose own share is the baseline (empty: random and the game's
     #: best heuristic); ``cardzoo exploit`` names its target here
@@ -183,11 +189,12 @@ class TrainConfig:
     #: "greedy" (its most likely action) or "sample" (a draw from its distribution)
     play: str = "greedy"
 
-    def resolved(self) -> TrainConfig:
-        """A copy with the game's defaults filled in, every value checked."""
+    def resolved(self, build_agents: bool = True) -> TrainConfig:
+        """A copy with the game's defaults filled in, every value checked (with
+        ``build_agents``, the opponents too, by building each once: see :meth:`check`)."""
         defaults = game_agents(self.game).training
         if defaults is None:
-            raise ValueError(
+            raise InputError(
                 f"{self.game} has no decisions to learn; choose one of {list(GAME_DEFAULTS)}"
             )
         config = dataclasses.replace(
@@ -195,6 +202,9 @@ class TrainConfig:
             params={**defaults.params, **self.params},
             opponents=defaults.opponents if self.opponents is None else self.opponents,
             timesteps=defaults.timesteps if self.timesteps is None else self.timesteps,
+            final_eval_games=FINAL_EVAL_GAMES
+            if self.final_eval_games is None
+            else self.final_eval_games,
             reward=defaults.reward if self.reward is None else self.reward,
             points_scale=defaults.points_scale if self.points_scale is None else self.points_scale,
             frame_stack=defaults.frame_stack if self.frame_stack is None else self.frame_stack,
@@ -208,20 +218,21 @@ class TrainConfig:
             stack_fields=tuple(self.stack_fields),
             eval_opponents=tuple(self.eval_opponents),
         )
-        config.check()
+        config.check(build_agents)
         return config
 
-    def check(self) -> None:
+    def check(self, build_agents: bool = True) -> None:
         """Every value within its bounds, before any work starts. The upper bounds are far
         beyond sensible runs and stop mistakes (a frame stack of 10⁸, a billion games) before
-        they end in an allocation failure hours later."""
+        they end in an allocation failure hours later. With ``build_agents`` every opponent is
+        built once (:meth:`_check_agents`); a saved run's settings are read without."""
         check_choice("reward", self.reward, REWARD_MODES)
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("head", self.head, POLICY_HEADS)
         check_choice("activation", self.activation, tuple(ACTIVATIONS))
         check_choice("play", self.play, PLAY_MODES)
         if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
-            raise ValueError(f"head: {self.game}'s actions are not numbers; use head linear")
+            raise InputError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
         assert self.processes is not None and self.frame_stack is not None  # checked just above
@@ -229,28 +240,28 @@ class TrainConfig:
         check_int("final_eval_seed", self.final_eval_seed, 0)
         check_int("exploiter_every", self.exploiter_every, 0, SIZE_BOUNDS["timesteps"])
         if not isinstance(self.league, bool):
-            raise ValueError(f"league: true or false, got {self.league!r}")
+            raise InputError(f"league: true or false, got {self.league!r}")
         if self.exploiter_every and not self.league:
-            raise ValueError("exploiter_every: exploiters join a league; turn league on")
+            raise InputError("exploiter_every: exploiters join a league; turn league on")
         for name in self.eval_opponents:
             if not isinstance(name, str):
-                raise ValueError(f"eval_opponents: agent names, got {name!r}")
+                raise InputError(f"eval_opponents: agent names, got {name!r}")
             try:
                 check_agent_name(self.game, name)
-            except ValueError as error:
-                raise ValueError(f"eval_opponents: {error}") from None
+            except InputError as error:
+                raise InputError(f"eval_opponents: {error}") from None
         if not 1 <= len(self.net_arch) <= 8:
-            raise ValueError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
+            raise InputError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
         for size in self.net_arch:
             check_int("net_arch", size, 1, 4096)
         if self.processes > self.n_envs:
-            raise ValueError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
+            raise InputError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         assert self.opponents is not None  # resolved() fills in the game's mix
         parse_mix(self.game, self.opponents)
         if self.reward in ("win+points", "points") and not load_game(self.game).has_points_reward:
-            raise ValueError(f"reward: {self.game} has no points reward; use win or win+score")
+            raise InputError(f"reward: {self.game} has no points reward; use win or win+score")
         if "reward" in self.params:
-            raise ValueError("params: the game's reward is set by the run's reward mode (--reward)")
+            raise InputError("params: the game's reward is set by the run's reward mode (--reward)")
         for name in (
             *("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale", "pfsp_power"),
         ):
@@ -260,12 +271,30 @@ class TrainConfig:
                 or not isinstance(value, (int, float))
                 or not (math.isfinite(value) and value >= 0)
             ):
-                raise ValueError(f"{name}: must be a finite number >= 0, got {value!r}")
+                raise InputError(f"{name}: must be a finite number >= 0, got {value!r}")
         if self.stack_fields:
             if self.frame_stack == 1:
-                raise ValueError("stack_fields: only with a frame stack (frame_stack > 1)")
+                raise InputError("stack_fields: only with a frame stack (frame_stack > 1)")
             game = load_game(self.game, **self.params)
             PolicyInput(game, self.frame_stack, self.stack_fields)  # the fields exist
+        if build_agents:
+            self._check_agents()
+
+    def _check_agents(self) -> None:
+        """Every opponent and evaluation opponent is built once for the run's game: a search
+        bot's bad parameter, a policy that cannot play these parameters or a damaged policy
+        file stops the run here, before its folder is touched, not in a sampling process
+        after the run has started."""
+        game = run_game(self)
+        mix = parse_mix(self.game, self.opponents)
+        for field, names in (("opponents", mix), ("eval_opponents", self.evaluation_opponents)):
+            for name in names:
+                if name == SELF:
+                    continue
+                try:
+                    make_agent(self.game, name, game, seed=0)
+                except InputError as error:
+                    raise InputError(f"{field}: {error}") from None
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -320,11 +349,37 @@ def train(
     """Run (or, with ``resume``, continue) the training ``config`` describes into ``out``.
     Torch and numpy's BLAS run on one thread meanwhile (5-10x faster than their defaults on
     these small networks and few cores, and a spinning second thread slows the samplers); the
-    caller's settings are restored on return."""
+    caller's settings are restored on return.
+
+    Everything is checked before the run folder is created or changed (the settings, every
+    opponent, the saved files of a run to resume): input refused raises
+    :class:`~cardzoo.errors.InputError` and leaves the folder as it was.
+
+    **Decision:** on ``resume``, a ``timesteps`` or ``final_eval_games`` left None keeps the
+    run's own (not the game's default): a run is extended only by asking for a longer one, and
+    resuming a finished run without a new length is refused as having nothing to do."""
     from threadpoolctl import threadpool_limits
 
+    if resume and not force:
+        config = resumed_settings(config, out)
     with torch_threads(1), threadpool_limits(1):
         return _train(config.resolved(), out, resume, force, progress)
+
+
+def resumed_settings(config: TrainConfig, out: str | os.PathLike) -> TrainConfig:
+    """``config`` with the length and final evaluation it leaves None taken from the run saved
+    in ``out`` (unchanged where there is no run there: resuming it is refused later)."""
+    run = RunFolder(Path(out))
+    if not run.config.is_file():
+        return config
+    saved = run.read_config()
+    return dataclasses.replace(
+        config,
+        timesteps=saved.timesteps if config.timesteps is None else config.timesteps,
+        final_eval_games=saved.final_eval_games
+        if config.final_eval_games is None
+        else config.final_eval_games,
+    )
 
 
 def _train(
@@ -336,9 +391,8 @@ def _train(
     assert config.n_epochs is not None and config.ent_coef is not None
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
-    run.prepare(config, resume=resume, force=force)
+    resumed = run.check(config, resume=resume, force=force)
     game = run_game(config)
-    resumed = run.checkpoint.exists()
     loop = run.load_progress() if resumed else LoopState()
     loop.sources.append(source_state())
     if loop.next_evaluation < 0:
@@ -358,6 +412,7 @@ def _train(
         _check_pool_fits(loop, learner.numpy_policy(), run.progress)
     mix = parse_mix(config.game, config.opponents)
     league = _league(config, mix, loop, learner.numpy_policy())
+    run.start(config, replace=force)  # everything above was read and checked, nothing written
     uses_pool = SELF in mix and league is None
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
@@ -717,7 +772,7 @@ def evaluation_deals(config: TrainConfig) -> dict[str, range]:
         ),
     }
     if set(deals["periodic"]) & set(deals["final"]):
-        raise ValueError("the periodic and the final evaluations would share deals")
+        raise InputError("the periodic and the final evaluations would share deals")
     return deals
 
 
@@ -797,60 +852,65 @@ class RunFolder:
         self.config = path / "config.json"
         self.curve = path / "learning_curve.png"
 
-    def prepare(self, config: TrainConfig, resume: bool, force: bool) -> None:
-        """A fresh folder, or the run to resume. A finished run is never overwritten without
-        ``force``, and ``force`` replaces only the run's own files (:data:`RUN_FILES`); a run is
-        resumed only with the settings it began with, except its length and the size of its
-        final evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut short or
-        extended, a finished one extended or evaluated again on more games. Anything damaged or
-        missing is a ``ValueError`` naming the file, before anything is changed."""
+    def check(self, config: TrainConfig, resume: bool, force: bool) -> bool:
+        """Whether ``config`` may run in this folder: a fresh folder, or the run to resume.
+        Writes nothing (:meth:`start` does, once everything is checked); returns whether the
+        run continues from a checkpoint. A finished run is never overwritten without ``force``,
+        and ``force`` replaces only the run's own files (:data:`RUN_FILES`); a run is resumed
+        only with the settings it began with, except its length and the size of its final
+        evaluation (``RESUMABLE_CHANGES``): an interrupted run can be cut short or extended, a
+        finished one extended or evaluated again on more games. Anything damaged or missing is
+        an :class:`~cardzoo.errors.InputError` naming the file."""
         if self.path.exists() and not self.path.is_dir():
-            raise ValueError(f"out: {self.path} exists and is not a folder")
+            raise InputError(f"out: {self.path} exists and is not a folder")
         started = self.config.exists()
         if resume and not started:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.path} holds no run to resume (no {self.config.name}); leave out "
                 "--resume to start one there"
             )
         if started and force:
-            self._remove_run_files()
-            started = False
-        elif started and not resume:
+            return False
+        if started and not resume:
             if self.metrics.exists():
-                raise ValueError(
+                raise InputError(
                     f"out: {self.path} holds a finished run; --resume with a larger --timesteps "
                     "(or --final-eval-games) extends it, --force starts it again"
                 )
-            raise ValueError(
+            raise InputError(
                 f"out: {self.path} holds an interrupted run; --resume continues it, --force "
                 "starts it again"
             )
-        elif not started and self.path.exists() and any(self.path.iterdir()):
-            raise ValueError(f"out: {self.path} is not empty and holds no run")
         if not started:
-            self.path.mkdir(parents=True, exist_ok=True)
-            write_json_atomic(self.config, config.to_json())
-            return
+            if self.path.exists() and any(self.path.iterdir()):
+                raise InputError(f"out: {self.path} is not empty and holds no run")
+            return False
         saved = self.read_config()
         kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
         if dataclasses.replace(config, **kept) != saved:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.path} was started with other settings; use the same ones "
                 f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
             )
         if self.metrics.exists() and config == saved and self._metrics_settings() == saved:
-            raise ValueError(
+            raise InputError(
                 f"resume: the run in {self.path} is finished; nothing to resume (raise "
                 "--timesteps or --final-eval-games to extend it, or --force to start again)"
             )
         if self.progress.exists() != self.checkpoint.exists():
             missing = self.checkpoint if self.progress.exists() else self.progress
-            raise ValueError(
+            raise InputError(
                 f"resume: {missing} is missing, so the run cannot continue where it stopped; "
                 "--force starts it again"
             )
-        if self.progress.exists():
-            self.load_progress()  # checked now: a damaged file stops the run before it starts
+        return self.checkpoint.exists()
+
+    def start(self, config: TrainConfig, replace: bool) -> None:
+        """Begin writing, after :meth:`check` and the loading of everything resumed: with
+        ``replace`` the old run's files go first; the settings are written."""
+        if replace:
+            self._remove_run_files()
+        self.path.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.config, config.to_json())
 
     def _metrics_settings(self) -> TrainConfig | None:
@@ -858,15 +918,16 @@ class RunFolder:
         finished leaves the shorter run's metrics beside the longer run's settings."""
         try:
             settings = json.loads(self.metrics.read_text())["settings"]
-            return TrainConfig.from_json(settings).resolved()
+            return TrainConfig.from_json(settings).resolved(build_agents=False)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def read_config(self) -> TrainConfig:
         try:
-            return TrainConfig.from_json(json.loads(self.config.read_text())).resolved()
+            config = TrainConfig.from_json(json.loads(self.config.read_text()))
+            return config.resolved(build_agents=False)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.config} is damaged ({error}); --force starts the run again"
             ) from None
 
@@ -893,7 +954,7 @@ class RunFolder:
         try:
             learner.load_state(torch.load(self.checkpoint, weights_only=True))
         except Exception as error:  # torch raises many kinds on a damaged or foreign file
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.checkpoint} is damaged ({type(error).__name__}); --force starts "
                 "the run again"
             ) from None
@@ -911,7 +972,7 @@ class RunFolder:
             _check_loop_state(loop)
             return loop
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(
+            raise InputError(
                 f"resume: {self.progress} is damaged ({error}); --force starts the run again"
             ) from None
 
@@ -996,7 +1057,7 @@ def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
         if state["layers"][-1][0].shape[1] != outputs or (state.get("head") is None) != (
             policy.head is None
         ):
-            raise ValueError(
+            raise InputError(
                 f"resume: the self-play pool in {where} does not fit this run's policy "
                 "(written by an older cardzoo?); --force starts the run again"
             )

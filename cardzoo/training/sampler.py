@@ -41,6 +41,7 @@ from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
 from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game, spawn_game_rng
+from cardzoo.errors import InputError
 from cardzoo.table import Table, Tables
 
 SELF = "self"
@@ -63,17 +64,17 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
         if name != SELF:
             try:
                 check_agent_name(game_name, name)
-            except ValueError as error:
-                raise ValueError(f"opponents: {error}, or self") from None
+            except InputError as error:
+                raise InputError(f"opponents: {error}, or self") from None
         try:
             weight = float(weight_text) if weight_text else 1.0
         except ValueError:
-            raise ValueError(f"opponents: weight of {name!r} must be a number") from None
+            raise InputError(f"opponents: weight of {name!r} must be a number") from None
         if not (weight > 0 and np.isfinite(weight)):
-            raise ValueError(f"opponents: weight of {name!r} must be positive, got {weight_text}")
+            raise InputError(f"opponents: weight of {name!r} must be positive, got {weight_text}")
         mix[name] = mix.get(name, 0.0) + weight
     if not mix:
-        raise ValueError("opponents: name at least one agent")
+        raise InputError("opponents: name at least one agent")
     total = sum(mix.values())
     return {name: weight / total for name, weight in mix.items()}
 

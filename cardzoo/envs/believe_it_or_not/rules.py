@@ -211,6 +211,7 @@ from cardzoo.envs.core import (
     layout_from_sizes,
     require,
 )
+from cardzoo.errors import InputError
 
 SPECIES = ("cat", "dog", "cow", "pig", "sheep", "horse", "rabbit", "duck")
 CARD_NAMES = (*SPECIES, "elephant", "peek", "skip")
@@ -302,7 +303,7 @@ class BelieveItOrNot(Game):
         self.variant = variant
         self.num_species = check_int("num_species", num_species, 4, MAX_SPECIES)
         if not isinstance(special_cards, (bool, np.bool_)):
-            raise ValueError(f"special_cards must be True or False, got {special_cards!r}")
+            raise InputError(f"special_cards must be True or False, got {special_cards!r}")
         self.special_cards = bool(special_cards)
         self.composition = np.zeros(NUM_TYPES, np.int64)  # copies of each type in the game
         self.composition[: self.num_species] = SET_SIZE

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from cardzoo.envs import load_game
+from cardzoo.errors import InputError
 from cardzoo.training.rllib.run import RUN_KIND, RunFolder
 
 INSTALL_HINT = "Ray RLlib is not installed: pip install 'cardzoo[rllib]' (or: make rllib-demo)"
@@ -75,7 +76,7 @@ def run_settings(
 
     game = load_game(game_name, **(params or {}))  # checks the params
     if game.num_actions < 2:
-        raise ValueError(f"{game_name} has no decisions to learn (one action only)")
+        raise InputError(f"{game_name} has no decisions to learn (one action only)")
     agents = [f"player_{i}" for i in range(game.num_players)]
     _check_count("iterations", iterations, 1)
     _check_count("env_runners", env_runners, 0)
@@ -108,14 +109,14 @@ def _ppo_settings(hyperparameters: dict[str, Any]) -> PPOSettings:
     known = [field.name for field in dataclasses.fields(PPOSettings)]
     unknown = sorted(set(hyperparameters) - set(known))
     if unknown:
-        raise ValueError(f"hyperparameters: unknown {unknown}; known: {', '.join(known)}")
+        raise InputError(f"hyperparameters: unknown {unknown}; known: {', '.join(known)}")
     settings = PPOSettings(**hyperparameters)
     return dataclasses.replace(settings, hidden=tuple(settings.hidden))  # as saved: a list
 
 
 def _check_count(name: str, value: Any, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 def train(
@@ -148,7 +149,7 @@ def train(
     started = time.perf_counter()
     folder = RunFolder(out)
     if resume and force:
-        raise ValueError("--resume and --force exclude each other: continue or start over")
+        raise InputError("--resume and --force exclude each other: continue or start over")
     if resume:
         settings = resumed_settings(folder, game_name, params, options)
         folder.start_resumed(settings)
@@ -181,25 +182,25 @@ def resumed_settings(
     """The saved settings of the run in ``folder`` with the :data:`RESUMABLE` ``options``
     replaced; anything else given must agree with the saved run."""
     if not folder.is_run():
-        raise ValueError(f"--resume: {folder.path} holds no run to resume")
+        raise InputError(f"--resume: {folder.path} holds no run to resume")
     saved = folder.read_settings()
     if game_name != saved["game"]:
-        raise ValueError(f"--resume: {folder.path} is a run of {saved['game']}, not {game_name}")
+        raise InputError(f"--resume: {folder.path} is a run of {saved['game']}, not {game_name}")
     if params:
         asked = run_settings(game_name, params)["params"]
         if asked != saved["params"]:
-            raise ValueError(
+            raise InputError(
                 f"--resume: {folder.path} was trained with parameters {saved['params']}, "
                 f"not {asked}"
             )
     if options.get("policy") not in (None, saved["policy"]):
-        raise ValueError(
+        raise InputError(
             f"--resume: {folder.path} trains policy={saved['policy']!r}, not {options['policy']!r}"
         )
     unknown = set(options) - set(RESUMABLE) - {"policy"}
     changed = sorted(key for key in unknown if options[key] != saved.get(key))
     if changed:
-        raise ValueError(
+        raise InputError(
             f"--resume: only {', '.join(RESUMABLE)} may change when resuming, not {changed}"
         )
     kept = {key: saved[key] for key in (*RESUMABLE, "rollout_length", "seed", "policy")}

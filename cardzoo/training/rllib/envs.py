@@ -21,6 +21,7 @@ from typing import Any
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
 
 from cardzoo.envs import game_spec
+from cardzoo.errors import InputError
 
 SHARED_POLICY = "shared"
 POLICY_MODES = ("shared", "per-seat")
@@ -60,7 +61,7 @@ def module_ids(policy_mode: str, agents: list[str]) -> list[str]:
         return [SHARED_POLICY]
     if policy_mode == "per-seat":
         return list(agents)
-    raise ValueError(f"policy must be one of {list(POLICY_MODES)}, got {policy_mode!r}")
+    raise InputError(f"policy must be one of {list(POLICY_MODES)}, got {policy_mode!r}")
 
 
 # Module-level functions, not lambdas: RLlib pickles the mapping to every env runner.

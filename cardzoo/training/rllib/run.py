@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cardzoo.errors import InputError
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 
 SETTINGS = "settings.json"
@@ -73,10 +74,10 @@ class RunFolder:
         self._check_is_folder()
         occupied = self.path.is_dir() and any(self.path.iterdir())
         if occupied and not self.is_run():
-            raise ValueError(f"--out: {self.path} is not empty and holds no cardzoo RLlib run")
+            raise InputError(f"--out: {self.path} is not empty and holds no cardzoo RLlib run")
         if occupied and not force:
             state = "a finished run" if self.is_finished() else "an unfinished run"
-            raise ValueError(
+            raise InputError(
                 f"--out: {self.path} already holds {state}; --resume continues it, "
                 "--force starts it over"
             )
@@ -90,9 +91,9 @@ class RunFolder:
         options that may change on resume replaced)."""
         self._check_is_folder()
         if not self.is_run():
-            raise ValueError(f"--resume: {self.path} holds no run to resume")
+            raise InputError(f"--resume: {self.path} holds no run to resume")
         if self.latest_checkpoint() is None:
-            raise ValueError(
+            raise InputError(
                 f"--resume: {self.path} has no checkpoint yet; start over with --force"
             )
         self.metrics_path.unlink(missing_ok=True)  # finished again only when this ends
@@ -100,7 +101,7 @@ class RunFolder:
 
     def _check_is_folder(self) -> None:
         if self.path.exists() and not self.path.is_dir():
-            raise ValueError(f"--out: {self.path} is a file, not a run folder")
+            raise InputError(f"--out: {self.path} is a file, not a run folder")
 
     def _clear(self) -> None:
         """Remove a previous run's files (only the ones a run writes)."""
@@ -112,9 +113,9 @@ class RunFolder:
         try:
             settings = json.loads(self.settings_path.read_text())
         except (OSError, json.JSONDecodeError) as error:
-            raise ValueError(f"{self.settings_path}: unreadable run settings: {error}") from error
+            raise InputError(f"{self.settings_path}: unreadable run settings: {error}") from error
         if not isinstance(settings, dict) or settings.get("kind") != RUN_KIND:
-            raise ValueError(f"{self.path} is not a cardzoo RLlib run (its settings say otherwise)")
+            raise InputError(f"{self.path} is not a cardzoo RLlib run (its settings say otherwise)")
         return settings
 
     # --- progress ---------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def read_checkpoint_info(checkpoint: Path) -> dict[str, Any]:
     try:
         info = json.loads((checkpoint / CHECKPOINT_INFO).read_text())
     except (OSError, json.JSONDecodeError) as error:
-        raise ValueError(f"{checkpoint}: unreadable {CHECKPOINT_INFO}: {error}") from error
+        raise InputError(f"{checkpoint}: unreadable {CHECKPOINT_INFO}: {error}") from error
     if not isinstance(info, dict) or info.get("kind") != RUN_KIND:
-        raise ValueError(f"{checkpoint} is not a cardzoo RLlib checkpoint")
+        raise InputError(f"{checkpoint} is not a cardzoo RLlib checkpoint")
     return info
