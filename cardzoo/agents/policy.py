@@ -373,7 +373,7 @@ def _read_policy(path: Path, modified: int, size: int) -> tuple[NumpyPolicy, dic
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise _not_a_policy(path, f"not a numpy .npz archive ({error})") from None
     info = _policy_record(path, arrays)
-    layers = []
+    layers: list[tuple[np.ndarray, np.ndarray, str]] = []
     for index, activation in enumerate(info["activations"]):
         weight = _float_array(path, arrays, f"weight_{index}", 2)
         bias = _float_array(path, arrays, f"bias_{index}", 1)

@@ -286,6 +286,7 @@ class TrainConfig:
         file stops the run here, before its folder is touched, not in a sampling process
         after the run has started."""
         game = run_game(self)
+        assert self.opponents is not None  # resolved() fills in the game's mix
         mix = parse_mix(self.game, self.opponents)
         for field, names in (("opponents", mix), ("eval_opponents", self.evaluation_opponents)):
             for name in names:
@@ -726,6 +727,7 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
     same seat against copies of itself (the fair share the learner has to beat), and the
     learner's gain over that share with its 95% interval, paired game by game: both line-ups
     play the same deals with the seat under test in the same place."""
+    assert config.final_eval_games is not None  # a resolved configuration's
     evaluation = evaluate(
         config, policy, config.final_eval_games, config.final_eval_seed, keep=True
     )
@@ -762,6 +764,7 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
 def evaluation_deals(config: TrainConfig) -> dict[str, range]:
     """The deals (reset seeds) of the periodic and the final evaluations, checked disjoint:
     the deals that choose the checkpoint never grade it."""
+    assert config.final_eval_games is not None  # a resolved configuration's
     n = run_game(config).num_players
     deals = {
         "periodic": range(
