@@ -128,10 +128,10 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
     else:
         metrics = train(config, folder, resume=(folder / "config.json").exists(), progress=False)
         metrics = metrics.metrics
-    from cardzoo.agents.policy import input_settings, read_policy
+    from cardzoo.agents.policy import play_settings, read_policy
 
     policy, info = read_policy(folder / "policy.npz")
-    learner = learner_factory(policy, label=name, **input_settings(info))
+    learner = learner_factory(policy, label=name, **play_settings(info))
     entry = {
         "game": config.game,
         "params": config.params,

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from cardzoo.agents import agent_classes, agent_label
-from cardzoo.agents.policy import PRETRAINED, input_settings, read_policy
+from cardzoo.agents.policy import PRETRAINED, play_settings, read_policy
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_json_atomic
 from cardzoo.training.ppo import TrainConfig, learner_factory, train
@@ -218,7 +218,7 @@ def build(name: str, runs: Path, games: int, source: str | None) -> None:
         resume = (folder / "config.json").exists()
         metrics = train(config, folder, resume=resume, progress=False).metrics
     policy, info = read_policy(folder / "policy.npz")
-    rows = evaluate_against_each(config, policy, input_settings(info), games)
+    rows = evaluate_against_each(config, policy, play_settings(info), games)
     PRETRAINED.mkdir(exist_ok=True)
     shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
     card = model_card(name, info["params"], metrics, rows, games, source)

@@ -506,7 +506,7 @@ def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = Non
     location = _ppo_file(path)
     policy, info = read_policy(location)
     check_policy_fits(info, game_name, game, str(location), policy)
-    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **input_settings(info))
+    return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **play_settings(info))
 
 
 def _ppo_file(path: str) -> Path:
@@ -615,7 +615,7 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
         )
     policy, info = read_policy(path)
     check_policy_fits(info, game_name, game, f"the pretrained policy {path}", policy)
-    return PolicyAgent(game, policy, seed=seed, label="pretrained", **input_settings(info))
+    return PolicyAgent(game, policy, seed=seed, label="pretrained", **play_settings(info))
 
 
 #: how a saved policy chooses its action: the most likely legal one, or a draw from its
@@ -624,14 +624,18 @@ PLAY_MODES = ("greedy", "sample")
 
 
 def input_settings(info: dict[str, Any]) -> dict[str, Any]:
-    """How a saved policy plays, from its record: its inputs (:class:`PolicyInput`) and whether
-    it takes the most likely action (``play`` "greedy", and files written before ``play`` was
-    recorded) or samples (``play`` "sample")."""
+    """How a saved policy's inputs are built (:class:`PolicyInput`), from its record."""
     return {
         "frame_stack": int(info.get("frame_stack", 1)),
         "stack_fields": tuple(info.get("stack_fields") or ()),
-        "deterministic": info.get("play", "greedy") != "sample",
     }
+
+
+def play_settings(info: dict[str, Any]) -> dict[str, Any]:
+    """How a saved policy plays as an agent, from its record: its inputs, and whether it takes
+    the most likely action (``play`` "greedy", and files written before ``play`` was recorded)
+    or samples (``play`` "sample")."""
+    return {**input_settings(info), "deterministic": info.get("play", "greedy") != "sample"}
 
 
 def model_file(path: str | Path) -> Path:
