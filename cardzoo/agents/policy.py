@@ -184,7 +184,10 @@ class OrdinalHead:
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     """The logistic function, without overflow warnings for large negative inputs."""
-    return 0.5 + 0.5 * np.tanh(0.5 * x)
+    y = np.tanh(0.5 * x)
+    y *= 0.5
+    y += 0.5
+    return y
 
 
 #: the recurrent cores a policy may have, and how many vectors of ``hidden_size`` their hidden
@@ -249,21 +252,43 @@ class RecurrentCore:
     def __call__(self, inputs: np.ndarray, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One step for a batch of sequences: ``inputs`` [rows, input_size] and their hidden
         states [rows, state_size] -> the core's outputs (h) and the new hidden states."""
-        size = self.hidden_size
-        from_inputs = inputs @ self._input_weights + self.bias_ih
-        h = hidden[:, :size]
-        from_hidden = h @ self._hidden_weights + self.bias_hh
-        if self.kind == "gru":
-            reset = _sigmoid(from_inputs[:, :size] + from_hidden[:, :size])
-            update = _sigmoid(from_inputs[:, size : 2 * size] + from_hidden[:, size : 2 * size])
-            new = np.tanh(from_inputs[:, 2 * size :] + reset * from_hidden[:, 2 * size :])
-            h = (1.0 - update) * new + update * h
-            return h, h
-        gates = from_inputs + from_hidden
-        into, forget = _sigmoid(gates[:, :size]), _sigmoid(gates[:, size : 2 * size])
-        cell = forget * hidden[:, size:] + into * np.tanh(gates[:, 2 * size : 3 * size])
-        h = _sigmoid(gates[:, 3 * size :]) * np.tanh(cell)
-        return h, np.concatenate([h, cell], axis=1)
+        projected = inputs @ self._input_weights + self.bias_ih
+        outputs, hidden, _ = core_step(
+            self.kind, projected, hidden, self._hidden_weights, self.bias_hh
+        )
+        return outputs, hidden
+
+
+def core_step(
+    kind: str,
+    projected: np.ndarray,
+    hidden: np.ndarray,
+    hidden_weights: np.ndarray,
+    bias_hh: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """One step of a GRU or an LSTM, PyTorch's equations, for a batch of rows: the inputs'
+    projections ``projected`` [rows, gates] (``inputs @ weight_ih.T + bias_ih``), the hidden
+    states [rows, state_size] and ``hidden_weights`` (``weight_hh.T``) -> the outputs h, the new
+    hidden states, and the gates' values: what the learner's backpropagation through time needs
+    (:mod:`cardzoo.training.learner`), so that play and training step one formula."""
+    size = hidden_weights.shape[0]
+    h = hidden[:, :size]
+    from_hidden = h @ hidden_weights
+    from_hidden += bias_hh
+    if kind == "gru":
+        both = projected[:, : 2 * size] + from_hidden[:, : 2 * size]
+        reset, update = np.split(_sigmoid(both), 2, axis=1)
+        candidate = from_hidden[:, 2 * size :]
+        new = np.tanh(projected[:, 2 * size :] + reset * candidate)
+        h = new + update * (h - new)  # (1 - update) * new + update * h
+        return h, h, (reset, update, new, candidate)
+    gates = projected + from_hidden
+    into, forget, _, shown = np.split(_sigmoid(gates), 4, axis=1)  # one call for the three
+    written = np.tanh(gates[:, 2 * size : 3 * size])
+    cell = forget * hidden[:, size:] + into * written
+    squashed = np.tanh(cell)
+    h = shown * squashed
+    return h, np.concatenate([h, cell], axis=1), (into, forget, written, shown, squashed)
 
 
 class NumpyPolicy:

@@ -93,7 +93,7 @@ def add_parser(subparsers) -> None:
         "--memory-size",
         type=positive_int,
         metavar="N",
-        help="with --memory gru or lstm: the core's hidden size (default 128)",
+        help="with --memory gru or lstm: the core's hidden size (default 64)",
     )
     parser.add_argument(
         "--head",

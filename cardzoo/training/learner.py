@@ -20,7 +20,11 @@ worth remembering too. The update then works on sequences: each game slot's
 decisions of the rollout (``n_steps`` of them: backpropagation through time truncated at the
 rollout's edges), started from the hidden state the sampler stored for it, reset to zeros after
 every episode's end; a minibatch is ``batch_size // n_steps`` whole sequences (at least one)
-(:class:`Sequences`).
+(:class:`Sequences`). The torch modules hold the core's weights; its steps over a minibatch run
+forward and back through time in numpy (:class:`Recurrence`, the forward step the one the
+agents play with, :func:`~cardzoo.agents.policy.core_step`): on these small shapes each torch
+operation's fixed cost dominates, and numpy ran the GRU's steps 2-3x faster than
+``torch.nn.GRU``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import dataclasses
 import numpy as np
 import torch
 
-from cardzoo.agents.policy import NumpyPolicy, OrdinalHead
+from cardzoo.agents.policy import NumpyPolicy, OrdinalHead, core_step
 
 ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 
@@ -39,6 +43,9 @@ ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 #: the recurrent cores a learner may have (the numpy policy plays both: RecurrentCore)
 CORES = {"gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
+#: the core's hidden size unless a run sets it: the update's cost grows with its square, and
+#: 128 took the learner 3x as long as 64 per minibatch (benchmarks/training_speed.md)
+DEFAULT_MEMORY_SIZE = 64
 
 
 def _mlp(sizes: list[int], output_gain: float, activation: str = "tanh") -> torch.nn.Sequential:
@@ -74,7 +81,7 @@ class ActorCritic(torch.nn.Module):
         head: OrdinalHead | None = None,
         activation: str = "tanh",
         memory: str = "none",
-        memory_size: int = 128,
+        memory_size: int = DEFAULT_MEMORY_SIZE,
     ):
         super().__init__()
         outputs = head.outputs if head else num_actions
@@ -83,6 +90,7 @@ class ActorCritic(torch.nn.Module):
         self.policy = _mlp([features, *hidden, outputs], 0.01, activation)
         self.value = _mlp([features, *hidden, 1], 1.0, activation)
         self.core = None if memory == "none" else _core(memory, input_size, memory_size)
+        self.memory = memory
         self.head = head
         if head is not None:
             self.register_buffer("numbers", torch.from_numpy(head.numbers))
@@ -90,16 +98,18 @@ class ActorCritic(torch.nn.Module):
 
     def replay(self, inputs: torch.Tensor, hidden: torch.Tensor, plan: Plan) -> torch.Tensor:
         """The core's outputs for the samples of ``plan`` (a minibatch of whole sequences), run
-        over each episode segment from its starting hidden state: one call of the core for all
-        the segments, padded to the longest (padding comes after a segment's steps, so it
-        changes none of them)."""
+        over each episode segment from its starting hidden state: one run for all the segments,
+        padded to the longest (the padding comes after a segment's steps and changes none of
+        them)."""
         starts = torch.from_numpy(plan.first_of[:, None] >= 0)
         stored = hidden[torch.from_numpy(np.maximum(plan.first_of, 0))]
-        start = torch.where(starts, stored, torch.zeros(()))[None]  # zeros after an episode's end
-        if isinstance(self.core, torch.nn.LSTM):
-            size = self.core.hidden_size
-            start = (start[..., :size].contiguous(), start[..., size:].contiguous())
-        outputs, _ = self.core(inputs[torch.from_numpy(plan.padded)], start)
+        start = torch.where(starts, stored, torch.zeros(()))  # zeros after an episode's end
+        core = self.core
+        steps = inputs[torch.from_numpy(plan.padded)]
+        projected = torch.nn.functional.linear(steps, core.weight_ih_l0, core.bias_ih_l0)
+        outputs = Recurrence.apply(
+            projected, start, core.weight_hh_l0, core.bias_hh_l0, self.memory
+        )
         return outputs.reshape(-1, outputs.shape[-1])[torch.from_numpy(plan.gather)]
 
     def logits(self, inputs: torch.Tensor) -> torch.Tensor:
@@ -119,6 +129,77 @@ class ActorCritic(torch.nn.Module):
 
     def masked_logits(self, inputs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         return self.logits(inputs).masked_fill(~masks, ILLEGAL_LOGIT)
+
+
+class Recurrence(torch.autograd.Function):
+    """A GRU or an LSTM over a minibatch of sequences, forward and back through time in numpy.
+
+    ``projected`` [steps, sequences, gates] are the inputs' projections (``x @ weight_ih.T +
+    bias_ih``, in torch: autograd carries their gradient on to ``weight_ih`` and ``bias_ih``),
+    ``start`` the sequences' hidden states before their first step. Returns the outputs h
+    [steps, sequences, size]; the gradients reach ``projected``, ``weight_hh`` and ``bias_hh``
+    (the starting states are the sampler's data, not parameters)."""
+
+    @staticmethod
+    def forward(ctx, projected, start, weight_hh, bias_hh, kind):
+        inputs, hidden = projected.detach().numpy(), start.numpy()
+        weights = weight_hh.detach().numpy()
+        transposed, bias = np.ascontiguousarray(weights.T), bias_hh.detach().numpy()
+        outputs = np.empty((*inputs.shape[:2], weights.shape[1]), np.float32)
+        saved = []
+        for step in range(len(inputs)):
+            outputs[step], following, gates = core_step(
+                kind, inputs[step], hidden, transposed, bias
+            )
+            saved.append((hidden, gates))
+            hidden = following
+        ctx.kind, ctx.saved, ctx.weights = kind, saved, weights
+        return torch.from_numpy(outputs)
+
+    @staticmethod
+    def backward(ctx, grad_outputs):
+        upstream = grad_outputs.numpy()
+        weights = ctx.weights
+        size = weights.shape[1]
+        steps = len(ctx.saved)
+        grad_gates = np.empty((steps, *upstream.shape[1:2], weights.shape[0]), np.float32)
+        # the gradients of the hidden-to-hidden products: the gates' own but for the GRU's
+        # candidate, whose hidden part the reset gate scales
+        grad_recurrent = np.empty_like(grad_gates) if ctx.kind == "gru" else grad_gates
+        carried = np.zeros_like(ctx.saved[0][0])  # the gradient of the next step's hidden
+        for step in reversed(range(steps)):
+            previous, gates = ctx.saved[step]
+            grad_h = upstream[step] + carried[:, :size]
+            gradient, recurrent = grad_gates[step], grad_recurrent[step]
+            if ctx.kind == "gru":
+                reset, update, new, candidate = gates
+                grad_new = grad_h * (1.0 - update) * (1.0 - new * new)
+                gradient[:, :size] = grad_new * candidate * reset * (1.0 - reset)
+                gradient[:, size : 2 * size] = grad_h * (previous - new) * update * (1.0 - update)
+                gradient[:, 2 * size :] = grad_new
+                recurrent[:, : 2 * size] = gradient[:, : 2 * size]
+                recurrent[:, 2 * size :] = grad_new * reset
+                carried = grad_h * update + recurrent @ weights
+            else:
+                into, forget, written, shown, squashed = gates
+                grad_cell = carried[:, size:] + grad_h * shown * (1.0 - squashed * squashed)
+                gradient[:, :size] = grad_cell * written * into * (1.0 - into)
+                gradient[:, size : 2 * size] = (
+                    grad_cell * previous[:, size:] * forget * (1.0 - forget)
+                )
+                gradient[:, 2 * size : 3 * size] = grad_cell * into * (1.0 - written * written)
+                gradient[:, 3 * size :] = grad_h * squashed * shown * (1.0 - shown)
+                carried = np.concatenate([recurrent @ weights, grad_cell * forget], axis=1)
+        previous_h = np.stack([hidden[:, :size] for hidden, _ in ctx.saved])
+        flat = grad_recurrent.reshape(-1, weights.shape[0])
+        grad_weights = flat.T @ previous_h.reshape(-1, size)
+        return (
+            torch.from_numpy(grad_gates),
+            None,
+            torch.from_numpy(grad_weights),
+            torch.from_numpy(flat.sum(axis=0)),
+            None,
+        )
 
 
 @dataclasses.dataclass
@@ -180,7 +261,7 @@ class Learner:
         head: OrdinalHead | None = None,
         activation: str = "tanh",
         memory: str = "none",
-        memory_size: int = 128,
+        memory_size: int = DEFAULT_MEMORY_SIZE,
     ):
         torch.manual_seed(seed)
         self.network = ActorCritic(

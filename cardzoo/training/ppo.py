@@ -75,7 +75,7 @@ from cardzoo.training.league import (
     decode_policy,
     encode_policy,
 )
-from cardzoo.training.learner import ACTIVATIONS, CORES, Learner
+from cardzoo.training.learner import ACTIVATIONS, CORES, DEFAULT_MEMORY_SIZE, Learner
 from cardzoo.training.run_info import machine, source_state, versions
 from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix, rollout_shapes
 from cardzoo.training.threads import torch_threads
@@ -88,7 +88,6 @@ LR_SCHEDULES = ("constant", "linear")
 POLICY_HEADS = ("linear", "ordinal")
 #: the policy's memory: none of its own (feed-forward), or a recurrent core
 MEMORIES = ("none", *CORES)
-DEFAULT_MEMORY_SIZE = 128
 FORMAT_VERSION = 1
 #: the first deal of the periodic evaluations (which choose the checkpoint and draw the
 #: learning curve) and of the final evaluation: the ranges of deals they use never meet
