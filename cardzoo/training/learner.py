@@ -146,53 +146,82 @@ class Recurrence(torch.autograd.Function):
         weights = weight_hh.detach().numpy()
         transposed, bias = np.ascontiguousarray(weights.T), bias_hh.detach().numpy()
         outputs = np.empty((*inputs.shape[:2], weights.shape[1]), np.float32)
-        saved = []
+        previous, gates = [], []
         for step in range(len(inputs)):
-            outputs[step], following, gates = core_step(
+            previous.append(hidden)
+            outputs[step], hidden, step_gates = core_step(
                 kind, inputs[step], hidden, transposed, bias
             )
-            saved.append((hidden, gates))
-            hidden = following
-        ctx.kind, ctx.saved, ctx.weights = kind, saved, weights
+            gates.append(step_gates)
+        ctx.kind, ctx.weights = kind, weights
+        ctx.previous = np.stack(previous)
+        # the local derivatives of every step at once, so that the backward loop, which has to
+        # go one step at a time, does only what depends on the step after it
+        if kind == "gru":
+            reset, update, new, candidate = (np.stack(gate) for gate in zip(*gates))
+            ctx.factors = (
+                (1.0 - update) * (1.0 - new * new),  # d h / d new's pre-activation
+                candidate * reset * (1.0 - reset),  # d new's pre-activation / d reset's, per new
+                (ctx.previous - new) * update * (1.0 - update),  # d h / d update's
+                update,  # d h / d previous h
+                reset,  # d new's pre-activation / d the candidate's hidden part
+            )
+        else:
+            into, forget, written, shown, squashed = (np.stack(gate) for gate in zip(*gates))
+            size = weights.shape[1]
+            ctx.factors = (
+                shown * (1.0 - squashed * squashed),  # d h / d cell
+                np.concatenate(  # d cell / d the input, forget and write gates' pre-activations
+                    [
+                        written * into * (1.0 - into),
+                        ctx.previous[..., size:] * forget * (1.0 - forget),
+                        into * (1.0 - written * written),
+                    ],
+                    axis=2,
+                ),
+                squashed * shown * (1.0 - shown),  # d h / d the output gate's pre-activation
+                forget,  # d cell / d previous cell
+            )
         return torch.from_numpy(outputs)
 
     @staticmethod
     def backward(ctx, grad_outputs):
         upstream = grad_outputs.numpy()
-        weights = ctx.weights
+        weights, factors = ctx.weights, ctx.factors
         size = weights.shape[1]
-        steps = len(ctx.saved)
-        grad_gates = np.empty((steps, *upstream.shape[1:2], weights.shape[0]), np.float32)
-        # the gradients of the hidden-to-hidden products: the gates' own but for the GRU's
-        # candidate, whose hidden part the reset gate scales
-        grad_recurrent = np.empty_like(grad_gates) if ctx.kind == "gru" else grad_gates
-        carried = np.zeros_like(ctx.saved[0][0])  # the gradient of the next step's hidden
-        for step in reversed(range(steps)):
-            previous, gates = ctx.saved[step]
-            grad_h = upstream[step] + carried[:, :size]
-            gradient, recurrent = grad_gates[step], grad_recurrent[step]
-            if ctx.kind == "gru":
-                reset, update, new, candidate = gates
-                grad_new = grad_h * (1.0 - update) * (1.0 - new * new)
-                gradient[:, :size] = grad_new * candidate * reset * (1.0 - reset)
-                gradient[:, size : 2 * size] = grad_h * (previous - new) * update * (1.0 - update)
+        steps, rows = upstream.shape[:2]
+        grad_gates = np.empty((steps, rows, weights.shape[0]), np.float32)
+        carried = np.zeros((rows, size), np.float32)  # the gradient of the next step's h
+        if ctx.kind == "gru":
+            by_new, by_reset, by_update, by_previous, reset = factors
+            # the candidate's hidden part: the reset gate scales its gradient
+            grad_candidate = np.empty((steps, rows, size), np.float32)
+            for step in reversed(range(steps)):
+                grad_h = upstream[step] + carried
+                grad_new = grad_h * by_new[step]
+                gradient = grad_gates[step]
+                gradient[:, :size] = grad_new * by_reset[step]
+                gradient[:, size : 2 * size] = grad_h * by_update[step]
                 gradient[:, 2 * size :] = grad_new
-                recurrent[:, : 2 * size] = gradient[:, : 2 * size]
-                recurrent[:, 2 * size :] = grad_new * reset
-                carried = grad_h * update + recurrent @ weights
-            else:
-                into, forget, written, shown, squashed = gates
-                grad_cell = carried[:, size:] + grad_h * shown * (1.0 - squashed * squashed)
-                gradient[:, :size] = grad_cell * written * into * (1.0 - into)
-                gradient[:, size : 2 * size] = (
-                    grad_cell * previous[:, size:] * forget * (1.0 - forget)
-                )
-                gradient[:, 2 * size : 3 * size] = grad_cell * into * (1.0 - written * written)
-                gradient[:, 3 * size :] = grad_h * squashed * shown * (1.0 - shown)
-                carried = np.concatenate([recurrent @ weights, grad_cell * forget], axis=1)
-        previous_h = np.stack([hidden[:, :size] for hidden, _ in ctx.saved])
+                grad_candidate[step] = grad_new * reset[step]
+                carried = grad_h * by_previous[step] + gradient[:, : 2 * size] @ weights[: 2 * size]
+                carried += grad_candidate[step] @ weights[2 * size :]
+            grad_recurrent = np.concatenate([grad_gates[..., : 2 * size], grad_candidate], axis=2)
+        else:
+            by_cell, by_gates, by_shown, forget = factors
+            carried_cell = np.zeros((rows, size), np.float32)
+            for step in reversed(range(steps)):
+                grad_h = upstream[step] + carried
+                grad_cell = carried_cell + grad_h * by_cell[step]
+                gradient = grad_gates[step]
+                three = gradient[:, : 3 * size].reshape(rows, 3, size)
+                np.multiply(grad_cell[:, None, :], by_gates[step].reshape(rows, 3, size), out=three)
+                gradient[:, 3 * size :] = grad_h * by_shown[step]
+                carried = gradient @ weights
+                carried_cell = grad_cell * forget[step]
+            grad_recurrent = grad_gates  # the LSTM's hidden products enter its gates unscaled
         flat = grad_recurrent.reshape(-1, weights.shape[0])
-        grad_weights = flat.T @ previous_h.reshape(-1, size)
+        grad_weights = flat.T @ ctx.previous[..., :size].reshape(-1, size)
         return (
             torch.from_numpy(grad_gates),
             None,
