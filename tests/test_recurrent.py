@@ -5,6 +5,7 @@ and game, runs that resume, and settings refused before any work."""
 from __future__ import annotations
 
 import copy
+import io
 import json
 
 import numpy as np
@@ -26,6 +27,7 @@ from cardzoo.agents.policy import (  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.envs import load_game  # noqa: E402
 from cardzoo.evaluation import play_match  # noqa: E402
+from cardzoo.play import play  # noqa: E402
 from cardzoo.table import Table, Tables  # noqa: E402
 from cardzoo.tournament import tournament  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
@@ -349,20 +351,37 @@ def test_a_match_with_a_recurrent_agent_is_the_same_alone_or_beside_other_games(
 
 
 def test_a_recurrent_policy_plays_wherever_agents_are_named(recurrent_run, tmp_path, monkeypatch):
-    """As ppo:RUN in a tournament, as pretrained, and as a training opponent."""
+    """As ppo:RUN in a tournament and at the terminal, as pretrained, and as a training
+    opponent."""
     name = f"ppo:{recurrent_run.run_dir}"
     result = tournament("foxy", [name, "forgetful"], games=4, params={"memory": "none"})
     assert set(result.ratings) == {name, "forgetful"}
+    played = play("foxy", [name], seed=1, params={"memory": "none"},
+                  input_stream=io.StringIO("0\n" * 20), output_stream=io.StringIO())  # fmt: skip
+    assert played.players == ["you", name] and len(played.scores) == 2
     monkeypatch.setattr(policy_module, "PRETRAINED", tmp_path / "shipped")
     (tmp_path / "shipped").mkdir()
-    (tmp_path / "shipped" / "foxy.npz").write_bytes(
-        (recurrent_run.run_dir / "policy.npz").read_bytes()
-    )
+    shipped = tmp_path / "shipped" / "foxy.npz"
+    shipped.write_bytes((recurrent_run.run_dir / "policy.npz").read_bytes())
     agent = make_agent("foxy", "pretrained", foxy(), seed=0)
     assert agent.hidden.shape == (8,)
-    opponent = train(tiny("none", opponents=name, timesteps=512),
-                     tmp_path / "against", progress=False)  # fmt: skip
+    opponent = train(tiny("none", opponents=name, timesteps=512), tmp_path / "against",
+                     progress=False)  # fmt: skip
     assert opponent.metrics["timesteps"] == 512
+
+
+def test_every_game_trains_a_recurrent_policy_that_the_web_page_seats(tmp_path):
+    """Nobody Wants It with an LSTM: trained, then seated on the web page beside random
+    players and played to the end."""
+    from cardzoo.web.sessions import Sessions
+
+    config = TrainConfig("nobody_wants_it", **{**TINY, "timesteps": 512}, memory="lstm")
+    run = train(config, tmp_path / "nwi", progress=False)
+    assert read_policy(run.run_dir / "policy.npz")[0].core.kind == "lstm"
+    name = f"ppo:{run.run_dir}"
+    session = Sessions([name]).start({"game": "nobody_wants_it", "lineup": [name, *["random"] * 3]})
+    session.advance(10_000)
+    assert session.table.over
 
 
 def test_a_resumed_recurrent_run_continues_from_its_checkpoint_exactly(tmp_path, monkeypatch):
