@@ -184,7 +184,8 @@ class OrdinalHead:
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     """The logistic function, without overflow warnings for large negative inputs."""
-    y = np.tanh(0.5 * x)
+    y = x * 0.5
+    np.tanh(y, out=y)
     y *= 0.5
     y += 0.5
     return y
@@ -276,14 +277,16 @@ def core_step(
     from_hidden = h @ hidden_weights
     from_hidden += bias_hh
     if kind == "gru":
-        both = projected[:, : 2 * size] + from_hidden[:, : 2 * size]
-        reset, update = np.split(_sigmoid(both), 2, axis=1)
+        both = _sigmoid(projected[:, : 2 * size] + from_hidden[:, : 2 * size])
+        reset, update = both[:, :size], both[:, size:]
         candidate = from_hidden[:, 2 * size :]
         new = np.tanh(projected[:, 2 * size :] + reset * candidate)
         h = new + update * (h - new)  # (1 - update) * new + update * h
         return h, h, (reset, update, new, candidate)
     gates = projected + from_hidden
-    into, forget, _, shown = np.split(_sigmoid(gates), 4, axis=1)  # one call for the three
+    squashed_gates = _sigmoid(gates)  # one call for the three gates (the write gate unused)
+    into, forget = squashed_gates[:, :size], squashed_gates[:, size : 2 * size]
+    shown = squashed_gates[:, 3 * size :]
     written = np.tanh(gates[:, 2 * size : 3 * size])
     cell = forget * hidden[:, size:] + into * written
     squashed = np.tanh(cell)
