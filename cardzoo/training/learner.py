@@ -20,11 +20,12 @@ worth remembering too. The update then works on sequences: each game slot's
 decisions of the rollout (``n_steps`` of them: backpropagation through time truncated at the
 rollout's edges), started from the hidden state the sampler stored for it, reset to zeros after
 every episode's end; a minibatch is ``batch_size // n_steps`` whole sequences (at least one)
-(:class:`Sequences`). The torch modules hold the core's weights; its steps over a minibatch run
-forward and back through time in numpy (:class:`Recurrence`, the forward step the one the
-agents play with, :func:`~cardzoo.agents.policy.core_step`): on these small shapes each torch
-operation's fixed cost dominates, and numpy ran the GRU's steps 2-3x faster than
-``torch.nn.GRU``.
+(:class:`Sequences`). Cut at the episodes' ends, a minibatch's segments are independent of one
+another and run side by side, so the core takes as many steps as its longest segment (Foxy: 20,
+not 64). The torch modules hold the core's weights; its steps run forward and back through time
+in numpy (:class:`Recurrence`, stepping with the agents' own
+:func:`~cardzoo.agents.policy.core_step`): on these small shapes each torch operation's fixed
+cost dominates, and numpy ran the GRU's steps 2-3x faster than ``torch.nn.GRU``.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 #: the recurrent cores a learner may have (the numpy policy plays both: RecurrentCore)
 CORES = {"gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
-#: the core's hidden size unless a run sets it: the update's cost grows with its square, and
-#: 128 took the learner 3x as long as 64 per minibatch (benchmarks/training_speed.md)
+#: the core's hidden size unless a run sets it: the update's cost grows with its square; a GRU
+#: of 64 trained at 0.68-1.10 of the feed-forward speed, one of 128 at 0.41-0.69
+#: (benchmarks/training_speed.md, "Memory")
 DEFAULT_MEMORY_SIZE = 64
 
 
@@ -132,13 +134,14 @@ class ActorCritic(torch.nn.Module):
 
 
 class Recurrence(torch.autograd.Function):
-    """A GRU or an LSTM over a minibatch of sequences, forward and back through time in numpy.
+    """A GRU or an LSTM over side-by-side sequences (a minibatch's episode segments), forward and
+    back through time in numpy.
 
-    ``projected`` [steps, sequences, gates] are the inputs' projections (``x @ weight_ih.T +
+    ``projected`` [steps, rows, gates] are the inputs' projections (``x @ weight_ih.T +
     bias_ih``, in torch: autograd carries their gradient on to ``weight_ih`` and ``bias_ih``),
-    ``start`` the sequences' hidden states before their first step. Returns the outputs h
-    [steps, sequences, size]; the gradients reach ``projected``, ``weight_hh`` and ``bias_hh``
-    (the starting states are the sampler's data, not parameters)."""
+    ``start`` the rows' hidden states before their first step. Returns the outputs h [steps,
+    rows, size]; the gradients reach ``projected``, ``weight_hh`` and ``bias_hh`` (the starting
+    states are the sampler's data, not parameters)."""
 
     @staticmethod
     def forward(ctx, projected, start, weight_hh, bias_hh, kind):

@@ -8,8 +8,9 @@
 2. start ``processes`` sampling workers (:mod:`cardzoo.training.sampler`), each playing its share
    of ``n_envs`` games at once, the learner in one seat, the other seats drawn from a mix of
    agents and, with ``self``, a pool of frozen snapshots of the learner;
-3. build the learner (:mod:`cardzoo.training.learner`), or load the last checkpoint of an
-   interrupted run;
+3. build the learner (:mod:`cardzoo.training.learner`; with ``memory`` a recurrent core, whose
+   hidden state the workers keep per game and whose update replays whole sequences), or load
+   the last checkpoint of an interrupted run;
 4. repeat until ``timesteps``: while the workers play the next rollout, update on the last one
    (both cores busy); every ``eval_every`` steps put a snapshot into the pool, evaluate against
    random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
