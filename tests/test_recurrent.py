@@ -370,6 +370,23 @@ def test_a_recurrent_policy_plays_wherever_agents_are_named(recurrent_run, tmp_p
     assert opponent.metrics["timesteps"] == 512
 
 
+def test_a_recurrent_league_seats_its_snapshots_and_resumes_them(tmp_path, monkeypatch):
+    """--league with self in the mix: the learner's recurrent snapshots join the league, are
+    drawn as opponents, and come back from progress.json with their core on resume."""
+    config = tiny(league=True, opponents="self:0.5,random:0.5")
+    real_evaluate = ppo.evaluate
+    monkeypatch.setattr(ppo, "evaluate", interrupted_at_the_second_call(real_evaluate))
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "run", progress=False)
+    monkeypatch.setattr(ppo, "evaluate", real_evaluate)
+    result = train(config, tmp_path / "run", resume=True, progress=False)
+    members = json.loads((tmp_path / "run" / "progress.json").read_text())["league"]["members"]
+    snapshots = [member for member in members if member["kind"] == "snapshot"]
+    assert [member["policy"]["core"]["kind"] for member in snapshots] == ["gru"] * 3
+    assert sum(member["games"] for member in snapshots) > 0
+    assert result.metrics["timesteps"] == 1024
+
+
 def test_every_game_trains_a_recurrent_policy_that_the_web_page_seats(tmp_path):
     """Nobody Wants It with an LSTM: trained, then seated on the web page beside random
     players and played to the end."""
