@@ -8,6 +8,9 @@ a sampling process beside the learner. Each figure is learner decisions per seco
 over the training loop (the periodic evaluations left out: ``eval_every`` past the end), and the
 CPU time over that wall clock (2.0 = both cores busy): for the reference, of its process; for
 ours, the learner's and the sampling processes' (``cpu_per_wall`` in ``metrics.json``).
+The memory table trains the same default run with a recurrent core (``--memory gru``, ``--memory
+lstm`` at the default hidden size, and a GRU of 128) right after the feed-forward one: their
+ratios to it are what memory costs.
 
     python benchmarks/training_speed.py [--steps 65536] [--games nobody_wants_it,minus_two]
 
@@ -29,6 +32,7 @@ from threadpoolctl import threadpool_limits
 
 import cardzoo  # noqa: F401  (registers the Gymnasium ids)
 from cardzoo.envs.registry import gym_id
+from cardzoo.training.learner import DEFAULT_MEMORY_SIZE
 from cardzoo.training.ppo import GAME_DEFAULTS, TrainConfig, train
 
 HERE = Path(__file__).parent
@@ -52,12 +56,17 @@ def user_default(game: str, steps: int) -> tuple[float, float]:
     return steps / wall, (cpu_seconds() - cpu) / wall
 
 
-def ours(game: str, steps: int, processes: int | None, league: bool = False) -> tuple[float, float]:
+def ours(
+    game: str, steps: int, processes: int | None, league: bool = False, **memory
+) -> tuple[float, float]:
+    """Samples/s and CPU/wall of the game's default run with these changes (``memory``: the
+    recurrent core's settings)."""
     config = TrainConfig(
         game,
         timesteps=steps,
         processes=processes,
         league=league,
+        **memory,
         eval_every=10 * steps,  # no periodic evaluation inside the timed loop
         eval_games=4,
         final_eval_games=4,
@@ -134,6 +143,7 @@ def main() -> None:
     torch.set_num_threads(1)
     threadpool_limits(1)  # as in training: one BLAS thread per process
     games = [g.strip() for g in args.games.split(",")]
+    load_at_start = os.getloadavg()[0]
     lines = [
         "# Training speed",
         "",
@@ -153,6 +163,19 @@ def main() -> None:
         "| default processes, mix | `--league` | league / mix |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    memory_lines = [
+        "",
+        "## Memory",
+        "",
+        "The game's default run, feed-forward (the table's default processes, mix column), then "
+        "with a recurrent core: `--memory gru` and `--memory lstm` at the default hidden size "
+        f"({DEFAULT_MEMORY_SIZE}), and `--memory gru --memory-size 128`, one after the other; "
+        "each ratio is to the feed-forward run of the same row.",
+        "",
+        f"| game | feed-forward | GRU {DEFAULT_MEMORY_SIZE} | × | LSTM {DEFAULT_MEMORY_SIZE} "
+        "| × | GRU 128 | × |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     breakdowns = [breakdown(game) for game in games]
     if args.breakdown_only:
         print("\n\n".join(breakdowns))
@@ -162,6 +185,14 @@ def main() -> None:
         one, one_cpu = ours(game, args.steps, 1)
         two, two_cpu = ours(game, args.steps, 2)
         mix, _ = ours(game, args.steps, None)
+        gru, _ = ours(game, args.steps, None, memory="gru")
+        lstm, _ = ours(game, args.steps, None, memory="lstm")
+        wide, _ = ours(game, args.steps, None, memory="gru", memory_size=128)
+        memory_lines.append(
+            f"| {game} | {mix:,.0f} | {gru:,.0f} | {gru / mix:.2f} | {lstm:,.0f} | "
+            f"{lstm / mix:.2f} | {wide:,.0f} | {wide / mix:.2f} |"
+        )
+        print(memory_lines[-1], flush=True)
         league, _ = ours(game, args.steps, None, league=True)
         lines.append(
             f"| {game} | {base:,.0f} | {base_cpu:.2f} | {one:,.0f} | {one_cpu:.2f} | "
@@ -169,6 +200,12 @@ def main() -> None:
             f"| {mix:,.0f} | {league:,.0f} | {league / mix:.2f} |"
         )
         print(lines[-1], flush=True)
+    lines += memory_lines
+    lines[2] += (
+        f" The load average was {load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} "
+        f"at the end: above {os.cpu_count()}, other processes shared the cores, and each "
+        "figure depends on what they did meanwhile (compare ratios within a row)."
+    )
     lines += ["", "## Where the time goes", "", "Profiled in this process (cProfile's own time "
               "per function, grouped by the part of the code it belongs to; profiling slows "
               "Python code more than numpy, so read the shares, not the totals):", ""]  # fmt: skip

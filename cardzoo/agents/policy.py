@@ -3,6 +3,8 @@
 Both training back ends (SB3's ``MaskablePPO`` and Ray RLlib) learn MLP policies over the same
 scaled observations, and both save the policy as a small numpy file, ``policy.npz``
 (:func:`save_policy`): the weights, the activations and a record of the game it was trained on.
+``cardzoo train --memory gru|lstm`` puts a recurrent core before the MLP (:class:`RecurrentCore`);
+the file records it, and the agent keeps the core's hidden state, one per seat and game.
 Playing a policy needs nothing but numpy: :class:`NumpyPolicy` is a few small matrix products,
 about ten times cheaper than a torch call for one observation, which matters when frozen
 policies fill three seats of every training game (self-play) or play thousands of evaluation
@@ -42,8 +44,11 @@ MODEL_INFO_KEY = "cardzoo"
 #: the numpy policy file of a run folder (and of each RLlib checkpoint's ``policies/``)
 POLICY_FILE = "policy.npz"
 POLICY_FORMAT = 2
-#: the formats :func:`read_policy` reads (1: no policy head of its own)
-POLICY_FORMATS = (1, 2)
+#: the format of a file whose policy has a recurrent core (a feed-forward policy is still written
+#: as format 2, which older cardzoo versions read; they refuse a core they would not play)
+RECURRENT_POLICY_FORMAT = 3
+#: the formats :func:`read_policy` reads (1: no policy head of its own; 3: a recurrent core)
+POLICY_FORMATS = (1, 2, 3)
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Tanh": np.tanh,
@@ -179,17 +184,132 @@ class OrdinalHead:
         return {"numbers": self.numbers, "kinds": self.kinds}
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """The logistic function, without overflow warnings for large negative inputs."""
+    y = x * 0.5
+    np.tanh(y, out=y)
+    y *= 0.5
+    y += 0.5
+    return y
+
+
+#: the recurrent cores a policy may have, and how many vectors of ``hidden_size`` their hidden
+#: state holds: the GRU's h, the LSTM's h and c
+CORE_STATES = {"gru": 1, "lstm": 2}
+
+
+class RecurrentCore:
+    """One GRU or LSTM layer in numpy, with PyTorch's equations and weight layout
+    (``torch.nn.GRU``/``torch.nn.LSTM``: ``weight_ih`` [gates * hidden, inputs], gates in the
+    order r, z, n for the GRU and i, f, g, o for the LSTM), so a core trained in torch plays the
+    same here. Its hidden state is one float32 row per sequence: h (GRU), or h then c (LSTM),
+    ``state_size`` numbers; a new game starts from zeros."""
+
+    def __init__(
+        self,
+        kind: str,
+        weight_ih: np.ndarray,
+        weight_hh: np.ndarray,
+        bias_ih: np.ndarray,
+        bias_hh: np.ndarray,
+    ):
+        if kind not in CORE_STATES:
+            raise ValueError(f"unknown recurrent core {kind!r}; choose one of {list(CORE_STATES)}")
+        self.kind = kind
+        self.weight_ih, self.weight_hh = weight_ih, weight_hh
+        self.bias_ih, self.bias_hh = bias_ih, bias_hh
+        self.hidden_size = int(weight_hh.shape[1])
+        self.input_size = int(weight_ih.shape[1])
+        gates = (3 if kind == "gru" else 4) * self.hidden_size
+        if (
+            weight_ih.shape[0] != gates
+            or weight_hh.shape != (gates, self.hidden_size)
+            or bias_ih.shape != (gates,)
+            or bias_hh.shape != (gates,)
+        ):
+            raise ValueError(f"{kind} core: its weights do not fit one another")
+        self.state_size = CORE_STATES[kind] * self.hidden_size
+        # transposed once: a decision is then two plain matrix products
+        self._input_weights = np.ascontiguousarray(weight_ih.T)
+        self._hidden_weights = np.ascontiguousarray(weight_hh.T)
+
+    @classmethod
+    def from_torch(cls, module: Any) -> RecurrentCore:
+        """Copy a one-layer ``torch.nn.GRU`` or ``torch.nn.LSTM``."""
+        kind = type(module).__name__.lower()
+        arrays = [
+            getattr(module, f"{name}_l0").detach().cpu().numpy().astype(np.float32)
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        ]
+        return cls(kind, *arrays)
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "weight_ih": self.weight_ih,
+            "weight_hh": self.weight_hh,
+            "bias_ih": self.bias_ih,
+            "bias_hh": self.bias_hh,
+        }
+
+    def __call__(self, inputs: np.ndarray, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One step for a batch of sequences: ``inputs`` [rows, input_size] and their hidden
+        states [rows, state_size] -> the core's outputs (h) and the new hidden states."""
+        projected = inputs @ self._input_weights + self.bias_ih
+        outputs, hidden, _ = core_step(
+            self.kind, projected, hidden, self._hidden_weights, self.bias_hh
+        )
+        return outputs, hidden
+
+
+def core_step(
+    kind: str,
+    projected: np.ndarray,
+    hidden: np.ndarray,
+    hidden_weights: np.ndarray,
+    bias_hh: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """One step of a GRU or an LSTM, PyTorch's equations, for a batch of rows: the inputs'
+    projections ``projected`` [rows, gates] (``inputs @ weight_ih.T + bias_ih``), the hidden
+    states [rows, state_size] and ``hidden_weights`` (``weight_hh.T``) -> the outputs h, the new
+    hidden states, and the gates' values: what the learner's backpropagation through time needs
+    (:mod:`cardzoo.training.learner`), so that play and training step one formula."""
+    size = hidden_weights.shape[0]
+    h = hidden[:, :size]
+    from_hidden = h @ hidden_weights
+    from_hidden += bias_hh
+    if kind == "gru":
+        both = _sigmoid(projected[:, : 2 * size] + from_hidden[:, : 2 * size])
+        reset, update = both[:, :size], both[:, size:]
+        candidate = from_hidden[:, 2 * size :]
+        new = np.tanh(projected[:, 2 * size :] + reset * candidate)
+        h = new + update * (h - new)  # (1 - update) * new + update * h
+        return h, h, (reset, update, new, candidate)
+    gates = projected + from_hidden
+    squashed_gates = _sigmoid(gates)  # one call for the three gates (the write gate unused)
+    into, forget = squashed_gates[:, :size], squashed_gates[:, size : 2 * size]
+    shown = squashed_gates[:, 3 * size :]
+    written = np.tanh(gates[:, 2 * size : 3 * size])
+    cell = forget * hidden[:, size:] + into * written
+    squashed = np.tanh(cell)
+    h = shown * squashed
+    return h, np.concatenate([h, cell], axis=1), (into, forget, written, shown, squashed)
+
+
 class NumpyPolicy:
     """The action head of an SB3 actor-critic MLP policy, evaluated in numpy; optionally an
-    :class:`OrdinalHead` after its last layer."""
+    :class:`OrdinalHead` after its last layer, and a :class:`RecurrentCore` before its first
+    (its MLP then reads the core's outputs)."""
 
     def __init__(
         self,
         layers: list[tuple[np.ndarray, np.ndarray, str]],
         head: OrdinalHead | dict[str, np.ndarray] | None = None,
+        core: RecurrentCore | dict[str, Any] | None = None,
     ):
         self.layers = layers  # (weight [in, out], bias [out], activation applied after)
         self.head = OrdinalHead(**head) if isinstance(head, dict) else head
+        self.core = RecurrentCore(**core) if isinstance(core, dict) else core
 
     @classmethod
     def from_sb3(cls, policy: Any) -> NumpyPolicy:
@@ -197,10 +317,13 @@ class NumpyPolicy:
         return cls.from_torch([*policy.mlp_extractor.policy_net, policy.action_net])
 
     @classmethod
-    def from_torch(cls, modules: Any, head: OrdinalHead | None = None) -> NumpyPolicy:
+    def from_torch(
+        cls, modules: Any, head: OrdinalHead | None = None, core: Any = None
+    ) -> NumpyPolicy:
         """Copy a torch MLP given as its modules in order (linear layers, each optionally
         followed by an activation of :data:`_ACTIVATIONS`): SB3's policies, our learner's
-        networks and RLlib's modules all copy through here."""
+        networks and RLlib's modules all copy through here; ``core`` a torch GRU or LSTM
+        before them."""
         import torch
 
         layers: list[tuple[np.ndarray, np.ndarray, str]] = []
@@ -214,17 +337,39 @@ class NumpyPolicy:
                 layers[-1] = (weight, bias, type(module).__name__)
             else:
                 raise ValueError(f"cannot copy policy layer {module!r} to numpy")
-        return cls(layers, head)
+        return cls(layers, head, None if core is None else RecurrentCore.from_torch(core))
 
     def state(self) -> dict[str, Any]:
         """Plain arrays (picklable, small) to rebuild this policy in another process."""
-        return {"layers": self.layers, "head": None if self.head is None else self.head.state()}
+        return {
+            "layers": self.layers,
+            "head": None if self.head is None else self.head.state(),
+            "core": None if self.core is None else self.core.state(),
+        }
+
+    def initial_hidden(self) -> np.ndarray | None:
+        """The hidden state of one seat at the start of a game (None: no recurrent core)."""
+        return None if self.core is None else np.zeros(self.core.state_size, np.float32)
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The logits of the MLP (and head) on its inputs: the observations, or, for a policy
+        with a recurrent core, the core's outputs (:meth:`step` runs both)."""
         hidden = observations
         for weight, bias, activation in self.layers:
             hidden = _ACTIVATIONS[activation](hidden @ weight + bias)
         return hidden if self.head is None else self.head(hidden)
+
+    def step(
+        self, inputs: np.ndarray, hidden: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The logits of a batch of inputs [rows, input size] and the rows' new hidden states
+        (a policy without a core: unchanged None)."""
+        if self.core is None:
+            return self.logits(inputs), hidden
+        if hidden is None:  # the start of a game
+            hidden = np.zeros((len(inputs), self.core.state_size), np.float32)
+        outputs, hidden = self.core(inputs, hidden)
+        return self.logits(outputs), hidden
 
     def act(
         self,
@@ -245,7 +390,10 @@ class PolicyAgent(Agent):
     """A trained policy playing one seat. ``deterministic`` (default) takes the most likely legal
     action; otherwise it samples, using the agent's own generator. With ``frame_stack`` k > 1 the
     policy sees its last k observations of the game (oldest first, zeros before the first), as it
-    did in training."""
+    did in training. A policy with a recurrent core keeps its hidden state in the agent
+    (``hidden``): zeros at every new game (:meth:`reset`, also on ``reseed``), advanced by each
+    of its decisions only. An agent plays one seat (every cardzoo driver builds one per seat),
+    so the state of one seat or game never reaches another."""
 
     name = "ppo"
 
@@ -264,12 +412,18 @@ class PolicyAgent(Agent):
         self.inputs = PolicyInput(game, frame_stack, stack_fields)
         self.deterministic = deterministic
         self.name = label
+        self.hidden = policy.initial_hidden()
 
     def reset(self) -> None:
+        """A new game: no earlier observation, and the hidden state of the policy playing now
+        (the training opponents' policy may change between games) back to zeros."""
         self.inputs.reset()
+        self.hidden = self.policy.initial_hidden()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         mask = observation["action_mask"]
+        if self.hidden is not None:  # the one path that advances a hidden state
+            return int(self.act_batch([self], observation["observation"][None], mask[None])[0])
         if not mask.any():
             raise ValueError(f"{self!r} was asked to act with no legal action")
         inputs = self.inputs(observation["observation"])
@@ -287,12 +441,21 @@ class PolicyAgent(Agent):
     ) -> np.ndarray:
         """The actions of several seats that play one policy, in one forward pass: exactly what
         each agent's :meth:`act` would choose (the same inputs, and a sampling agent draws from
-        its own generator)."""
+        its own generator). A recurrent policy advances each agent's own hidden state."""
         if all(agent.inputs.frame_stack == 1 for agent in agents):
             inputs = agents[0].inputs.scaler(observations.astype(np.float32))  # nothing to stack
         else:
             inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
-        logits = agents[0].policy.logits(inputs)
+        policy = agents[0].policy
+        if policy.core is None:
+            logits = policy.logits(inputs)
+        else:
+            states = [agent.hidden for agent in agents]
+            assert all(state is not None for state in states)  # a recurrent agent's are rows
+            logits, hidden = policy.step(inputs, np.stack(states))  # type: ignore[arg-type]
+            assert hidden is not None
+            for agent, row in zip(agents, hidden):
+                agent.hidden = row
         logits = np.where(masks.astype(bool), logits, -np.inf)
         actions = np.argmax(logits, axis=1)
         for index, agent in enumerate(agents):
@@ -327,11 +490,16 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
     if policy.head is not None:
         arrays["head_numbers"] = policy.head.numbers
         arrays["head_kinds"] = policy.head.kinds
+    if policy.core is not None:
+        for name, array in policy.core.state().items():
+            if name != "kind":
+                arrays[f"core_{name}"] = np.asarray(array, np.float32)
     record = {
         **info,
-        "format": POLICY_FORMAT,
+        "format": POLICY_FORMAT if policy.core is None else RECURRENT_POLICY_FORMAT,
         "activations": [activation for _, _, activation in policy.layers],
         "head": None if policy.head is None else "ordinal",
+        "core": None if policy.core is None else policy.core.kind,
     }
     arrays["info"] = np.frombuffer(json.dumps(record).encode(), dtype=np.uint8)
     buffer = io.BytesIO()
@@ -408,7 +576,28 @@ def _read_policy(path: Path, modified: int, size: int) -> tuple[NumpyPolicy, dic
         raise _not_a_policy(
             path, f"its last layer does not fit ({outputs} outputs; its record asks {expected})"
         )
-    return NumpyPolicy(layers, head), info
+    core = _recurrent_core(path, info, arrays)
+    if core is not None and layers[0][0].shape[0] != core.hidden_size:
+        raise _not_a_policy(
+            path,
+            f"its core gives {core.hidden_size} numbers but its first layer takes "
+            f"{layers[0][0].shape[0]}",
+        )
+    return NumpyPolicy(layers, head, core), info
+
+
+def _recurrent_core(
+    path: Path, info: dict[str, Any], arrays: dict[str, np.ndarray]
+) -> RecurrentCore | None:
+    """The file's recurrent core (format 3), checked like its layers; None without one."""
+    if info.get("core") is None:
+        return None
+    weights = [_float_array(path, arrays, f"core_{name}", 2) for name in ("weight_ih", "weight_hh")]
+    biases = [_float_array(path, arrays, f"core_{name}", 1) for name in ("bias_ih", "bias_hh")]
+    try:
+        return RecurrentCore(info["core"], *weights, *biases)
+    except (ValueError, TypeError) as error:
+        raise _not_a_policy(path, f"its core is wrong ({error})") from None
 
 
 def _not_a_policy(path: Path, what: str) -> InputError:
@@ -487,7 +676,8 @@ def check_policy_fits(
         size = PolicyInput(game, **input_settings(info)).size
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
-    takes = policy.layers[0][0].shape[0]
+    core = policy.core
+    takes = core.input_size if core is not None else policy.layers[0][0].shape[0]
     if takes != size:
         raise InputError(
             f"{where} does not fit {game_name}: its first layer takes {takes} inputs, but this "

@@ -32,6 +32,8 @@ class TrainingDefaults:
     #: layers' activation (docs/training.md, "Networks and the ordinal head")
     head: str = "linear"
     activation: str = "tanh"
+    #: the policy's memory: "none" (feed-forward), or a recurrent core, "gru" or "lstm"
+    memory: str = "none"
     #: sampling processes beside the learner: 2 where sampling costs more than learning
     #: (Nobody Wants It, Believe It or Not), 1 where the update does (benchmarks/training_speed.md)
     processes: int = 2

@@ -89,6 +89,19 @@ def add_parser(subparsers) -> None:
         help="the hidden layers' activation (default per game: relu for foxy, else tanh)",
     )
     parser.add_argument(
+        "--memory",
+        choices=["none", "gru", "lstm"],
+        help="a recurrent core before the policy's and value's layers, trained on sequences: "
+        "it remembers the game (hidden state per seat, reset every game), e.g. for foxy with "
+        "memory=none; not with --frame-stack (default: none, a feed-forward policy)",
+    )
+    parser.add_argument(
+        "--memory-size",
+        type=positive_int,
+        metavar="N",
+        help="with --memory gru or lstm: the core's hidden size (default 64)",
+    )
+    parser.add_argument(
         "--head",
         choices=["linear", "ordinal"],
         help="the policy's output: one logit per action, or for a game whose actions write a "
@@ -177,6 +190,8 @@ def run_train(args: argparse.Namespace) -> int:
         stack_fields=args.stack_fields,
         head=args.head,
         activation=args.activation,
+        memory=args.memory,
+        **({} if args.memory_size is None else {"memory_size": args.memory_size}),
         play=args.play,
         league=args.league,
         pfsp_power=args.pfsp_power,
@@ -222,6 +237,6 @@ def _option_of(message: str) -> str | None:
         *("n_envs", "processes", "timesteps", "frame_stack", "stack_fields", "eval_every"),
         *("eval_games", "final_eval_games", "reward", "opponents", "seed"),
         *("net_arch", "head", "activation", "play", "league", "pfsp_power", "exploiter_every"),
-        "exploiter_timesteps",
+        *("exploiter_timesteps", "memory", "memory_size"),
     }
     return "--" + name.replace("_", "-") if name in options else None

@@ -169,16 +169,20 @@ class League:
 
 
 def encode_policy(state: dict[str, Any]) -> dict[str, Any]:
-    """A pool policy as JSON: its layers, and its ordinal head's numbers and kinds if any."""
-    head = state.get("head")
+    """A pool policy as JSON: its layers, its ordinal head's numbers and kinds, and its recurrent
+    core's kind and weights, if it has them."""
+    head, core = state.get("head"), state.get("core")
     return {
         "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]],
         "head": None if head is None else {key: value.tolist() for key, value in head.items()},
+        "core": None
+        if core is None
+        else {key: value if key == "kind" else value.tolist() for key, value in core.items()},
     }
 
 
 def decode_policy(data: dict[str, Any]) -> dict[str, Any]:
-    head = data.get("head")
+    head, core = data.get("head"), data.get("core")
     return {
         "layers": [
             (np.asarray(w, np.float32), np.asarray(b, np.float32), activation)
@@ -187,4 +191,10 @@ def decode_policy(data: dict[str, Any]) -> dict[str, Any]:
         "head": None
         if head is None
         else {"numbers": np.asarray(head["numbers"], np.float32), "kinds": np.array(head["kinds"])},
+        "core": None
+        if core is None
+        else {
+            key: value if key == "kind" else np.asarray(value, np.float32)
+            for key, value in core.items()
+        },
     }

@@ -8,8 +8,9 @@
 2. start ``processes`` sampling workers (:mod:`cardzoo.training.sampler`), each playing its share
    of ``n_envs`` games at once, the learner in one seat, the other seats drawn from a mix of
    agents and, with ``self``, a pool of frozen snapshots of the learner;
-3. build the learner (:mod:`cardzoo.training.learner`), or load the last checkpoint of an
-   interrupted run;
+3. build the learner (:mod:`cardzoo.training.learner`; with ``memory`` a recurrent core, whose
+   hidden state the workers keep per game and whose update replays whole sequences), or load
+   the last checkpoint of an interrupted run;
 4. repeat until ``timesteps``: while the workers play the next rollout, update on the last one
    (both cores busy); every ``eval_every`` steps put a snapshot into the pool, evaluate against
    random and the game's best heuristic (win rate with its 95% Wilson interval, logged to
@@ -52,6 +53,7 @@ import numpy as np
 
 from cardzoo.agents import check_agent_name, game_agents, make_agent
 from cardzoo.agents.policy import (
+    CORE_STATES,
     PLAY_MODES,
     POLICY_FILE,
     NumpyPolicy,
@@ -75,7 +77,7 @@ from cardzoo.training.league import (
     decode_policy,
     encode_policy,
 )
-from cardzoo.training.learner import ACTIVATIONS, Learner
+from cardzoo.training.learner import ACTIVATIONS, CORES, DEFAULT_MEMORY_SIZE, Learner
 from cardzoo.training.run_info import machine, source_state, versions
 from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix, rollout_shapes
 from cardzoo.training.threads import torch_threads
@@ -86,6 +88,8 @@ REWARD_MODES = ("win", "win+points", "points", "win+score")
 #: at the end of a run instead of leaving it to wander at full step size
 LR_SCHEDULES = ("constant", "linear")
 POLICY_HEADS = ("linear", "ordinal")
+#: the policy's memory: none of its own (feed-forward), or a recurrent core
+MEMORIES = ("none", *CORES)
 FORMAT_VERSION = 1
 #: the first deal of the periodic evaluations (which choose the checkpoint and draw the
 #: learning curve) and of the final evaluation: the ranges of deals they use never meet
@@ -114,6 +118,7 @@ SIZE_BOUNDS = {
     "batch_size": 10**6,
     "n_epochs": 1000,
     "frame_stack": 64,
+    "memory_size": 4096,
 }
 #: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
 RUN_FILES = (
@@ -185,6 +190,11 @@ class TrainConfig:
     head: str | None = None  # the game's default
     #: the hidden layers' activation: "tanh" (SB3's default) or "relu" (None: the game's)
     activation: str | None = None
+    #: "none" (a feed-forward policy), or a recurrent core before the MLPs, "gru" or "lstm",
+    #: whose hidden state holds ``memory_size`` numbers (twice that for the LSTM's h and c);
+    #: trained on sequences (:mod:`cardzoo.training.learner`). None: the game's default
+    memory: str | None = None
+    memory_size: int = DEFAULT_MEMORY_SIZE
     #: how the trained policy plays once saved, in the evaluations and wherever it is an agent:
     #: "greedy" (its most likely action) or "sample" (a draw from its distribution)
     play: str = "greedy"
@@ -214,6 +224,7 @@ class TrainConfig:
             ent_coef=defaults.ent_coef if self.ent_coef is None else self.ent_coef,
             head=defaults.head if self.head is None else self.head,
             activation=defaults.activation if self.activation is None else self.activation,
+            memory=defaults.memory if self.memory is None else self.memory,
             net_arch=tuple(self.net_arch),
             stack_fields=tuple(self.stack_fields),
             eval_opponents=tuple(self.eval_opponents),
@@ -231,6 +242,7 @@ class TrainConfig:
         check_choice("head", self.head, POLICY_HEADS)
         check_choice("activation", self.activation, tuple(ACTIVATIONS))
         check_choice("play", self.play, PLAY_MODES)
+        check_choice("memory", self.memory, MEMORIES)
         if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
             raise InputError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
@@ -254,6 +266,13 @@ class TrainConfig:
             raise InputError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
         for size in self.net_arch:
             check_int("net_arch", size, 1, 4096)
+        if self.memory == "none" and self.memory_size != DEFAULT_MEMORY_SIZE:
+            raise ValueError("memory_size: only with a recurrent core (memory gru or lstm)")
+        if self.memory != "none" and self.frame_stack > 1:
+            raise ValueError(
+                f"memory: a {self.memory} core remembers the game itself; use it without a frame "
+                f"stack (frame_stack 1, got {self.frame_stack})"
+            )
         if self.processes > self.n_envs:
             raise InputError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
         assert self.opponents is not None  # resolved() fills in the game's mix
@@ -303,8 +322,9 @@ class TrainConfig:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
-        # runs saved before the head and the activation were settings had the plain ones
-        data = {"head": "linear", "activation": "tanh", **data}
+        # runs saved before the head, the activation and the memory were settings had the plain
+        # ones
+        data = {"head": "linear", "activation": "tanh", "memory": "none", **data}
         return cls(**{**data, **{name: tuple(data.get(name, ())) for name in _TUPLE_SETTINGS}})
 
     @property
@@ -316,6 +336,14 @@ class TrainConfig:
     @property
     def greedy(self) -> bool:
         return self.play == "greedy"
+
+    @property
+    def hidden_state_size(self) -> int:
+        """The numbers of the learner's hidden state in one game (0: feed-forward)."""
+        if self.memory == "none":
+            return 0
+        assert self.memory is not None  # resolved() fills in the game's
+        return CORE_STATES[self.memory] * self.memory_size
 
     def learning_rate_at(self, timesteps: int) -> float:
         """The step size of the update that follows ``timesteps`` learner decisions."""
@@ -389,6 +417,7 @@ def _train(
     # resolved (TrainConfig.resolved): the game's defaults are filled in
     assert config.timesteps is not None and config.frame_stack is not None
     assert config.activation is not None and config.opponents is not None
+    assert config.memory is not None
     assert config.n_epochs is not None and config.ent_coef is not None
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
@@ -407,6 +436,8 @@ def _train(
         config.seed,
         policy_head(config, game),
         config.activation,
+        config.memory,
+        config.memory_size,
     )
     if resumed:
         run.restore(learner)
@@ -604,6 +635,7 @@ def start_workers(
                 "gae_lambda": config.gae_lambda,
                 "seed": seed + index,
                 "pool": first_pool,
+                "state_size": config.hidden_state_size,
             }
             workers.append(SamplerWorker(arguments, config.n_steps, run_game(config).num_actions))
     except BaseException:
@@ -614,8 +646,10 @@ def start_workers(
 
 
 def _join(rollouts: list[Rollout]) -> Rollout:
-    """The workers' rollouts as one (copied out of the shared buffers)."""
-    arrays = rollout_shapes(0, 0, 0)  # the names of a rollout's arrays
+    """The workers' rollouts as one (copied out of the shared buffers); a recurrent learner's
+    sequences stay whole, each worker's after the previous one's."""
+    # the names of a rollout's arrays (the hidden states only where the workers keep them)
+    arrays = rollout_shapes(0, 0, 0, 0, 0 if rollouts[0].hidden is None else 1)
     return Rollout(
         **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in arrays},
         episodes=sum(r.episodes for r in rollouts),
@@ -1053,12 +1087,15 @@ def _check_loop_state(loop: LoopState) -> None:
 
 
 def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
-    """A resumed run's self-play snapshots play as this run's policy does: the same outputs and
-    head (progress files written before the ordinal head kept no head)."""
+    """A resumed run's self-play snapshots play as this run's policy does: the same outputs,
+    head and core (progress files written before the ordinal head kept no head)."""
     outputs = policy.layers[-1][0].shape[1]
+    core = None if policy.core is None else policy.core.kind
     for state in loop.pool:
-        if state["layers"][-1][0].shape[1] != outputs or (state.get("head") is None) != (
-            policy.head is None
+        if (
+            state["layers"][-1][0].shape[1] != outputs
+            or (state.get("head") is None) != (policy.head is None)
+            or (state.get("core") or {}).get("kind") != core
         ):
             raise InputError(
                 f"resume: the self-play pool in {where} does not fit this run's policy "

@@ -9,6 +9,12 @@ deciding for all their seats in one forward pass each, then the learner decides 
 one numpy forward pass of its policy and value networks. A rollout of ``n_steps`` steps comes back
 with the generalised advantage estimates (GAE) of its rewards.
 
+A learner with a recurrent core (``state_size`` > 0) has a hidden state per game slot: zeros when
+a game is dealt, advanced by each of its decisions; its value network reads the core's outputs.
+Its rollout is laid out game by game (each slot's ``n_steps`` decisions one sequence, not step by
+step as a feed-forward learner's) with the hidden state each sequence started from, so the
+update can replay the sequences exactly as they were played.
+
 :class:`SamplerWorker` runs a sampler in its own process and writes each rollout into shared
 memory: while it plays rollout ``k + 1`` the learner updates on rollout ``k``, so both cores are
 busy. **Decision (one rollout of policy lag):** rollout ``k + 1`` is therefore played by the
@@ -207,7 +213,8 @@ class LearnerSeat(Agent):
 
 @dataclass
 class Rollout:
-    """One rollout, flattened over (step, game): the learner's inputs, legal actions, actions,
+    """One rollout, flattened over (step, game) (a recurrent learner's over (game, step): one
+    sequence per game, with ``hidden``): the learner's inputs, legal actions, actions,
     their log-probabilities under the policy that played, the value estimates, advantages (GAE),
     returns, rewards and episode ends; and how many episodes finished and were won (and, with
     a league, each finished episode's opponent and whether the learner won)."""
@@ -221,15 +228,24 @@ class Rollout:
     returns: np.ndarray
     rewards: np.ndarray
     dones: np.ndarray
+    #: a recurrent learner's hidden state at the start of each sequence (else None)
+    hidden: np.ndarray | None = None
     episodes: int = 0
     wins: int = 0
     cpu_seconds: float = 0.0  # the sampling process's CPU time for this rollout
     results: list[tuple[str, bool]] = field(default_factory=list)  # (league member, won)
 
 
-def rollout_shapes(num_samples: int, input_size: int, num_actions: int) -> dict[str, tuple]:
-    """The arrays of a rollout of ``num_samples`` decisions: name -> (shape, dtype)."""
-    return {
+def rollout_shapes(
+    num_samples: int,
+    input_size: int,
+    num_actions: int,
+    num_sequences: int = 0,
+    state_size: int = 0,
+) -> dict[str, tuple]:
+    """The arrays of a rollout of ``num_samples`` decisions: name -> (shape, dtype); with a
+    recurrent learner's ``state_size``, the hidden state each of ``num_sequences`` started from."""
+    shapes = {
         "inputs": ((num_samples, input_size), np.float32),
         "masks": ((num_samples, num_actions), np.bool_),
         "actions": ((num_samples,), np.int64),
@@ -240,6 +256,16 @@ def rollout_shapes(num_samples: int, input_size: int, num_actions: int) -> dict[
         "rewards": ((num_samples,), np.float32),
         "dones": ((num_samples,), np.bool_),
     }
+    if state_size:
+        shapes["hidden"] = ((num_sequences, state_size), np.float32)
+    return shapes
+
+
+def _by_step(array: np.ndarray, n_steps: int, num_games: int, by_game: bool) -> np.ndarray:
+    """A (step, game, ...) view of a rollout's array, laid out step by step, or game by game."""
+    if by_game:
+        return array.reshape(num_games, n_steps, *array.shape[1:]).swapaxes(0, 1)
+    return array.reshape(n_steps, num_games, *array.shape[1:])
 
 
 def masked_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -254,7 +280,8 @@ class Sampler:
 
     ``reward`` and ``points_scale`` are the run's reward mode; ``params`` the game's parameters
     (with ``reward="points"`` where the mode uses points); ``seed`` fixes every deal, seat and
-    opponent, and the learner's sampled actions."""
+    opponent, and the learner's sampled actions; ``state_size`` is the learner's hidden state's
+    (0: a feed-forward learner)."""
 
     def __init__(
         self,
@@ -269,6 +296,7 @@ class Sampler:
         gae_lambda: float,
         seed: int,
         stack_fields: tuple[str, ...] = (),
+        state_size: int = 0,
     ):
         self.game = load_game(game_name, **params)
         self.mix = mix
@@ -279,6 +307,8 @@ class Sampler:
             LearnerSeat(self.game, frame_stack, stack_fields) for _ in range(num_games)
         ]
         self.input_size = self.learners[0].inputs.size
+        #: a recurrent learner's hidden state in each game (None: feed-forward)
+        self.hidden = np.zeros((num_games, state_size), np.float32) if state_size else None
         self.tables: list[Table] = [None] * num_games  # type: ignore[list-item]
         self.seats = np.zeros(num_games, np.int64)
         self.opponents: list[str | None] = [None] * num_games  # league member of each game
@@ -305,19 +335,23 @@ class Sampler:
         shape = (n_steps, num_games)
         rewards, dones = np.zeros(shape), np.zeros(shape, bool)
         values, logprobs = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
-        inputs = out["inputs"].reshape(n_steps, num_games, -1)
-        masks = out["masks"].reshape(n_steps, num_games, -1)
-        actions = out["actions"].reshape(shape)
+        by_game = self.hidden is not None
+        inputs = _by_step(out["inputs"], n_steps, num_games, by_game)
+        masks = _by_step(out["masks"], n_steps, num_games, by_game)
+        actions = _by_step(out["actions"], n_steps, num_games, by_game)
+        if by_game:
+            out["hidden"][:] = self.hidden
         episodes = wins = 0
         self.finished, self.results = [], []
         for step in range(n_steps):
             inputs[step], masks[step] = self.decision
-            logits = policy.logits(inputs[step])
+            features, self.hidden = self._features(policy, inputs[step])
+            logits = policy.logits(features)
             log_probabilities = masked_log_softmax(logits, masks[step])
             chosen = _sample(log_probabilities, self.rng)
             actions[step] = chosen
             logprobs[step] = log_probabilities[np.arange(num_games), chosen]
-            values[step] = value.logits(inputs[step])[:, 0]
+            values[step] = value.logits(features)[:, 0]
             for slot, table in enumerate(self.tables):
                 table.step(int(chosen[slot]))
             finished = self._advance(rewards[step])
@@ -327,15 +361,23 @@ class Sampler:
                 rewards[step, slot] += self._final_reward(won)
                 episodes += 1
                 wins += int(won)
-        next_values = value.logits(self.decision[0])[:, 0]
+        next_values = value.logits(self._features(policy, self.decision[0])[0])[:, 0]
         advantages = _gae(rewards, values, dones, next_values, self.gamma, self.gae_lambda)
-        out["logprobs"][:] = logprobs.reshape(-1)
-        out["values"][:] = values.reshape(-1)
-        out["advantages"][:] = advantages.reshape(-1)
-        out["returns"][:] = (advantages + values).reshape(-1)
-        out["rewards"][:] = rewards.reshape(-1)
-        out["dones"][:] = dones.reshape(-1)
+        for name, array in (
+            *(("logprobs", logprobs), ("values", values), ("advantages", advantages)),
+            *(("returns", advantages + values), ("rewards", rewards), ("dones", dones)),
+        ):
+            _by_step(out[name], n_steps, num_games, by_game)[:] = array
         return episodes, wins
+
+    def _features(
+        self, policy: NumpyPolicy, inputs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """What the policy's and the value's MLPs read for these inputs of every game: the
+        inputs, or a recurrent core's outputs; and the games' hidden states after them."""
+        if self.hidden is None:
+            return inputs, None
+        return policy.core(inputs, self.hidden)
 
     def _decision_inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The learner's inputs and legal actions in every game (all wait for its decision);
@@ -403,6 +445,8 @@ class Sampler:
         for other, agent in zip(others, drawn):
             agents[other] = agent
         self.learners[slot].reset()
+        if self.hidden is not None:
+            self.hidden[slot] = 0.0  # a new game: the learner remembers nothing
         self.tables[slot] = Table(game, state, agents, game.default_max_cycles)
         self.seats[slot] = seat
         self.potentials[slot] = game.score_direction * float(game.scores(state)[seat])
@@ -449,9 +493,14 @@ class SamplerWorker:
 
     def __init__(self, sampler_args: dict[str, Any], n_steps: int, num_actions: int):
         self.n_steps = n_steps
-        samples = n_steps * sampler_args["num_games"]
-        input_size = _input_size(sampler_args)
-        self.shapes = rollout_shapes(samples, input_size, num_actions)
+        num_games = sampler_args["num_games"]
+        self.shapes = rollout_shapes(
+            n_steps * num_games,
+            _input_size(sampler_args),
+            num_actions,
+            num_games,
+            sampler_args.get("state_size", 0),
+        )
         size = sum(
             int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self.shapes.values()
         )
