@@ -229,7 +229,7 @@ def test_a_policy_file_whose_core_does_not_fit_its_layers_is_refused(tmp_path):
     weight, bias, activation = policy.layers[0]
     policy.layers[0] = (np.zeros((9, weight.shape[1]), np.float32), bias, activation)
     save_policy(tmp_path / "bad.npz", policy, {"game": "foxy", "num_actions": 82})
-    with pytest.raises(ValueError, match="its core does not fit its layers"):
+    with pytest.raises(ValueError, match="its core gives 64 numbers but its first layer takes 9"):
         read_policy(tmp_path / "bad.npz")
     with pytest.raises(ValueError, match="unknown recurrent core 'rnn'"):
         RecurrentCore("rnn", *[np.zeros((3, 1), np.float32)] * 2, *[np.zeros(3, np.float32)] * 2)
@@ -473,8 +473,8 @@ def test_bad_recurrent_settings_are_refused_before_anything_runs(tmp_path, chang
     [
         (["--memory", "rnn"], "--memory: invalid choice: 'rnn'"),
         (["--memory", "gru", "--memory-size", "0"], "--memory-size:"),
-        (["--memory", "lstm", "--frame-stack", "20"], "--memory: memory: a lstm core"),
-        (["--memory-size", "32"], "--memory-size: memory_size: only with a recurrent core"),
+        (["--memory", "lstm", "--frame-stack", "20"], "--memory: a lstm core"),
+        (["--memory-size", "32"], "--memory-size: only with a recurrent core"),
     ],
 )
 def test_cardzoo_train_refuses_bad_memory_options_in_one_line(options, message, tmp_path, capsys):

@@ -267,9 +267,9 @@ class TrainConfig:
         for size in self.net_arch:
             check_int("net_arch", size, 1, 4096)
         if self.memory == "none" and self.memory_size != DEFAULT_MEMORY_SIZE:
-            raise ValueError("memory_size: only with a recurrent core (memory gru or lstm)")
+            raise InputError("memory_size: only with a recurrent core (memory gru or lstm)")
         if self.memory != "none" and self.frame_stack > 1:
-            raise ValueError(
+            raise InputError(
                 f"memory: a {self.memory} core remembers the game itself; use it without a frame "
                 f"stack (frame_stack 1, got {self.frame_stack})"
             )
