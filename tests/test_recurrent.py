@@ -229,7 +229,7 @@ def test_a_policy_file_whose_core_does_not_fit_its_layers_is_refused(tmp_path):
     weight, bias, activation = policy.layers[0]
     policy.layers[0] = (np.zeros((9, weight.shape[1]), np.float32), bias, activation)
     save_policy(tmp_path / "bad.npz", policy, {"game": "foxy", "num_actions": 82})
-    with pytest.raises(ValueError, match="its core gives 64 numbers but its first layer takes 9"):
+    with pytest.raises(ValueError, match="its core gives 8 numbers but its first layer takes 9"):
         read_policy(tmp_path / "bad.npz")
     with pytest.raises(ValueError, match="unknown recurrent core 'rnn'"):
         RecurrentCore("rnn", *[np.zeros((3, 1), np.float32)] * 2, *[np.zeros(3, np.float32)] * 2)
