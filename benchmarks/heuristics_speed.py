@@ -48,7 +48,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from cardzoo.agents import agent_classes  # noqa: E402
-from cardzoo.envs.core import game_rng_from_seed  # noqa: E402
+from cardzoo.envs.helpers import game_rng_from_seed  # noqa: E402
 from cardzoo.envs.registry import game_spec  # noqa: E402
 
 #: the commit before the agents were optimised

@@ -40,7 +40,8 @@ import numpy as np
 
 from cardzoo.agents import Agent, make_agent
 from cardzoo.envs import game_spec, load_game
-from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_int, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.table import Table
 

@@ -65,7 +65,8 @@ from openskill.models import PlackettLuce
 
 from cardzoo.agents import Agent, build_agent
 from cardzoo.envs import game_spec, load_game
-from cardzoo.envs.core import Game, check_int
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import check_int
 from cardzoo.errors import InputError
 from cardzoo.evaluation import AgentFactory, MatchResult, play_match
 from cardzoo.io import write_json_atomic

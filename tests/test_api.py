@@ -13,7 +13,7 @@ from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from cardzoo.envs import GAMES
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 
 CONFIGS = [
     pytest.param(spec, config, id=f"{spec.name}-" + "-".join(f"{v}" for v in config.values()))

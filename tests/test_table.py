@@ -9,7 +9,7 @@ import pytest
 from cardzoo.agents import build_agent, make_agent, take_turn
 from cardzoo.agents.policy import NumpyPolicy, save_policy
 from cardzoo.envs import load_game
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.table import Table
 
 # ----------------------------------------------------------------------------------------------

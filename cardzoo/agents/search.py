@@ -64,7 +64,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cardzoo.agents.base import Agent, parse_params
-from cardzoo.envs.core import Game, State, check_seed
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_seed
 from cardzoo.errors import InputError
 
 

@@ -37,7 +37,8 @@ from cardzoo.agents import (
     make_agent,
 )
 from cardzoo.envs import GAMES, game_spec, load_game
-from cardzoo.envs.core import Game, game_rng_from_seed
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.table import Table
 
 #: the line-up entry of the person's seat

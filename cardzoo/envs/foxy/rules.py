@@ -139,9 +139,8 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import (
-    Game,
-    State,
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import (
     check_choice,
     check_int,
     in_range,
