@@ -118,16 +118,16 @@ def _set_up(
     game_name: str, opponents: Sequence[str], seat: int, params: dict | None
 ) -> tuple[Game, int, dict[int, str]]:
     """The game (checked parameters), the person's seat, and the opponents by seat."""
-    spec = game_spec(game_name)
+    game_class = game_spec(game_name).game_class()
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
         raise InputError(f"opponents must be a list of agent names, got {opponents!r}")
     players = len(opponents) + 1
-    if not spec.min_players <= players <= spec.max_players:
+    low, high = game_class.min_players, game_class.max_players
+    if not low <= players <= high:
         raise InputError(
             f"opponents: {len(opponents)} opponents make {players} "
             f"player{'s' if players != 1 else ''}; {game_name} seats "
-            f"{spec.min_players}..{spec.max_players}, so give "
-            f"{spec.min_players - 1}..{spec.max_players - 1} opponents"
+            f"{low}..{high}, so give {low - 1}..{high - 1} opponents"
         )
     if params is not None and not isinstance(params, dict):
         raise InputError(f"params must be a dict of game parameters, got {params!r}")

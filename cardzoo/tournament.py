@@ -377,8 +377,8 @@ def tournament(
 
 
 def _check_game(game_name: str, players: int, params: dict | None) -> tuple[Game, dict]:
-    spec = game_spec(game_name)
-    players = check_int("players", players, max(2, spec.min_players), spec.max_players)
+    game_class = game_spec(game_name).game_class()
+    players = check_int("players", players, max(2, game_class.min_players), game_class.max_players)
     if params is not None and not isinstance(params, dict):
         raise InputError(f"params must be a dict of game parameters, got {params!r}")
     params = dict(params or {})

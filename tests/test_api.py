@@ -156,9 +156,9 @@ def test_max_cycles_truncates_with_zero_reward(spec, config):
 def test_bad_parameters_raise_value_error(spec, config):
     module = spec.module()
     with pytest.raises(ValueError, match="num_players"):
-        module.env(num_players=spec.min_players - 1)
+        module.env(num_players=spec.game_class().min_players - 1)
     with pytest.raises(ValueError, match="num_players"):
-        module.env(num_players=spec.max_players + 1)
+        module.env(num_players=spec.game_class().max_players + 1)
     with pytest.raises(ValueError, match="max_cycles"):
         module.env(max_cycles=0)
     with pytest.raises(ValueError, match="render_mode"):

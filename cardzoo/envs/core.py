@@ -73,7 +73,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cardzoo.envs.helpers import is_index
+from cardzoo.envs.helpers import check_choice, is_index
 from cardzoo.envs.restore import restored_state
 from cardzoo.envs.snapshot import SNAPSHOT_FORMAT, encode, field_spec
 
@@ -124,13 +124,18 @@ class Game(ABC):
 
     name: ClassVar[str]  # environment id without version, e.g. "henhouse"
     state_class: ClassVar[type[State]]
-    min_players: ClassVar[int]
-    max_players: ClassVar[int]
     default_max_cycles: ClassVar[int]
     #: the keys ``new_state`` understands in ``options`` (each game's docs list them)
     reset_options: ClassVar[tuple[str, ...]] = ()
 
     # --- facts the layers above read instead of naming the game -------------------------
+    # Each is declared here, once, and read from here by every reader: the list of games and
+    # the registries (cardzoo.envs.registry), the agents, the table, training and the command.
+    #: what the game is, in one line (``cardzoo list``, the web page)
+    description: ClassVar[str]
+    #: the player counts the game accepts, ``min_players..max_players``
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
     #: +1 where a higher score is better (Foxy's points), -1 where a lower one is (penalty
     #: points, totals, cards held)
     score_direction: ClassVar[int] = -1
@@ -138,10 +143,17 @@ class Game(ABC):
     has_points_reward: ClassVar[bool] = False
     #: what a player aims at: "win" (win rate) or "points" (Foxy: the mean score)
     objective: ClassVar[str] = "win"
-    #: whether everybody decides on each card at once (Foxy); the engine still asks in turn
+    #: whether everybody decides on each card at once (Foxy): the engine still asks in turn,
+    #: and the game's public module also offers PettingZoo's ``parallel_env()``
     simultaneous: ClassVar[bool] = False
-    #: whether any seat ever has more than one legal action (Henhouse: never)
+    #: whether any seat ever has more than one legal action (Henhouse: never); a game without
+    #: decisions has nothing to learn and no heuristics
     has_decisions: ClassVar[bool] = True
+    #: the rollout policies of :meth:`random_playouts`, the search agents' default first
+    playout_policies: ClassVar[tuple[str, ...]] = ("random",)
+    #: how far :meth:`random_playouts` plays: ``"game"`` (to its end) and, where a game offers
+    #: it, ``"round"`` (to the end of the round), the default first
+    playout_horizons: ClassVar[tuple[str, ...]] = ("game",)
 
     num_players: int
     num_actions: int
@@ -211,7 +223,7 @@ class Game(ABC):
     def winners(self, state: State) -> np.ndarray:
         """bool array: the winners of a finished game (all False while it is running)."""
 
-    # --- search: copies and sampled worlds --------------------------------------------------
+    # --- search: copies, sampled worlds, playouts -------------------------------------------
 
     def copy_state(self, state: State, rng: np.random.Generator | None = None) -> State:
         """An independent copy of ``state``, its arrays copied: much cheaper than
@@ -236,6 +248,54 @@ class Game(ABC):
         raise NotImplementedError(
             f"{self.name} has no resampler (Game.resample): search agents cannot play it"
         )
+
+    @classmethod
+    def can_resample(cls) -> bool:
+        """Whether the game has a resampler (it overrides :meth:`resample`), so that search
+        agents can play it."""
+        return cls.resample is not Game.resample
+
+    def random_playouts(
+        self,
+        states: list[State],
+        rng: np.random.Generator,
+        first_actions: np.ndarray | None = None,
+        *,
+        seed_groups: int = 1,
+        policy: str = "random",
+        horizon: str = "game",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each state played on by a rollout ``policy`` (one of :attr:`playout_policies`),
+        after ``first_actions[i]`` where given and >= 0, without changing ``states``, to the
+        ``horizon`` (one of :attr:`playout_horizons`). Returns the winners (bool,
+        ``(len(states), num_players)``; none for a playout cut at ``default_max_cycles`` steps)
+        and the scores. ``seed_groups`` consecutive states play with generators seeded alike
+        (common random numbers). The rollouts of the search agents.
+
+        This default plays uniformly random legal actions through the engine, one game at a
+        time, to the end of the game; games with fast batched playouts override it (and name
+        their own policies and horizons)."""
+        check_choice("policy", policy, self.playout_policies)
+        check_choice("horizon", horizon, self.playout_horizons)
+        n = self.num_players
+        winners = np.zeros((len(states), n), bool)
+        scores = np.zeros((len(states), n))
+        seed = 0
+        for index, state in enumerate(states):
+            if index % seed_groups == 0:
+                seed = int(rng.integers(2**63))
+            world = self.copy_state(state, rng=np.random.default_rng(seed))
+            steps = 0
+            if first_actions is not None and first_actions[index] >= 0 and not world.terminal:
+                self.apply(world, int(first_actions[index]))
+                steps += 1
+            while not world.terminal and steps < self.default_max_cycles:
+                legal = np.flatnonzero(self.legal_mask(world, world.current_player))
+                self.apply(world, int(legal[world.rng.integers(legal.size)]))
+                steps += 1
+            winners[index] = self.winners(world)
+            scores[index] = self.scores(world)
+        return winners, scores
 
     @abstractmethod
     def render(self, state: State, player: int | None = None) -> str:

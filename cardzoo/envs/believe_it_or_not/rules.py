@@ -279,6 +279,7 @@ MAX_CYCLES_PER_PLAYER = 500
 
 class BelieveItOrNot(Game):
     name = "believe_it_or_not"
+    description = "animal bluffing: claim, believe or doubt; the last with cards loses"
     state_class = BelieveItOrNotState
     min_players = 2
     max_players = 6

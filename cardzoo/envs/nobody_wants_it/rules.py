@@ -236,6 +236,7 @@ MAX_CYCLES_PER_PLAYER = 500
 
 class NobodyWantsIt(Game):
     name = "nobody_wants_it"
+    description = "farm animals: shed your hand, pairs pass the penalty cards to the left"
     state_class = NobodyWantsItState
     min_players = 2
     max_players = 7

@@ -75,7 +75,7 @@ def run_settings(
     from cardzoo.training.rllib.envs import is_simultaneous, module_ids
 
     game = load_game(game_name, **(params or {}))  # checks the params
-    if game.num_actions < 2:
+    if not game.has_decisions:
         raise InputError(f"{game_name} has no decisions to learn (one action only)")
     agents = [f"player_{i}" for i in range(game.num_players)]
     _check_count("iterations", iterations, 1)
