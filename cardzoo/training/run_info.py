@@ -1,5 +1,5 @@
 """What a run folder records about where it ran: package versions, the git commit, the machine.
-Shared by the SB3 and RLlib backends; imports neither."""
+Shared by cardzoo's PPO (``cardzoo train``) and the RLlib back end; imports neither."""
 
 from __future__ import annotations
 
