@@ -41,11 +41,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variant", action="append", help="variant(s), if the game has them")
     args = parser.parse_args(argv)
     spec = GAMES[args.game]
-    game_class = type(spec.module().raw_env().game)
+    game_class = spec.game_class()
     variants = [{"variant": v} for v in args.variant] if args.variant else [{}]
     print("params | agent | mean | p99 | p99.9 | longest | default max_cycles")
     for variant in variants:
-        for num_players in range(spec.min_players, spec.max_players + 1):
+        for num_players in range(game_class.min_players, game_class.max_players + 1):
             game = game_class(num_players=num_players, **variant)
             for name, agent_class in agent_classes(args.game).items():
                 lengths = np.array(

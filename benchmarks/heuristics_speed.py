@@ -48,7 +48,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from cardzoo.agents import agent_classes  # noqa: E402
-from cardzoo.envs.core import game_rng_from_seed  # noqa: E402
+from cardzoo.envs.helpers import game_rng_from_seed  # noqa: E402
 from cardzoo.envs.registry import game_spec  # noqa: E402
 
 #: the commit before the agents were optimised
@@ -58,12 +58,29 @@ ROOT = Path(__file__).resolve().parent.parent
 SIDES = ("old", "new")
 
 
+def reference_envs_core() -> str:
+    """A module holding what ``cardzoo.envs.core`` held at ``REFERENCE``, before it was split:
+    the engine contract and the engines' helpers (now :mod:`cardzoo.envs.helpers`). Returns its
+    name, for the reference modules to import from."""
+    import cardzoo.envs.core
+    import cardzoo.envs.helpers
+
+    name = "_reference_envs_core"
+    if name not in sys.modules:
+        module = types.ModuleType(name)
+        module.__dict__.update(vars(cardzoo.envs.helpers))
+        module.__dict__.update(vars(cardzoo.envs.core))
+        sys.modules[name] = module
+    return name
+
+
 def reference_module(path: str, name: str, replace: dict[str, str] | None = None):
     """The module at ``path`` as it was at ``REFERENCE``, loaded as ``name``."""
     source = subprocess.run(
         ["git", "show", f"{REFERENCE}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    for old, new in (replace or {}).items():
+    replace = {"cardzoo.envs.core": reference_envs_core(), **(replace or {})}
+    for old, new in replace.items():
         source = source.replace(old, new)
     module = types.ModuleType(name)
     module.__file__ = f"{REFERENCE[:7]}:{path}"

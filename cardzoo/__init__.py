@@ -11,7 +11,8 @@
 - Gymnasium: every game is registered as ``cardzoo/<GameName>-v0`` on import, one learning seat
   against agents (:mod:`cardzoo.single_agent`).
 
-Importing cardzoo imports only the list of games: each layer loads when it is used.
+Importing cardzoo imports only the list of games and their engines' ``Game`` classes (to read
+which games have a parallel form): each other layer loads when it is used.
 """
 
 from cardzoo.envs.registry import register_gymnasium, register_pettingzoo

@@ -22,7 +22,8 @@ import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
 from cardzoo.envs import load_game
-from cardzoo.envs.core import Game, check_int, game_rng_from_seed
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import check_int, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.stats import mean_interval, wilson_interval
 from cardzoo.table import Table, Tables

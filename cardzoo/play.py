@@ -40,7 +40,8 @@ import numpy as np
 
 from cardzoo.agents import Agent, make_agent
 from cardzoo.envs import game_spec, load_game
-from cardzoo.envs.core import Game, State, check_int, game_rng_from_seed
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_int, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.table import Table
 
@@ -117,16 +118,16 @@ def _set_up(
     game_name: str, opponents: Sequence[str], seat: int, params: dict | None
 ) -> tuple[Game, int, dict[int, str]]:
     """The game (checked parameters), the person's seat, and the opponents by seat."""
-    spec = game_spec(game_name)
+    game_class = game_spec(game_name).game_class()
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
         raise InputError(f"opponents must be a list of agent names, got {opponents!r}")
     players = len(opponents) + 1
-    if not spec.min_players <= players <= spec.max_players:
+    low, high = game_class.min_players, game_class.max_players
+    if not low <= players <= high:
         raise InputError(
             f"opponents: {len(opponents)} opponents make {players} "
             f"player{'s' if players != 1 else ''}; {game_name} seats "
-            f"{spec.min_players}..{spec.max_players}, so give "
-            f"{spec.min_players - 1}..{spec.max_players - 1} opponents"
+            f"{low}..{high}, so give {low - 1}..{high - 1} opponents"
         )
     if params is not None and not isinstance(params, dict):
         raise InputError(f"params must be a dict of game parameters, got {params!r}")

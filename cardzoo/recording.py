@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, agent_action, build_agent
-from cardzoo.envs.core import Game, check_int, game_rng_from_seed
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import check_int, game_rng_from_seed
 from cardzoo.envs.recording import write_gif
 from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.errors import InputError

@@ -80,7 +80,7 @@ import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name
 from cardzoo.envs import load_game
-from cardzoo.envs.core import check_choice, check_int, check_seed, known_options, spawn_game_rng
+from cardzoo.envs.helpers import check_choice, check_int, check_seed, known_options, spawn_game_rng
 from cardzoo.envs.registry import gym_id  # noqa: F401  (the ids' spelling, documented here)
 from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.table import Table

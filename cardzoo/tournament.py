@@ -65,7 +65,8 @@ from openskill.models import PlackettLuce
 
 from cardzoo.agents import Agent, build_agent
 from cardzoo.envs import game_spec, load_game
-from cardzoo.envs.core import Game, check_int
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import check_int
 from cardzoo.errors import InputError
 from cardzoo.evaluation import AgentFactory, MatchResult, play_match
 from cardzoo.io import write_json_atomic
@@ -376,8 +377,8 @@ def tournament(
 
 
 def _check_game(game_name: str, players: int, params: dict | None) -> tuple[Game, dict]:
-    spec = game_spec(game_name)
-    players = check_int("players", players, max(2, spec.min_players), spec.max_players)
+    game_class = game_spec(game_name).game_class()
+    players = check_int("players", players, max(2, game_class.min_players), game_class.max_players)
     if params is not None and not isinstance(params, dict):
         raise InputError(f"params must be a dict of game parameters, got {params!r}")
     params = dict(params or {})

@@ -15,8 +15,9 @@ import numpy as np
 
 from cardzoo.agents import Agent, agent_classes
 from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
-from cardzoo.envs.core import Game, game_rng_from_seed
+from cardzoo.envs.core import Game
 from cardzoo.envs.foxy.rules import Foxy
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.envs.minus_two.rules import MinusTwo
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 

@@ -10,10 +10,11 @@ import random
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from cardzoo.envs import GAMES
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 
 CONFIGS = [
     pytest.param(spec, config, id=f"{spec.name}-" + "-".join(f"{v}" for v in config.values()))
@@ -155,9 +156,9 @@ def test_max_cycles_truncates_with_zero_reward(spec, config):
 def test_bad_parameters_raise_value_error(spec, config):
     module = spec.module()
     with pytest.raises(ValueError, match="num_players"):
-        module.env(num_players=spec.min_players - 1)
+        module.env(num_players=spec.game_class().min_players - 1)
     with pytest.raises(ValueError, match="num_players"):
-        module.env(num_players=spec.max_players + 1)
+        module.env(num_players=spec.game_class().max_players + 1)
     with pytest.raises(ValueError, match="max_cycles"):
         module.env(max_cycles=0)
     with pytest.raises(ValueError, match="render_mode"):
@@ -313,6 +314,65 @@ def test_illegal_action_in_env_is_exactly_pettingzoos_terminate_illegal_wrapper(
         ours.step(None)
         theirs.step(None)
     assert not ours.agents
+
+
+# --- calls out of order in env(): exactly PettingZoo's OrderEnforcingWrapper --------------------
+
+
+def outcome(call) -> tuple:
+    """What a call did: the exception's type and message or the value returned (observations
+    as bytes), and the warnings PettingZoo logged meanwhile."""
+    EnvLogger.flush()
+    try:
+        value = call()
+    except Exception as error:  # noqa: BLE001 -- the outcome is what is compared
+        result: tuple = (type(error).__name__, str(error))
+    else:
+        if isinstance(value, dict) and "action_mask" in value:
+            value = {key: array.tobytes() for key, array in value.items()}
+        result = ("returned", repr(value))
+    return result, list(EnvLogger.mqueue)
+
+
+def calls_out_of_order(env) -> list:
+    """The outcome of every call PettingZoo's OrderEnforcingWrapper checks, before a reset, in
+    an agent loop without a step, through a whole game, and after its end."""
+    names = ["rewards", "terminations", "truncations", "infos", "agent_selection", "agents"]
+    names += ["num_agents", "_cumulative_rewards"]
+    seen = [outcome(lambda name=name: getattr(env, name)) for name in names]
+    seen += [outcome(call) for call in (lambda: env.step(0), lambda: env.observe("player_0"))]
+    seen += [outcome(call) for call in (env.render, env.state, env.agent_iter, env.last)]
+    env.reset(seed=3)
+    loop = iter(env.agent_iter())
+    seen += [outcome(lambda: next(loop)), outcome(lambda: next(loop))]  # no step in between
+    env.reset(seed=3)
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        mask = observation["action_mask"]
+        action = None if terminated or truncated else int(np.flatnonzero(mask)[0])
+        seen += [agent, reward, outcome(lambda action=action: env.step(action))]
+    seen += [outcome(lambda: env.step(None)), outcome(lambda: next(iter(env.agent_iter())))]
+    seen += [outcome(lambda: env.observe("player_0")), outcome(env.render), outcome(env.state)]
+    return seen
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_calls_out_of_order_in_env_are_exactly_pettingzoos_order_enforcing_wrapper(spec, config):
+    """cardzoo's wrapper keeps its own record of the order (it touches none of PettingZoo's
+    private attributes): the same calls through env() and through PettingZoo's wrapper around
+    raw_env raise, warn and return alike. When PettingZoo changes what its wrapper does, this
+    fails."""
+    module = spec.module()
+    ours = calls_out_of_order(module.env(**config))
+    theirs = calls_out_of_order(OrderEnforcingWrapper(module.raw_env(**config)))
+    assert ours == theirs
+    assert ours[0] == (("AttributeError", "rewards cannot be accessed before reset"), [])
+    assert ours[8] == (("AssertionError", "reset() needs to be called before step."), [])
+    step_after_end = (
+        "[WARNING]: step() called after all agents are terminated or truncated. "
+        "Should reset() first."
+    )
+    assert ours[-5] == (("returned", "None"), [step_after_end])
 
 
 # --- reset options: one rule (warn about unknown keys and drop them) ----------------------------

@@ -335,7 +335,7 @@ def test_all_zero_observation_lies_in_the_observation_space(spec, config):
     space = env.observation_space("player_0")
     zeros = {key: np.zeros(part.shape, part.dtype) for key, part in space.spaces.items()}
     assert space.contains(zeros)
-    if spec.parallel:
+    if spec.game_class().simultaneous:
         parallel_space = spec.module().parallel_env(**config).observation_space("player_0")
         assert parallel_space.contains(zeros)
 

@@ -83,9 +83,7 @@ def test_references_not_installed_are_reported_not_a_crash(throughput, tmp_path,
 
 
 def test_a_game_that_does_not_import_is_reported_missing(throughput, tmp_path, monkeypatch):
-    monkeypatch.setitem(
-        registry.GAMES, "no_such_game", registry.GameSpec("no_such_game", "not written", 2, 2)
-    )
+    monkeypatch.setitem(registry.GAMES, "no_such_game", registry.GameSpec("no_such_game"))
     output = tmp_path / "RESULTS.md"
     rows = quick(throughput, output, "--games", "henhouse,no_such_game", "--references", "none")
     assert rows["cardzoo", "no_such_game_v0", "aec"].status.startswith("missing")

@@ -35,6 +35,11 @@ def test_cli_list(capsys):
         assert name in out
     assert "agents: random, hand_shedder, nwi_dodger" in out
     assert "parameters: num_players=4, num_rounds=3, reward='win'" in out
+    # each game's line: its player counts and description, as its engine class declares them
+    assert (
+        "foxy_v0                 1..5      memory game: write how many animals have appeared so "
+        "far (simultaneous moves)\n"
+    ) in out
 
 
 def test_cli_simulate(capsys):

@@ -40,7 +40,8 @@ GAME_IDS = [f"cardzoo/{name}-v0" for name in GAMES]
 PLAYER_COUNTS = [
     pytest.param(spec.pettingzoo_id, n, id=f"{spec.name}-{n}p")
     for spec in GAMES.values()
-    for n in sorted({spec.min_players, min(spec.min_players + 2, spec.max_players)})
+    for low, high in [(spec.game_class().min_players, spec.game_class().max_players)]
+    for n in sorted({low, min(low + 2, high)})
 ]
 
 

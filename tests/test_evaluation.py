@@ -11,7 +11,7 @@ import pytest
 
 from cardzoo.agents import RandomAgent, agent_classes, make_agent
 from cardzoo.envs import henhouse_v0
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.evaluation import mean_interval, play_game, play_match, simulate, wilson_interval
 from cardzoo.io import write_json_atomic
 

@@ -19,8 +19,8 @@ from cardzoo.agents.foxy import (
     circle_thresholds,
 )
 from cardzoo.envs import foxy_v0
-from cardzoo.envs.core import split_observation
 from cardzoo.envs.foxy.rules import CARD_SPECIES, KIND_COPIES, Foxy, parse_stack
+from cardzoo.envs.helpers import split_observation
 from cardzoo.evaluation import play_match
 
 G = 40

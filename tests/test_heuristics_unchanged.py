@@ -26,7 +26,7 @@ from heuristic_replay import (
 )
 
 from cardzoo.agents import RandomAgent
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 
 # (game, agent, line-up): (sha256 of the actions, decisions), with the original agents
 DIGESTS = {

@@ -13,7 +13,7 @@ import pytest
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.cli import main
 from cardzoo.envs import game_spec
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.play import moves_text, parse_move, play
 
 

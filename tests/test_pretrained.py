@@ -12,7 +12,7 @@ import pytest
 from cardzoo.agents import agent_names, make_agent
 from cardzoo.agents import policy as policy_module
 from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, save_policy
-from cardzoo.envs import load_game
+from cardzoo.envs import GAMES, load_game
 
 
 @pytest.fixture
@@ -86,7 +86,8 @@ def test_pretrained_is_listed_only_where_a_policy_ships(shipped):
 def test_every_decision_game_ships_a_policy_and_its_model_card():
     from cardzoo.agents.profiles import PROFILES
 
-    decision_games = [name for name, agents in PROFILES.items() if agents.training is not None]
+    decision_games = [name for name, spec in GAMES.items() if spec.game_class().has_decisions]
+    assert decision_games == ["nobody_wants_it", "believe_it_or_not", "minus_two", "foxy"]
     for game in decision_games:
         default = load_game(game, **PROFILES[game].training.params)
         assert policy_module.pretrained_file(game, default) is not None, game

@@ -11,7 +11,7 @@ from PIL import Image
 
 from cardzoo import cli
 from cardzoo.envs import load_game
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.evaluation import play_match
 from cardzoo.recording import check_record_folder, gif_name, record_games
 

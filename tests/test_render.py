@@ -27,7 +27,7 @@ from cardzoo.envs.recording import write_gif
 PLAYER_COUNTS = [
     pytest.param(spec, n, id=f"{spec.name}-{n}p")
     for spec in GAMES.values()
-    for n in sorted({spec.min_players, spec.max_players})
+    for n in sorted({spec.game_class().min_players, spec.game_class().max_players})
 ]
 
 
@@ -85,7 +85,7 @@ def test_rgb_array_frames_of_one_size_in_every_view(spec, num_players):
 
 @pytest.mark.parametrize("spec", GAMES.values(), ids=list(GAMES))
 def test_finished_game_renders_in_every_view(spec):
-    env = spec.module().env(num_players=spec.min_players, render_mode="rgb_array")
+    env = spec.module().env(num_players=spec.game_class().min_players, render_mode="rgb_array")
     env.reset(seed=2)
     play_to_end(env)
     shape = picture_shape(env.unwrapped)
@@ -156,7 +156,7 @@ import hashlib, numpy as np
 from cardzoo.envs import GAMES
 digest = hashlib.sha256()
 for spec in GAMES.values():
-    env = spec.module().env(num_players=spec.min_players, render_mode="rgb_array")
+    env = spec.module().env(num_players=spec.game_class().min_players, render_mode="rgb_array")
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(6):
@@ -185,7 +185,7 @@ def test_same_game_same_pixels_in_other_processes():
 def test_same_seed_same_frames(spec):
     frames = []
     for _ in range(2):
-        env = spec.module().env(num_players=spec.min_players, render_mode="rgb_array")
+        env = spec.module().env(num_players=spec.game_class().min_players, render_mode="rgb_array")
         env.reset(seed=11)
         random_steps(env, 9, seed=11)
         frames.append((env.render(), env.render_seat(env.possible_agents[-1])))
@@ -356,7 +356,7 @@ def test_no_picture_is_drawn_while_playing_without_a_render_mode(spec, monkeypat
     def refuse(*args, **kwargs):
         raise AssertionError("a picture was drawn")
 
-    env = spec.module().env(num_players=spec.min_players)
+    env = spec.module().env(num_players=spec.game_class().min_players)
     monkeypatch.setattr(type(env.unwrapped.game), "picture", refuse)
     monkeypatch.setattr(type(env.unwrapped.game), "render", refuse)
     env.reset(seed=0)

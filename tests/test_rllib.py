@@ -149,7 +149,7 @@ def rllib():
 def _nwi_module(num_players: int = 2):
     """A fresh MaskedActorCritic for Nobody Wants It (no Ray instance needed)."""
     from cardzoo.envs import nobody_wants_it_v0
-    from cardzoo.envs.core import agent_spaces
+    from cardzoo.envs.aec import agent_spaces
     from cardzoo.training.rllib.module import MaskedActorCritic
 
     game = nobody_wants_it_v0.raw_env(num_players=num_players).game
@@ -213,7 +213,7 @@ def test_numpy_policy_gives_the_modules_masked_logits(rllib):
 
     from cardzoo.agents.policy import ObservationScaler
     from cardzoo.envs import minus_two_v0
-    from cardzoo.envs.core import agent_spaces
+    from cardzoo.envs.aec import agent_spaces
     from cardzoo.training.rllib.agent import numpy_policy
     from cardzoo.training.rllib.module import MaskedActorCritic
 

@@ -15,6 +15,7 @@ from cardzoo.agents.base import Agent, take_turn
 from cardzoo.agents.search import AGENTS, ISMCTSAgent, PIMCAgent, parse_agent_params
 from cardzoo.envs import kernels
 from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
+from cardzoo.envs.core import Game
 from cardzoo.envs.henhouse.rules import Henhouse
 from cardzoo.envs.minus_two.rules import MinusTwo
 from cardzoo.envs.nobody_wants_it import kernel, playout
@@ -386,9 +387,12 @@ def test_parse_agent_params_reads_an_agent_name():
 
 
 class WithoutFastPlayouts(NobodyWantsIt):
-    """Nobody Wants It as a game without fast playouts: search falls back on the engine."""
+    """Nobody Wants It as a game without fast playouts (``Game``'s defaults): search rolls out
+    through the engine."""
 
-    random_playouts = None
+    random_playouts = Game.random_playouts
+    playout_policies = Game.playout_policies
+    playout_horizons = Game.playout_horizons
 
 
 def test_search_without_fast_playouts_rolls_out_through_the_engine_without_peeking():

@@ -27,7 +27,7 @@ ONE_CONFIG_PER_GAME = [
 FUZZ_CONFIGS = [
     pytest.param(spec, {**spec.test_configs()[0], "num_players": n}, id=f"{spec.name}-{n}")
     for spec in GAMES.values()
-    for n in sorted({spec.min_players, min(3, spec.max_players)})
+    for n in sorted({spec.game_class().min_players, min(3, spec.game_class().max_players)})
 ]
 
 

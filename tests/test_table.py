@@ -3,13 +3,17 @@ declare about themselves, and the agent factory's names."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from cardzoo.agents import build_agent, make_agent, take_turn
+from cardzoo.agents import build_agent, game_agents, make_agent, take_turn
 from cardzoo.agents.policy import NumpyPolicy, save_policy
-from cardzoo.envs import load_game
-from cardzoo.envs.core import game_rng_from_seed
+from cardzoo.envs import GAMES, load_game
+from cardzoo.envs.helpers import game_rng_from_seed
+from cardzoo.envs.registry import GameSpec
+from cardzoo.errors import InputError
 from cardzoo.table import Table
 
 # ----------------------------------------------------------------------------------------------
@@ -31,22 +35,82 @@ def test_load_game_refuses_an_unknown_parameter_naming_it():
 
 
 @pytest.mark.parametrize(
-    "name, direction, points, objective, simultaneous, decisions",
+    "name, players, direction, points, objective, simultaneous, decisions, resampler",
     [
-        ("henhouse", 1, False, "win", False, False),
-        ("nobody_wants_it", -1, True, "win", False, True),
-        ("believe_it_or_not", -1, False, "win", False, True),
-        ("minus_two", -1, True, "win", False, True),
-        ("foxy", 1, True, "points", True, True),
+        ("henhouse", (2, 8), 1, False, "win", False, False, False),
+        ("nobody_wants_it", (2, 7), -1, True, "win", False, True, True),
+        ("believe_it_or_not", (2, 6), -1, False, "win", False, True, True),
+        ("minus_two", (2, 6), -1, True, "win", False, True, True),
+        ("foxy", (1, 5), 1, True, "points", True, True, False),
     ],
 )
-def test_each_game_declares_its_facts(name, direction, points, objective, simultaneous, decisions):
+def test_each_game_declares_its_facts(
+    name, players, direction, points, objective, simultaneous, decisions, resampler
+):
     game = load_game(name)
+    assert (game.min_players, game.max_players) == players
     assert game.score_direction == direction
     assert game.has_points_reward == points
     assert game.objective == objective
     assert game.simultaneous == simultaneous
     assert game.has_decisions == decisions
+    assert game.can_resample() == resampler
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_games_player_range_is_the_one_its_engine_accepts(name):
+    game_class = GAMES[name].game_class()
+    low, high = game_class.min_players, game_class.max_players
+    assert load_game(name, num_players=low).num_players == low
+    assert load_game(name, num_players=high).num_players == high
+    for outside in (low - 1, high + 1):
+        with pytest.raises(InputError, match=f"num_players={outside} is out of range"):
+            load_game(name, num_players=outside)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_game_without_decisions_has_one_legal_action_at_every_step(name):
+    game = load_game(name)
+    state, steps = game.new_state(game_rng_from_seed(1)), 0
+    most_legal = 0
+    while not state.terminal and steps < 300:
+        legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+        most_legal = max(most_legal, legal.size)
+        game.apply(state, int(legal[0]))
+        steps += 1
+    assert (most_legal > 1) == game.has_decisions
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_game_has_heuristics_and_training_defaults_exactly_when_it_has_decisions(name):
+    """``Game.has_decisions`` decides; the agents' profile of the game follows it."""
+    agents = game_agents(name)
+    decides = GAMES[name].game_class().has_decisions
+    assert bool(agents.heuristics) == decides
+    assert (agents.best is not None) == decides
+    assert (agents.training is not None) == decides
+
+
+def test_the_list_of_games_holds_no_fact_of_a_game():
+    """A game's facts live on its engine class; the list holds only its name and the parameter
+    sets the shared tests play (a copy there could disagree with the engine)."""
+    assert [field.name for field in dataclasses.fields(GameSpec)] == ["name", "test_variants"]
+    for name, spec in GAMES.items():
+        assert spec.game_class() is spec.module().raw_env.game_class
+        assert spec.game_class().name == name
+
+
+def test_pettingzoo_registers_a_parallel_form_for_exactly_the_simultaneous_games():
+    import pettingzoo
+
+    import cardzoo  # noqa: F401  (registers the games)
+
+    parallel = {spec.name for spec in GAMES.values() if spec.game_class().simultaneous}
+    assert parallel == {"foxy"}
+    registered = {key for key in pettingzoo.parallel_registry if key.startswith("cardzoo/")}
+    assert registered == {f"cardzoo/{name}-v0" for name in parallel}
+    assert all(hasattr(GAMES[name].module(), "parallel_env") for name in parallel)
+    assert not any(hasattr(GAMES[name].module(), "parallel_env") for name in set(GAMES) - parallel)
 
 
 # ----------------------------------------------------------------------------------------------

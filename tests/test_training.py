@@ -642,16 +642,33 @@ def test_a_saved_policy_opponent_is_loaded_once_not_every_episode(finished_run):
 
 
 def test_the_same_seed_trains_the_same_policy(tmp_path):
-    """Sampling processes, the one-rollout policy lag and the learner are all seeded: two runs
-    with the same settings write the same weights (and another seed does not)."""
+    """Sampling processes, the one-rollout policy lag and the learner are all seeded: on one
+    machine two runs with the same settings write byte-identical policy files and the same
+    evaluations (and another seed does not). docs/training.md, "Reproducibility": what else
+    must be the same elsewhere."""
     config = tiny(timesteps=1024, processes=2, final_eval_games=4, eval_every=1024)
     first = train(config, tmp_path / "a", progress=False)
     again = train(config, tmp_path / "b", progress=False)
     other = train(tiny(timesteps=1024, processes=2, final_eval_games=4, eval_every=1024, seed=1),
                   tmp_path / "c", progress=False)  # fmt: skip
-    weights = [np.load(run.run_dir / "policy.npz")["weight_0"] for run in (first, again, other)]
-    np.testing.assert_array_equal(weights[0], weights[1])
-    assert not np.array_equal(weights[0], weights[2])
+    files = [(run.run_dir / "policy.npz").read_bytes() for run in (first, again, other)]
+    assert files[0] == files[1]
+    assert files[0] != files[2]
+    metrics = [json.loads((run.run_dir / "metrics.json").read_text()) for run in (first, again)]
+    assert metrics[0]["final_evaluation"] == metrics[1]["final_evaluation"]
+
+
+def test_a_run_records_the_kernels_its_results_depend_on(finished_run, monkeypatch):
+    """Where training is bit-identical depends on the kernels torch, MKL, OpenBLAS and numpy
+    pick: the run folder records torch's CPU level and the settings that pin them."""
+    from cardzoo.training.run_info import KERNEL_SETTINGS, machine
+
+    recorded = json.loads((finished_run.run_dir / "metrics.json").read_text())["machine"]
+    assert recorded["torch_cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    for name in KERNEL_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_CBWR", "AVX2")
+    assert machine()["kernel_settings"] == {"MKL_CBWR": "AVX2"}
 
 
 def test_a_linear_learning_rate_falls_to_zero_at_the_run_length(tmp_path):

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from cardzoo import cli  # noqa: E402
 from cardzoo.envs import GAMES, load_game  # noqa: E402
-from cardzoo.envs.core import game_rng_from_seed  # noqa: E402
+from cardzoo.envs.helpers import game_rng_from_seed  # noqa: E402
 from cardzoo.play import play  # noqa: E402
 from cardzoo.web import sessions as web_sessions  # noqa: E402
 from cardzoo.web.app import create_app  # noqa: E402

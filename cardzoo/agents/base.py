@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, split_observation
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import split_observation
 from cardzoo.errors import InputError
 
 

@@ -28,7 +28,6 @@ from collections import deque
 import numpy as np
 
 from cardzoo.agents.base import Agent
-from cardzoo.envs.core import check_int
 from cardzoo.envs.foxy.rules import (
     CARD_FIELD,
     CARD_SPECIES,
@@ -39,6 +38,7 @@ from cardzoo.envs.foxy.rules import (
     STACK_SIZE,
     Foxy,
 )
+from cardzoo.envs.helpers import check_int
 
 _KIND_OF_FIELD = {tuple(row): kind for kind, row in enumerate(CARD_SPECIES.tolist())}
 _FOXY_FLAG = NUM_SPECIES  # index of the Foxy flag in the ``card`` field

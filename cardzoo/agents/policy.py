@@ -1,6 +1,6 @@
 """A trained policy as a cardzoo agent, acting on a cheap numpy forward pass.
 
-Both training back ends (SB3's ``MaskablePPO`` and Ray RLlib) learn MLP policies over the same
+Both training back ends (cardzoo's own PPO and Ray RLlib) learn MLP policies over the same
 scaled observations, and both save the policy as a small numpy file, ``policy.npz``
 (:func:`save_policy`): the weights, the activations and a record of the game it was trained on.
 ``cardzoo train --memory gru|lstm`` puts a recurrent core before the MLP (:class:`RecurrentCore`);

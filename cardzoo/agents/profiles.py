@@ -41,8 +41,9 @@ class TrainingDefaults:
 
 @dataclasses.dataclass(frozen=True)
 class GameAgents:
-    """One game's agents: ``heuristics`` by registry name, the ``best`` of them (None where
-    the game has no choices), and the ``training`` defaults (None: nothing to learn)."""
+    """One game's agents: ``heuristics`` by registry name, the ``best`` of them, and the
+    ``training`` defaults. A game without decisions (``Game.has_decisions`` False: Henhouse)
+    has none of the three (no heuristics, ``best`` and ``training`` None)."""
 
     heuristics: dict[str, type[Agent]]
     best: str | None = None

@@ -30,7 +30,6 @@ from cardzoo.agents.policy import (
 )
 from cardzoo.agents.profiles import game_agents
 from cardzoo.agents.search import AGENTS as SEARCH_AGENTS
-from cardzoo.agents.search import can_resample
 from cardzoo.envs.core import Game
 from cardzoo.envs.registry import game_spec, load_game
 from cardzoo.errors import InputError
@@ -57,7 +56,7 @@ def agent_classes(game_name: str) -> dict[str, type[Agent]]:
 def search_classes(game_name: str) -> dict[str, type[Agent]]:
     """The search agents (``pimc``, ``ismcts``) where the game's engine can resample what a
     seat cannot see; none elsewhere."""
-    return SEARCH_AGENTS if can_resample(game_spec(game_name).game_class()) else {}
+    return SEARCH_AGENTS if game_spec(game_name).game_class().can_resample() else {}
 
 
 def agent_names(game_name: str) -> list[str]:

@@ -4,9 +4,10 @@ Both agents think by playing the game forward in *sampled worlds*: full game sta
 searching seat cannot tell from the real one, drawn by the game's resampler
 (:meth:`~cardzoo.envs.core.Game.resample`: own cards and public information kept, every card the
 seat cannot see dealt again at random among the places it cannot see). Worlds are finished by
-a cheap default policy (rollouts), through the game's fast batched playouts where it has them
-(``game.random_playouts``, with the policies ``game.playout_policies`` names, the default
-first) and otherwise uniformly at random through the engine (``legal_mask`` + ``apply``).
+a cheap default policy (rollouts): the game's :meth:`~cardzoo.envs.core.Game.random_playouts`,
+with the policies its ``playout_policies`` name (the default first), which are fast batched
+playouts where the game has them and otherwise uniformly random moves through the engine
+(``legal_mask`` + ``apply``, the default of ``Game``).
 
 - :class:`PIMCAgent` (``pimc``): perfect-information Monte Carlo, flat: every legal action is
   tried in the same sampled worlds, each followed by one rollout (the rollouts of one world
@@ -64,7 +65,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cardzoo.agents.base import Agent, parse_params
-from cardzoo.envs.core import Game, State, check_seed
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_seed
 from cardzoo.errors import InputError
 
 
@@ -98,17 +100,12 @@ class SearchAgent(Agent):
         if self.simulations is None:
             self.simulations = None if self.seconds is not None else self.DEFAULT_SIMULATIONS
         self._check_resampler(game)
-        fast = getattr(game, "random_playouts", None)
-        self._playouts = fast or _engine_playouts(game)
-        # a game with random_playouts also names its rollout policies and horizons
-        policies = game.playout_policies if fast else ("random",)  # type: ignore[attr-defined]
-        horizons = game.playout_horizons if fast else ("game",)  # type: ignore[attr-defined]
-        self.rollout = _option(game, "rollout", "rollout policy", params, policies)
-        self.horizon = _option(game, "horizon", "rollout horizon", params, horizons)
+        self.rollout = _option(game, "rollout", "rollout policy", params, game.playout_policies)
+        self.horizon = _option(game, "horizon", "rollout horizon", params, game.playout_horizons)
 
     def _check_resampler(self, game: Game) -> None:
         """A clear error at construction, not at the first move, for a game without one."""
-        if not can_resample(type(game)):
+        if not game.can_resample():
             raise InputError(
                 f"{self.name} needs the game's resampler (Game.resample), which {game.name} "
                 "does not have"
@@ -139,7 +136,7 @@ class SearchAgent(Agent):
         self, worlds: list[State], first_actions: np.ndarray | None, seed_groups: int = 1
     ) -> np.ndarray:
         """Each world's rollout result for every seat: its share of the win."""
-        winners, _scores = self._playouts(
+        winners, _scores = self.game.random_playouts(
             worlds,
             self.rng,
             first_actions,
@@ -280,35 +277,6 @@ class ISMCTSAgent(SearchAgent):
         return best
 
 
-def _engine_playouts(game: Game):
-    """Random rollouts through the engine, one game at a time, to the end of the game, for
-    games without fast playouts. ``seed_groups`` consecutive states play with generators
-    seeded alike (common random numbers)."""
-
-    def playouts(states, rng, first_actions=None, policy="random", seed_groups=1, horizon=""):
-        n = game.num_players
-        winners = np.zeros((len(states), n), bool)
-        scores = np.zeros((len(states), n))
-        seed = 0
-        for index, state in enumerate(states):
-            if index % seed_groups == 0:
-                seed = int(rng.integers(2**63))
-            world = game.copy_state(state, rng=np.random.default_rng(seed))
-            steps = 0
-            if first_actions is not None and first_actions[index] >= 0 and not world.terminal:
-                game.apply(world, int(first_actions[index]))
-                steps += 1
-            while not world.terminal and steps < game.default_max_cycles:
-                legal = np.flatnonzero(game.legal_mask(world, world.current_player))
-                game.apply(world, int(legal[world.rng.integers(legal.size)]))
-                steps += 1
-            winners[index] = game.winners(world)
-            scores[index] = game.scores(world)
-        return winners, scores
-
-    return playouts
-
-
 def _option(game: Game, name: str, what: str, params: dict, allowed: tuple[str, ...]) -> str:
     """``params[name]``, one of ``allowed`` (default: the first)."""
     value = params.get(name, allowed[0])
@@ -338,11 +306,6 @@ def _positive_seconds(value: Any) -> float | None:
 
 
 AGENTS: dict[str, type[SearchAgent]] = {"pimc": PIMCAgent, "ismcts": ISMCTSAgent}
-
-
-def can_resample(game_class: type[Game]) -> bool:
-    """Whether the game has a resampler, so that search agents can play it."""
-    return game_class.resample is not Game.resample
 
 
 def parse_agent_params(spec: str) -> tuple[str, dict[str, Any]]:

@@ -21,8 +21,9 @@ def run_list(args: argparse.Namespace) -> int:
 
     print(f"{'game':<24}{'players':<10}description")
     for spec in GAMES.values():
-        players = f"{spec.min_players}..{spec.max_players}"
-        print(f"{spec.name + '_v0':<24}{players:<10}{spec.description}")
+        game_class = spec.game_class()
+        players = f"{game_class.min_players}..{game_class.max_players}"
+        print(f"{spec.name + '_v0':<24}{players:<10}{game_class.description}")
         if args.agents:
             print(f"{'':<34}agents: {', '.join(agent_names(spec.name))}")
         if args.params:

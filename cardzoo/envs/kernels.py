@@ -20,7 +20,8 @@ from types import ModuleType
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_choice
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_choice
 
 try:  # optional: the ``search`` extra
     import numba

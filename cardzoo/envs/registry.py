@@ -1,5 +1,7 @@
-"""The list of games: ids, player counts, descriptions, and the parameter sets the shared test
-suite runs every game at. A new game adds one entry here.
+"""The list of games: each game's name and the parameter sets the shared test suite runs it at.
+A new game adds one entry here; everything else about a game (what it is, its player counts,
+whether its moves are simultaneous, ...) is a fact its engine declares on its
+:class:`~cardzoo.envs.core.Game` class, read through :meth:`GameSpec.game_class`.
 
 :func:`load_game` builds a game's engine by name (OpenSpiel's ``load_game``).
 :func:`register_gymnasium` enters every game's single-agent view in Gymnasium's registry as
@@ -25,16 +27,21 @@ if TYPE_CHECKING:
 PETTINGZOO_NAMESPACE = "cardzoo"
 
 
+def camel_case(game_name: str) -> str:
+    """``"nobody_wants_it"`` -> ``"NobodyWantsIt"``: the name of a game's engine class and of
+    its Gymnasium id."""
+    return "".join(word.capitalize() for word in game_name.split("_"))
+
+
 @dataclasses.dataclass(frozen=True)
 class GameSpec:
+    """A game in the list: its ``name`` and the ``test_variants`` the shared tests play. The
+    game's own facts are on its engine class, :meth:`game_class` (``min_players``,
+    ``max_players``, ``description``, ``simultaneous``, ``has_decisions``, ...)."""
+
     name: str  # e.g. "henhouse"; the public module is cardzoo.envs.<name>_v0
-    description: str
-    min_players: int
-    max_players: int
     #: parameter sets the shared tests run (each also at every player count in range)
     test_variants: tuple[dict[str, Any], ...] = ({},)
-    #: whether the public module also offers ``parallel_env()`` (simultaneous moves)
-    parallel: bool = False
 
     @property
     def module_name(self) -> str:
@@ -50,14 +57,18 @@ class GameSpec:
         return importlib.import_module(self.module_name)
 
     def game_class(self) -> type[Game]:
-        """The game's engine class (e.g. ``NobodyWantsIt``), the one its environment runs."""
-        return self.module().raw_env.game_class
+        """The game's engine class (e.g. ``NobodyWantsIt`` in
+        ``cardzoo.envs.nobody_wants_it.rules``), the one its environments run, with the game's
+        facts. Only the engine is imported, not the environments."""
+        rules = importlib.import_module(f"cardzoo.envs.{self.name}.rules")
+        return getattr(rules, camel_case(self.name))
 
     def test_configs(self) -> list[dict[str, Any]]:
         """Every (player count, variant) the shared test suite plays."""
+        game_class = self.game_class()
         return [
             {"num_players": n, **variant}
-            for n in range(self.min_players, self.max_players + 1)
+            for n in range(game_class.min_players, game_class.max_players + 1)
             for variant in self.test_variants
         ]
 
@@ -65,24 +76,13 @@ class GameSpec:
 GAMES: dict[str, GameSpec] = {
     spec.name: spec
     for spec in [
-        GameSpec(
-            "henhouse",
-            "hens, feathers, eggs and a fox: turn your top card, win all the cards (no choices)",
-            2,
-            8,
-        ),
+        GameSpec("henhouse"),
         GameSpec(
             "nobody_wants_it",
-            "farm animals: shed your hand, pairs pass the penalty cards to the left",
-            2,
-            7,
             ({"reward": "win"}, {"reward": "points", "num_rounds": 1}),
         ),
         GameSpec(
             "believe_it_or_not",
-            "animal bluffing: claim, believe or doubt; the last with cards loses",
-            2,
-            6,
             (
                 {"variant": "standard"},
                 {"variant": "quick"},
@@ -94,9 +94,6 @@ GAMES: dict[str, GameSpec] = {
         ),
         GameSpec(
             "minus_two",
-            "shedding game with -2 and >>> cards; first to the target score loses",
-            2,
-            6,
             (
                 {"target_score": 60},
                 {"target_score": 60, "reward": "points"},
@@ -106,16 +103,12 @@ GAMES: dict[str, GameSpec] = {
         ),
         GameSpec(
             "foxy",
-            "memory game: write how many animals have appeared so far (simultaneous moves)",
-            1,
-            5,
             (
                 {"memory": "none"},
                 {"memory": "perfect"},
                 {"memory": "none", "reward": "points"},
                 {"memory": "perfect", "reward": "points"},
             ),
-            parallel=True,
         ),
     ]
 }
@@ -147,13 +140,15 @@ def game_spec(name: str) -> GameSpec:
 
 def register_pettingzoo() -> None:
     """Enter every game in PettingZoo's registry: the AEC ``env()`` of each game, and
-    ``parallel_env()`` where there is one. Entry points are strings, so no game module is
+    ``parallel_env()`` where its moves are simultaneous (``Game.simultaneous``). Only the
+    engines are imported, to read that fact; entry points are strings, so no environment is
     imported until ``pettingzoo.make`` asks for it. Calling this again changes nothing (and
     does not trigger PettingZoo's "Overriding environment" warning)."""
     import pettingzoo
 
     for spec in GAMES.values():
-        kinds = {"aec": "env", **({"parallel": "parallel_env"} if spec.parallel else {})}
+        parallel = spec.game_class().simultaneous
+        kinds = {"aec": "env", **({"parallel": "parallel_env"} if parallel else {})}
         for env_type, function in kinds.items():
             entry_point = f"{spec.module_name}:{function}"
             registry = (
@@ -167,7 +162,7 @@ def register_pettingzoo() -> None:
 def gym_id(game_name: str) -> str:
     """The Gymnasium id of a game's single-agent view: ``"nobody_wants_it"`` ->
     ``"cardzoo/NobodyWantsIt-v0"``."""
-    return "cardzoo/" + "".join(word.capitalize() for word in game_name.split("_")) + "-v0"
+    return f"cardzoo/{camel_case(game_name)}-v0"
 
 
 def register_gymnasium() -> None:

@@ -65,7 +65,8 @@ from cardzoo.agents.policy import (
 )
 from cardzoo.agents.profiles import PROFILES, TrainingDefaults
 from cardzoo.envs import load_game
-from cardzoo.envs.core import Game, check_choice, check_int
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import check_choice, check_int
 from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic

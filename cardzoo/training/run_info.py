@@ -1,5 +1,5 @@
 """What a run folder records about where it ran: package versions, the git commit, the machine.
-Shared by the SB3 and RLlib backends; imports neither."""
+Shared by cardzoo's PPO (``cardzoo train``) and the RLlib back end; imports neither."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import contextlib
 import os
 import platform
 import subprocess
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -60,5 +61,26 @@ def source_state() -> str | None:
     return f"{commit}+changes" if changed else commit
 
 
+#: the environment variables that fix which kernels the numeric libraries run, instead of the
+#: fastest for the CPU: torch's own (ATen), Intel MKL's (torch's matrix products), OpenBLAS's
+#: (numpy's) and numpy's loops. A training run is bit-identical only where these kernels are the
+#: same (docs/training.md, "Reproducibility").
+KERNEL_SETTINGS = (
+    "ATEN_CPU_CAPABILITY",
+    "MKL_CBWR",
+    "OPENBLAS_CORETYPE",
+    "NPY_DISABLE_CPU_FEATURES",
+)
+
+
 def machine() -> dict[str, object]:
-    return {"cpus": os.cpu_count(), "platform": platform.platform()}
+    """Where a run ran, as far as its results depend on it: the CPUs, the platform, the kernel
+    level torch chose (when torch is loaded) and the :data:`KERNEL_SETTINGS` that were set."""
+    found: dict[str, object] = {"cpus": os.cpu_count(), "platform": platform.platform()}
+    torch = sys.modules.get("torch")  # imported by the trainer; never imported here
+    if torch is not None:
+        found["torch_cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+    found["kernel_settings"] = {
+        name: os.environ[name] for name in KERNEL_SETTINGS if name in os.environ
+    }
+    return found

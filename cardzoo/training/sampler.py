@@ -46,7 +46,8 @@ import numpy as np
 from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
 from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
 from cardzoo.envs import load_game
-from cardzoo.envs.core import Game, spawn_game_rng
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import spawn_game_rng
 from cardzoo.errors import InputError
 from cardzoo.table import Table, Tables
 

@@ -37,7 +37,8 @@ from cardzoo.agents import (
     make_agent,
 )
 from cardzoo.envs import GAMES, game_spec, load_game
-from cardzoo.envs.core import Game, game_rng_from_seed
+from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.table import Table
 
 #: the line-up entry of the person's seat
@@ -64,15 +65,15 @@ def catalogue(offered_agents: Sequence[str] = ()) -> list[dict[str, Any]]:
     (the page's default opponent)."""
     return [
         {
-            "name": name,
-            "description": spec.description,
-            "min_players": spec.min_players,
-            "max_players": spec.max_players,
-            "default_players": load_game(name).num_players,
-            "agents": [*agent_names(name), *offered_agents],
-            "best_agent": BEST_HEURISTIC.get(name, "random"),
+            "name": game.name,
+            "description": game.description,
+            "min_players": game.min_players,
+            "max_players": game.max_players,
+            "default_players": game.num_players,
+            "agents": [*agent_names(game.name), *offered_agents],
+            "best_agent": BEST_HEURISTIC.get(game.name, "random"),
         }
-        for name, spec in GAMES.items()
+        for game in (load_game(name) for name in GAMES)
     ]
 
 
@@ -306,12 +307,12 @@ class Sessions:
 
     @staticmethod
     def _game(game_name: str, players: int) -> Game:
-        spec = game_spec(game_name)
-        if not spec.min_players <= players <= spec.max_players:
+        game_class = game_spec(game_name).game_class()
+        if not game_class.min_players <= players <= game_class.max_players:
             raise RequestError(
                 400,
                 f"lineup: {players} seats, but {game_name} seats "
-                f"{spec.min_players}..{spec.max_players} players",
+                f"{game_class.min_players}..{game_class.max_players} players",
             )
         return load_game(game_name, num_players=players)
 

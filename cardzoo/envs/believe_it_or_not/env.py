@@ -1,11 +1,12 @@
 """The PettingZoo AEC environment of Believe It or Not: the common AEC base
-(:class:`cardzoo.envs.core.CardGameEnv`) over its engine. Rules:
+(:class:`cardzoo.envs.aec.CardGameEnv`) over its engine. Rules:
 :mod:`cardzoo.envs.believe_it_or_not.rules`; user guide: ``docs/believe_it_or_not.md``."""
 
 from __future__ import annotations
 
+from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
-from cardzoo.envs.core import CardGameEnv, wrap
+from cardzoo.envs.wrapper import wrap
 
 
 class raw_env(CardGameEnv):
@@ -16,5 +17,6 @@ class raw_env(CardGameEnv):
 
 
 def env(**kwargs):
-    """Believe It or Not with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    """Believe It or Not with PettingZoo's classic wrappers (see
+    :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

@@ -26,7 +26,8 @@ import numpy as np
 
 from cardzoo.envs.believe_it_or_not import kernel as _kernel
 from cardzoo.envs.believe_it_or_not.kernel import NUM_SCALARS, TERMINAL
-from cardzoo.envs.core import Game, State, check_choice
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_choice
 from cardzoo.envs.kernels import (
     pack_rows,
     plain_and_compiled,

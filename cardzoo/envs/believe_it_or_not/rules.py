@@ -199,9 +199,8 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import (
-    Game,
-    State,
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
     check_choice,
@@ -280,6 +279,7 @@ MAX_CYCLES_PER_PLAYER = 500
 
 class BelieveItOrNot(Game):
     name = "believe_it_or_not"
+    description = "animal bluffing: claim, believe or doubt; the last with cards loses"
     state_class = BelieveItOrNotState
     min_players = 2
     max_players = 6

@@ -1,7 +1,7 @@
 """The PettingZoo environments of Foxy over one engine (:mod:`cardzoo.envs.foxy.rules`).
 
 - :class:`raw_env` / :func:`env`: the AEC form (the common AEC base,
-  :class:`cardzoo.envs.core.CardGameEnv`): the players write one after
+  :class:`cardzoo.envs.aec.CardGameEnv`): the players write one after
   another, in seat order, for every card; nobody's observation shows another's number.
 - :class:`parallel_env`: the ``ParallelEnv`` form: every player writes on every card at once; the
   actions are stepped through the same engine in seat order, so both forms play the same game
@@ -21,19 +21,11 @@ import numpy as np
 from pettingzoo import ParallelEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from cardzoo.envs.core import (
-    ENV_SNAPSHOT_KEYS,
-    AgentsAndSpaces,
-    CardGameEnv,
-    check_choice,
-    check_int,
-    check_seed,
-    deal_new_game,
-    known_options,
-    wrap,
-)
+from cardzoo.envs.aec import AgentsAndSpaces, CardGameEnv
 from cardzoo.envs.foxy.rules import STACK_SIZE, Foxy, FoxyState
+from cardzoo.envs.helpers import check_choice, check_int, deal_for_reset
 from cardzoo.envs.rendering import RENDER_FPS, RENDER_MODES, Rendering
+from cardzoo.envs.restore import ENV_SNAPSHOT_KEYS, restored_agents
 from cardzoo.envs.snapshot import (
     SNAPSHOT_FORMAT,
     check_format,
@@ -44,6 +36,7 @@ from cardzoo.envs.snapshot import (
     invalid,
     snapshot_data,
 )
+from cardzoo.envs.wrapper import wrap
 
 #: what an illegal action does: see :class:`parallel_env` (``"drop_circle"``: for test kits
 #: that play unmasked random actions, such as PettingZoo's ``max_cycles_test``)
@@ -120,7 +113,7 @@ class raw_env(CardGameEnv):
 
 
 def env(illegal_action: str = "terminate", **kwargs):
-    """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`).
+    """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.wrapper.wrap`).
     ``illegal_action`` is as in :class:`parallel_env`: ``"terminate"`` (default, PettingZoo's
     classic convention), ``"raise"`` or ``"drop_circle"``."""
     check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
@@ -222,13 +215,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
         # As CardGameEnv.reset (one seed deals the same stack in both forms): seed and options
         # are checked and the game dealt before anything changes, so a reset that raises leaves
         # the environment, its generator included, as it was.
-        seed = check_seed(seed)
-        options = known_options(self.game, options)
-        if seed is not None or self._rng is None:
-            env_rng = np.random.default_rng(seed)
-        else:
-            env_rng = self._rng
-        state = deal_new_game(self.game, env_rng, options)
+        env_rng, state = deal_for_reset(self.game, seed, options, self._rng)
         self._rng, self.state_ = env_rng, state
         self.illegal_action_by = []
         self._last_moves = None
@@ -387,7 +374,9 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
                 "the parallel form steps whole cards",
             )
         env_rng = decode_generator(data["env_rng"], f"{what}: env_rng")
-        offenders = self.restored_agents(data["illegal_action_by"], f"{what}: illegal_action_by")
+        offenders = restored_agents(
+            self.possible_agents, data["illegal_action_by"], f"{what}: illegal_action_by"
+        )
         if offenders and state.terminal:
             raise invalid(what, "a game over by the rules was not ended by an illegal action")
         return state, env_rng, offenders

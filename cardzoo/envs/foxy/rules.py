@@ -139,9 +139,8 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import (
-    Game,
-    State,
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import (
     check_choice,
     check_int,
     in_range,
@@ -233,6 +232,7 @@ class FoxyState(State):
 
 class Foxy(Game):
     name = "foxy"
+    description = "memory game: write how many animals have appeared so far (simultaneous moves)"
     state_class = FoxyState
     min_players = 1
     max_players = 5
@@ -250,7 +250,7 @@ class Foxy(Game):
         reward: str = "win",
         max_guess: int = 40,
     ):
-        self.num_players = check_int("num_players", num_players, 1, 5)
+        self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
         check_choice("memory", memory, ("none", "perfect"))
         check_choice("reward", reward, ("win", "points"))
         self.memory, self.reward = memory, reward

@@ -1,11 +1,12 @@
 """The PettingZoo AEC environment of Henhouse: the common AEC base
-(:class:`cardzoo.envs.core.CardGameEnv`) over the Henhouse engine. Rules:
+(:class:`cardzoo.envs.aec.CardGameEnv`) over the Henhouse engine. Rules:
 :mod:`cardzoo.envs.henhouse.rules`; user guide: ``docs/henhouse.md``."""
 
 from __future__ import annotations
 
-from cardzoo.envs.core import CardGameEnv, wrap
+from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.henhouse.rules import Henhouse
+from cardzoo.envs.wrapper import wrap
 
 
 class raw_env(CardGameEnv):
@@ -16,5 +17,5 @@ class raw_env(CardGameEnv):
 
 
 def env(**kwargs):
-    """Henhouse with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    """Henhouse with PettingZoo's classic wrappers (see :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

@@ -90,9 +90,8 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import (
-    Game,
-    State,
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
     check_int,
@@ -146,6 +145,9 @@ class HenhouseState(State):
 
 class Henhouse(Game):
     name = "henhouse"
+    description = (
+        "hens, feathers, eggs and a fox: turn your top card, win all the cards (no choices)"
+    )
     state_class = HenhouseState
     min_players = 2
     max_players = 8
@@ -156,7 +158,7 @@ class Henhouse(Game):
     score_direction = 1  # the cards in one's deck: all of them wins
 
     def __init__(self, num_players: int = 4):
-        self.num_players = check_int("num_players", num_players, 2, 8)
+        self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
         self.composition = deck_composition(self.num_players)
         self.num_cards = int(self.composition.sum())
         self.deal_counts = _DEAL_COUNTS[self.num_players]

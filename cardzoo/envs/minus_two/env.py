@@ -1,11 +1,12 @@
 """The PettingZoo AEC environment of Minus Two: the common AEC base
-(:class:`cardzoo.envs.core.CardGameEnv`) over the Minus Two engine. Rules:
+(:class:`cardzoo.envs.aec.CardGameEnv`) over the Minus Two engine. Rules:
 :mod:`cardzoo.envs.minus_two.rules`; user guide: ``docs/minus_two.md``."""
 
 from __future__ import annotations
 
-from cardzoo.envs.core import CardGameEnv, wrap
+from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.minus_two.rules import MinusTwo
+from cardzoo.envs.wrapper import wrap
 
 
 class raw_env(CardGameEnv):
@@ -16,5 +17,5 @@ class raw_env(CardGameEnv):
 
 
 def env(**kwargs):
-    """Minus Two with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    """Minus Two with PettingZoo's classic wrappers (see :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cardzoo.envs.core import Game, State, check_choice
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import check_choice
 from cardzoo.envs.kernels import (
     pack_rows,
     plain_and_compiled,

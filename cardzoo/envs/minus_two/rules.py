@@ -187,9 +187,8 @@ import functools
 
 import numpy as np
 
-from cardzoo.envs.core import (
-    Game,
-    State,
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
     check_choice,
@@ -300,6 +299,7 @@ _STATE_FIELDS = tuple(field.name for field in dataclasses.fields(MinusTwoState))
 
 class MinusTwo(Game):
     name = "minus_two"
+    description = "shedding game with -2 and >>> cards; first to the target score loses"
     state_class = MinusTwoState
     min_players = 2
     max_players = 6
@@ -319,7 +319,7 @@ class MinusTwo(Game):
         scoring: str = "face",
         reward: str = "win",
     ):
-        self.num_players = check_int("num_players", num_players, 2, 6)
+        self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
         check_choice("scoring", scoring, ("face", "count"))
         check_choice("reward", reward, ("win", "points"))
         self.scoring, self.reward = scoring, reward

@@ -1,11 +1,12 @@
 """The PettingZoo AEC environment of Nobody Wants It: the common AEC base
-(:class:`cardzoo.envs.core.CardGameEnv`) over its engine. Rules:
+(:class:`cardzoo.envs.aec.CardGameEnv`) over its engine. Rules:
 :mod:`cardzoo.envs.nobody_wants_it.rules`; user guide: ``docs/nobody_wants_it.md``."""
 
 from __future__ import annotations
 
-from cardzoo.envs.core import CardGameEnv, wrap
+from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
+from cardzoo.envs.wrapper import wrap
 
 
 class raw_env(CardGameEnv):
@@ -16,5 +17,6 @@ class raw_env(CardGameEnv):
 
 
 def env(**kwargs):
-    """Nobody Wants It with PettingZoo's classic wrappers (see :func:`cardzoo.envs.core.wrap`)."""
+    """Nobody Wants It with PettingZoo's classic wrappers (see
+    :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

@@ -154,9 +154,8 @@ import dataclasses
 
 import numpy as np
 
-from cardzoo.envs.core import (
-    Game,
-    State,
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
     check_choice,
@@ -237,6 +236,7 @@ MAX_CYCLES_PER_PLAYER = 500
 
 class NobodyWantsIt(Game):
     name = "nobody_wants_it"
+    description = "farm animals: shed your hand, pairs pass the penalty cards to the left"
     state_class = NobodyWantsItState
     min_players = 2
     max_players = 7

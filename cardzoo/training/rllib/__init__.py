@@ -42,7 +42,7 @@ class PPOSettings:
     Decision: SB3's PPO defaults where RLlib's differ (RLlib's 30 epochs and KL penalty are tuned
     for its benchmark suites and cost much more time per sample on a laptop), with an entropy
     bonus of 0.01 so that self-play keeps exploring, gradients clipped at 0.5, and the discount
-    0.995 of cardzoo's SB3 training (a player makes up to a few hundred decisions a game)."""
+    0.995 of ``cardzoo train`` (a player makes up to a few hundred decisions a game)."""
 
     lr: float = 3e-4
     gamma: float = 0.995
@@ -75,7 +75,7 @@ def run_settings(
     from cardzoo.training.rllib.envs import is_simultaneous, module_ids
 
     game = load_game(game_name, **(params or {}))  # checks the params
-    if game.num_actions < 2:
+    if not game.has_decisions:
         raise InputError(f"{game_name} has no decisions to learn (one action only)")
     agents = [f"player_{i}" for i in range(game.num_players)]
     _check_count("iterations", iterations, 1)

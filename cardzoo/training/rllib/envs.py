@@ -32,8 +32,9 @@ def env_config(game_name: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_simultaneous(game_name: str) -> bool:
-    """Whether the game has a parallel form (all players act at once), used for training."""
-    return game_spec(game_name).parallel
+    """Whether the game's moves are simultaneous (``Game.simultaneous``): it then has a
+    parallel form (all players act at once), which training uses."""
+    return game_spec(game_name).game_class().simultaneous
 
 
 def env_class(game_name: str) -> type:

@@ -25,7 +25,7 @@ from cardzoo.training.run_info import git_commit, versions
 
 EVAL_SEED = 2_000_000
 
-#: each game's strongest heuristic, the opponent to beat (shared with the SB3 backend)
+#: each game's strongest heuristic, the opponent to beat (shared with ``cardzoo train``)
 BASELINES = BEST_HEURISTIC
 
 
