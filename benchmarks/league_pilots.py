@@ -45,6 +45,16 @@ EXPLOIT_BUDGET = 1_000_000
 
 LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
 
+#: Believe It or Not (quick) in a league with an exploiter of 500k decisions every 500k
+QUICK_LEAGUE: dict = dict(
+    params={"variant": "quick"},
+    timesteps=2_000_000,
+    eval_every=250_000,
+    league=True,
+    exploiter_every=500_000,
+    exploiter_timesteps=500_000,
+)
+
 #: pilot name -> its run; the name starts with the shipped agent it would replace
 PILOTS: dict[str, TrainConfig] = {
     # today's shipped recipe (defaults, 6M, constant rate) with the league and an exploiter of
@@ -58,26 +68,9 @@ PILOTS: dict[str, TrainConfig] = {
         exploiter_timesteps=250_000,
     ),
     # best responses to today's quick policy need ~500k decisions to find their +0.4
-    "believe_it_or_not-quick-a": TrainConfig(
-        "believe_it_or_not",
-        params={"variant": "quick"},
-        timesteps=2_000_000,
-        eval_every=250_000,
-        league=True,
-        exploiter_every=500_000,
-        exploiter_timesteps=500_000,
-    ),
+    "believe_it_or_not-quick-a": TrainConfig("believe_it_or_not", **QUICK_LEAGUE),
     # the same, playing (and attacked as) a mixed strategy
-    "believe_it_or_not-quick-b": TrainConfig(
-        "believe_it_or_not",
-        params={"variant": "quick"},
-        timesteps=2_000_000,
-        eval_every=250_000,
-        league=True,
-        exploiter_every=500_000,
-        exploiter_timesteps=500_000,
-        play="sample",
-    ),
+    "believe_it_or_not-quick-b": TrainConfig("believe_it_or_not", **QUICK_LEAGUE, play="sample"),
     "minus_two-a": TrainConfig(
         "minus_two",
         timesteps=8_000_000,
