@@ -276,8 +276,13 @@ def test_ctrl_c_during_a_simulation_prints_interrupted_and_exits_130():
         text=True,
     )
     try:
-        # wait for the progress bar: the games are being played
-        assert process.stderr.read(1)
+        # wait for the progress bar (not any first byte, such as a warning at import): the
+        # games are being played
+        seen = ""
+        while "simulation" not in seen:
+            character = process.stderr.read(1)
+            assert character, f"the simulation ended before its progress bar: {seen!r}"
+            seen += character
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     finally:
