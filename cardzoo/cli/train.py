@@ -70,11 +70,20 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--stack-fields",
-        type=lambda text: tuple(part.strip() for part in text.split(",") if part.strip()),
+        type=field_names,
         default=(),
         metavar="FIELDS",
         help="with --frame-stack: keep only these observation fields of the earlier "
         "observations, e.g. card for foxy (default: all)",
+    )
+    parser.add_argument(
+        "--count-fields",
+        type=field_names,
+        default=(),
+        metavar="FIELDS",
+        help="the learner also sees these observation fields summed over the game so far, "
+        "and that sum times their value now: an exact count of what it has seen, e.g. card "
+        "for foxy (default: none)",
     )
     parser.add_argument(
         "--net-arch",
@@ -188,6 +197,7 @@ def run_train(args: argparse.Namespace) -> int:
         lr_schedule=args.lr_schedule,
         net_arch=args.net_arch,
         stack_fields=args.stack_fields,
+        count_fields=args.count_fields,
         head=args.head,
         activation=args.activation,
         memory=args.memory,
@@ -217,6 +227,11 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def field_names(text: str) -> tuple[str, ...]:
+    """``"card,sheet"`` -> ``("card", "sheet")`` (``--stack-fields``, ``--count-fields``)."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def layer_sizes(text: str) -> tuple[int, ...]:
     """``"256,256"`` -> ``(256, 256)`` (``--net-arch``): 1 to 8 sizes of 1..4096."""
     try:
@@ -237,6 +252,6 @@ def _option_of(message: str) -> str | None:
         *("n_envs", "processes", "timesteps", "frame_stack", "stack_fields", "eval_every"),
         *("eval_games", "final_eval_games", "reward", "opponents", "seed"),
         *("net_arch", "head", "activation", "play", "league", "pfsp_power", "exploiter_every"),
-        *("exploiter_timesteps", "memory", "memory_size"),
+        *("exploiter_timesteps", "memory", "memory_size", "count_fields"),
     }
     return "--" + name.replace("_", "-") if name in options else None

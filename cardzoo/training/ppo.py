@@ -157,6 +157,9 @@ class TrainConfig:
     frame_stack: int | None = None
     #: with a frame stack: the observation fields kept from earlier frames (all if empty)
     stack_fields: tuple[str, ...] = ()
+    #: observation fields the learner also sees summed over the game (PolicyInput): a count
+    #: of everything seen, exact at any length (Foxy: ``("card",)``)
+    count_fields: tuple[str, ...] = ()
     eval_every: int = 100_000
     eval_games: int = 400
     #: the final evaluation's games per line-up (None: :data:`FINAL_EVAL_GAMES`, or on resume
@@ -228,6 +231,7 @@ class TrainConfig:
             memory=defaults.memory if self.memory is None else self.memory,
             net_arch=tuple(self.net_arch),
             stack_fields=tuple(self.stack_fields),
+            count_fields=tuple(self.count_fields),
             eval_opponents=tuple(self.eval_opponents),
         )
         config.check(build_agents)
@@ -292,11 +296,13 @@ class TrainConfig:
                 or not (math.isfinite(value) and value >= 0)
             ):
                 raise InputError(f"{name}: must be a finite number >= 0, got {value!r}")
-        if self.stack_fields:
-            if self.frame_stack == 1:
-                raise InputError("stack_fields: only with a frame stack (frame_stack > 1)")
+        if self.stack_fields and self.frame_stack == 1:
+            raise InputError("stack_fields: only with a frame stack (frame_stack > 1)")
+        if self.stack_fields or self.count_fields:
             game = load_game(self.game, **self.params)
-            PolicyInput(game, self.frame_stack, self.stack_fields)  # the fields exist
+            PolicyInput(
+                game, self.frame_stack, self.stack_fields, self.count_fields
+            )  # fields exist
         if build_agents:
             self._check_agents()
 
@@ -355,7 +361,7 @@ class TrainConfig:
 
 
 #: the settings that are tuples in a configuration and lists in its JSON
-_TUPLE_SETTINGS = ("net_arch", "stack_fields", "eval_opponents")
+_TUPLE_SETTINGS = ("net_arch", "stack_fields", "count_fields", "eval_opponents")
 
 
 @dataclasses.dataclass
@@ -430,7 +436,7 @@ def _train(
         loop.next_evaluation = config.eval_every
 
     learner = Learner(
-        PolicyInput(game, config.frame_stack, config.stack_fields).size,
+        PolicyInput(game, config.frame_stack, config.stack_fields, config.count_fields).size,
         game.num_actions,
         config.net_arch,
         config.learning_rate,
@@ -632,6 +638,7 @@ def start_workers(
                 "points_scale": config.points_scale,
                 "frame_stack": config.frame_stack,
                 "stack_fields": config.stack_fields,
+                "count_fields": config.count_fields,
                 "gamma": config.gamma,
                 "gae_lambda": config.gae_lambda,
                 "seed": seed + index,
@@ -696,6 +703,7 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
         "num_actions": int(game.num_actions),
         "frame_stack": config.frame_stack,
         "stack_fields": list(config.stack_fields),
+        "count_fields": list(config.count_fields),
         "play": config.play,
         "format": FORMAT_VERSION,
     }
@@ -725,11 +733,13 @@ def learner_factory(
     label: str = "learner",
     stack_fields: tuple = (),
     deterministic: bool = True,
+    count_fields: tuple = (),
 ):
     """A ``play_match`` line-up entry: the policy as an agent, greedy unless told to sample."""
+    inputs = (frame_stack, stack_fields, count_fields)
 
     def build(game: Game, seed: int) -> PolicyAgent:
-        return PolicyAgent(game, policy, seed, deterministic, label, frame_stack, stack_fields)
+        return PolicyAgent(game, policy, seed, deterministic, label, *inputs)
 
     build.name = label  # type: ignore[attr-defined]  # play_match's label for this seat
     return build
@@ -747,7 +757,11 @@ def evaluate(
     num_games = math.ceil(num_games / n) * n
     assert config.frame_stack is not None  # a resolved configuration's
     learner = learner_factory(
-        policy, config.frame_stack, stack_fields=config.stack_fields, deterministic=config.greedy
+        policy,
+        config.frame_stack,
+        stack_fields=config.stack_fields,
+        deterministic=config.greedy,
+        count_fields=config.count_fields,
     )
     against, matches = {}, {}
     for opponent in config.evaluation_opponents:

@@ -120,11 +120,12 @@ class OpponentMix:
         mix: dict[str, float],
         frame_stack: int = 1,
         stack_fields: tuple[str, ...] = (),
+        count_fields: tuple[str, ...] = (),
     ):
         self.game_name = game_name
         self.mix = mix
-        self.frame_stack = frame_stack
-        self.stack_fields = stack_fields
+        #: how the snapshots of the learner build their inputs (PolicyInput): as the learner
+        self.inputs = (frame_stack, stack_fields, count_fields)
         self.pool: list[NumpyPolicy] = []
         self._agents: dict[tuple[int, int, str], Agent] = {}
         #: with a league (:mod:`cardzoo.training.league`): its members as (key, agent name or
@@ -159,9 +160,7 @@ class OpponentMix:
                 self._agents[cache] = (
                     make_agent(self.game_name, name, game, seed=seed)
                     if name
-                    else PolicyAgent(
-                        game, policy, None, False, key, self.frame_stack, self.stack_fields
-                    )  # fmt: skip
+                    else PolicyAgent(game, policy, None, False, key, *self.inputs)
                 )
             agent = self._agents[cache]
             if policy is not None:
@@ -179,9 +178,7 @@ class OpponentMix:
         if name == SELF:
             policy = self.pool[rng.integers(len(self.pool))]
             if key not in self._agents:
-                self._agents[key] = PolicyAgent(
-                    game, policy, None, False, SELF, self.frame_stack, self.stack_fields
-                )
+                self._agents[key] = PolicyAgent(game, policy, None, False, SELF, *self.inputs)
             self._agents[key].policy = policy
         elif key not in self._agents:
             self._agents[key] = make_agent(self.game_name, name, game, seed=seed)
@@ -201,9 +198,15 @@ class LearnerSeat(Agent):
 
     name = "learner"
 
-    def __init__(self, game: Game, frame_stack: int, stack_fields: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        game: Game,
+        frame_stack: int,
+        stack_fields: tuple[str, ...] = (),
+        count_fields: tuple[str, ...] = (),
+    ):
         super().__init__(game)
-        self.inputs = PolicyInput(game, frame_stack, stack_fields)
+        self.inputs = PolicyInput(game, frame_stack, stack_fields, count_fields)
 
     def reset(self) -> None:
         self.inputs.reset()
@@ -298,6 +301,7 @@ class Sampler:
         seed: int,
         stack_fields: tuple[str, ...] = (),
         state_size: int = 0,
+        count_fields: tuple[str, ...] = (),
     ):
         self.game = load_game(game_name, **params)
         self.mix = mix
@@ -305,7 +309,8 @@ class Sampler:
         self.gamma, self.gae_lambda = gamma, gae_lambda
         self.rng = np.random.default_rng(seed)
         self.learners = [
-            LearnerSeat(self.game, frame_stack, stack_fields) for _ in range(num_games)
+            LearnerSeat(self.game, frame_stack, stack_fields, count_fields)
+            for _ in range(num_games)
         ]
         self.input_size = self.learners[0].inputs.size
         #: a recurrent learner's hidden state in each game (None: feed-forward)
@@ -593,8 +598,8 @@ class SamplerWorker:
 
 def _input_size(sampler_args: dict[str, Any]) -> int:
     game = load_game(sampler_args["game_name"], **sampler_args["params"])
-    fields = sampler_args.get("stack_fields", ())
-    return PolicyInput(game, sampler_args["frame_stack"], fields).size
+    fields = sampler_args.get("stack_fields", ()), sampler_args.get("count_fields", ())
+    return PolicyInput(game, sampler_args["frame_stack"], *fields).size
 
 
 def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict[str, np.ndarray]:
@@ -616,7 +621,11 @@ def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
     try:
         args = dict(sampler_args)
         mix = OpponentMix(
-            args["game_name"], args.pop("mix"), args["frame_stack"], args.get("stack_fields", ())
+            args["game_name"],
+            args.pop("mix"),
+            args["frame_stack"],
+            args.get("stack_fields", ()),
+            args.get("count_fields", ()),
         )
         mix.pool = [NumpyPolicy(**state) for state in args.pop("pool", None) or []]
         sampler = Sampler(mix=mix, **args)
