@@ -498,6 +498,7 @@ def _train(
                 pool = [NumpyPolicy(**state) for state in loop.pool]
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
             evaluation["timesteps"] = loop.timesteps
+            evaluation["train_seconds"] = round(loop.train_seconds, 1)  # time to strength
             if league is not None:
                 evaluation["league"] = league.table()
             loop.history.append(evaluation)
