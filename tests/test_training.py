@@ -560,6 +560,19 @@ def test_a_policy_with_count_fields_is_trained_saved_and_played_as_trained(tmp_p
             game.apply(state, int(together[seat]))
 
 
+@pytest.mark.parametrize(
+    "beside", [{"memory": "gru"}, {"frame_stack": 3, "stack_fields": ("card",)}]
+)
+def test_counts_work_beside_a_recurrent_core_or_a_frame_stack(tmp_path, beside):
+    config = tiny("foxy", params={"memory": "none"}, count_fields=("card",), **beside)
+    run = train(config, tmp_path / "foxy", progress=False)
+    agent = make_agent("foxy", f"ppo:{run.run_dir}", ppo.run_game(config.resolved()))
+    frames = beside.get("frame_stack", 1)
+    assert agent.inputs.size == 71 + (frames - 1) * 10 + 2 * 10
+    result = play_match("foxy", [f"ppo:{run.run_dir}", "random"], 4, 0, {"memory": "none"})
+    assert sum(a.seat_games for a in result.agents.values()) == 8
+
+
 def test_the_learner_never_plays_an_illegal_action():
     sampler = _sampler("believe_it_or_not", "bluffer", {"variant": "quick"}, num_games=8)
     out = _collect(sampler, 100)
