@@ -18,7 +18,7 @@ from tiny_runs import TINY, interrupted_at_the_second_call  # noqa: E402
 from cardzoo.agents import make_agent  # noqa: E402
 from cardzoo.agents.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
-from cardzoo.envs import minus_two_v0, nobody_wants_it_v0  # noqa: E402
+from cardzoo.envs import foxy_v0, minus_two_v0, nobody_wants_it_v0  # noqa: E402
 from cardzoo.evaluation import play_match  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
@@ -320,6 +320,25 @@ def test_the_numpy_policy_acts_as_the_torch_policy(finished_run):
         expected = learner.network.masked_logits(torch.from_numpy(inputs), torch.from_numpy(masks))
     for row in range(50):
         assert policy.act(inputs[row], masks[row]) == int(expected[row].argmax())
+
+
+def test_an_untrained_foxy_policy_keeps_its_circle_for_later():
+    """The ordinal head starts the circled kind at preference -3: on the first card of a deal an
+    untrained policy circles with probability about e^-3 / (1 + e^-3), not one half (a policy
+    that spent its circle at once learned to do so for good)."""
+    from cardzoo.agents.policy import OrdinalHead, PolicyInput
+    from cardzoo.training.learner import Learner
+
+    game = foxy_v0.raw_env(num_players=2, memory="none").game
+    head = OrdinalHead(*game.action_numbers())
+    learner = Learner(PolicyInput(game).size, game.num_actions, (256, 256), 3e-4, 0, head, "relu")
+    state = game.new_state(np.random.default_rng(0))
+    inputs = PolicyInput(game)(game.observe(state, 0))
+    logits = learner.numpy_policy().logits(inputs[None])[0]
+    logits = np.where(game.legal_mask(state, 0), logits, -np.inf)
+    probabilities = np.exp(logits - logits.max())
+    circled = probabilities[game.max_guess + 1 :].sum() / probabilities.sum()
+    assert circled == pytest.approx(np.exp(-3) / (1 + np.exp(-3)), abs=0.005)
 
 
 def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp_path):

@@ -180,6 +180,10 @@ class OrdinalHead:
 
     KAPPA_OFFSET = -5.0
     KAPPA_MAX = 20.0  # exp stays finite in float32
+    #: where the preference of every kind after the first (0, plain) starts: an action of a
+    #: special kind (Foxy's circle, once a game of 20 cards) starts about 1/20 as likely as a
+    #: plain one, so that an untrained policy does not spend it on the first card it sees
+    SPECIAL_KIND_PREFERENCE = -3.0
 
     def __init__(self, numbers: np.ndarray, kinds: np.ndarray):
         self.numbers = np.asarray(numbers, np.float32)
@@ -193,6 +197,13 @@ class OrdinalHead:
         #: the network's outputs: the centre, then each kind's preference, then its sharpness
         self.outputs = 1 + 2 * self.num_kinds
         self.top = float(self.numbers.max()) or 1.0
+
+    def initial_bias(self) -> np.ndarray:
+        """The last layer's bias before training: a centred bell, the special kinds unlikely
+        (:data:`SPECIAL_KIND_PREFERENCE`)."""
+        bias = np.zeros(self.outputs, np.float32)
+        bias[2 : 1 + self.num_kinds] = self.SPECIAL_KIND_PREFERENCE
+        return bias
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         """The per-action logits from the last layer's outputs."""
