@@ -17,7 +17,11 @@ from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 from cardzoo.errors import InputError
 
-CONFIGS = GAMES["nobody_wants_it"].test_configs()
+# The shared tests' configurations, and the parameter values they leave out.
+CONFIGS = GAMES["nobody_wants_it"].test_configs() + [
+    {"num_players": 5, "reward": "points", "num_rounds": 3},
+    {"num_players": 3, "reward": "win", "num_rounds": 2},
+]
 PLAIN_RANDOM, COMPILED_RANDOM = plain_and_compiled(kernel_random)
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [
@@ -131,7 +135,7 @@ def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled:
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 @pytest.mark.parametrize("compiled", KERNELS)
 def test_the_batch_plays_the_aec_envs_games_step_by_step(config, compiled):
-    """Compiled: 42 seeds x 2 games in a row x 12 configurations = 1,008 games; plain: 120."""
+    """Compiled: 42 seeds x 2 games in a row x 14 configurations = 1,176 games; plain: 140."""
     seeds = list(range(42)) if compiled else [7, 2**40 + 3, 11, 5, 1000]
     compared = play_side_by_side(config, seeds, games_each=2, compiled=compiled)
     assert compared >= 5 * 2 * len(seeds)  # a round takes at least 5 turns

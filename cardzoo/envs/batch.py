@@ -89,7 +89,7 @@ class GameBatch:
     def observe(self, players: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> None:
         """Write the observation of seat ``players[b]`` of each game (-1: the player to decide)
         into ``observations[b]`` (float32) and its legal actions into ``masks[b]`` (int8; all 0
-        unless that seat decides now)."""
+        unless that seat decides now); games with ``players[b] < -1`` are skipped."""
         self.kernel.observe_games(
             self.rows, players, self.starts, observations, masks, *self.parameters
         )
@@ -138,6 +138,10 @@ class GameBatch:
                 f"max_cycles={self.max_cycles} before the learner ({seat}) had a decision; "
                 "raise max_cycles"
             )
+
+    def draw(self, generator: np.ndarray, count: int) -> int:
+        """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""
+        return int(self._random.below(generator, count))
 
     def seed_generators(self, generators: np.ndarray, seeds: np.ndarray) -> None:
         """Seed each row of ``generators`` as ``numpy.random.default_rng(seeds[b])``."""

@@ -435,8 +435,10 @@ def start_games(rows, rngs, env_rngs, steps, games, n, rounds, points_reward):
 @jit
 def observe_games(rows, players, starts, observations, masks, n, rounds, points_reward):
     """observations[b] of seat players[b] (-1: the player to decide) and masks[b] its legal
-    actions (all 0 unless that seat decides now)."""
+    actions (all 0 unless that seat decides now); rows with players[b] < -1 are skipped."""
     for b in range(len(rows)):
+        if players[b] < -1:
+            continue
         row = rows[b]
         player = row[CURRENT] if players[b] < 0 else players[b]
         observe(row, n, rounds, player, starts, observations[b])
