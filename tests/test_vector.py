@@ -339,3 +339,51 @@ def test_a_max_cycles_the_learner_never_reaches_is_refused():
     env = VectorEnv("nobody_wants_it", 2, learner_seat=3, max_cycles=2)
     with pytest.raises(InputError, match="raise max_cycles"):
         env.reset(seed=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Stable-Baselines3
+# ----------------------------------------------------------------------------------------------
+
+
+def test_maskable_ppo_trains_on_the_sb3_adapter_unmodified():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    env = SB3VecEnv("nobody_wants_it", num_envs=8, num_players=3, num_rounds=1)
+    assert is_masking_supported(env)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps == 512
+    masks = get_action_masks(env)
+    assert masks.shape == (8, 16) and masks.dtype == bool
+    assert np.array_equal(masks, env.env.action_masks())
+
+
+def test_the_sb3_adapter_follows_sb3s_conventions():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    env = VecMonitor(SB3VecEnv("nobody_wants_it", num_envs=3, max_cycles=6, learner_seat=0))
+    env.seed(4)
+    observations = first = env.reset()
+    assert observations.shape == (3, 55)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        observations, rewards, dones, infos = env.step(
+            random_legal(env.env_method("action_masks"), rng)
+        )
+        assert rewards.dtype == np.float32 and isinstance(infos, list) and len(infos) == 3
+        for index in np.flatnonzero(dones):
+            assert infos[index]["TimeLimit.truncated"] is True  # cut at max_cycles=6
+            assert infos[index]["terminal_observation"].shape == (55,)
+            assert "episode" in infos[index]  # VecMonitor's
+            assert observations[index][4:8].tolist() == [9.0] * 4  # the new deal
+    again = SB3VecEnv("nobody_wants_it", num_envs=3, max_cycles=6, learner_seat=0)
+    again.seed(4)
+    assert np.array_equal(again.reset(), first)  # seed(s) then reset() deals the same games
