@@ -56,9 +56,9 @@ def test_multi_agent_games_are_the_aec_envs_games_and_reset_themselves(compiled)
             assert step.terminated[b] == all(env.terminations.values())
             if step.terminated[b]:
                 endings += 1
+                final = step.final_observation[list(np.flatnonzero(step.terminated)).index(b)]
                 for seat, agent in enumerate(env.possible_agents):
-                    expected = env.observe(agent)["observation"]
-                    assert np.array_equal(step.final_observation[b, seat], expected)
+                    assert np.array_equal(final[seat], env.observe(agent)["observation"])
                 env.reset()
     assert not step.truncated.any()
 

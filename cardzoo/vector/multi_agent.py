@@ -41,8 +41,9 @@ class VectorStep:
     terminated: np.ndarray
     #: (N,) bool: the step reached ``max_cycles`` without ending the game (no reward)
     truncated: np.ndarray
-    #: (N, num_players, observation_size) float32: every seat's observation of the games the
-    #: step ended (zeros for the others), or None if no game ended
+    #: (k, num_players, observation_size) float32: every seat's observation at the end of the
+    #: k games the step ended, in the order of ``np.flatnonzero(terminated | truncated)``; None
+    #: if no game ended
     final_observation: np.ndarray | None = None
 
 
@@ -54,14 +55,17 @@ def checked_seeds(seed: Any, num_envs: int) -> list[int] | None:
     if isinstance(seed, (list, tuple, np.ndarray)):
         if len(seed) != num_envs:
             raise InputError(f"seed: one per game needed ({num_envs}), got {len(seed)}")
-        seeds = [check_seed(value, "seed") for value in seed]
+        candidates = list(seed)
     else:
         first = check_seed(seed)
-        assert first is not None  # seed is not None here
-        seeds = [first + index for index in range(num_envs)]
-    if any(value is None or value >= 2**63 for value in seeds):
-        raise InputError(f"seed: integers in 0 .. 2**63 - 1 needed, got {seed!r:.80}")
-    return seeds  # type: ignore[return-value]  # None was refused above
+        candidates = [first + index for index in range(num_envs)] if first is not None else []
+    seeds = []
+    for value in candidates:
+        number = check_seed(value, "seed")
+        if number is None or number >= 2**63:
+            raise InputError(f"seed: integers in 0 .. 2**63 - 1 needed, got {seed!r:.80}")
+        seeds.append(number)
+    return seeds
 
 
 def fresh_seeds(num_envs: int) -> list[int]:
@@ -158,6 +162,9 @@ class MultiAgentVectorEnv:
         self._ends = np.zeros(count, np.int64)
         self._ended = np.zeros(count, bool)  # ended games left alone (no autoreset)
         self._final_ends = np.zeros(count, np.int64)  # and how they ended
+        # every seat's view of every game, written for the games that end (final observations)
+        self._seat_views = np.zeros((n, *self._observations.shape), np.float32)
+        self._seat_masks = np.zeros_like(self._masks)
         self._dealt = False
 
     @property
@@ -189,11 +196,9 @@ class MultiAgentVectorEnv:
         ended = (self._ends == OVER) | (self._ends == TRUNCATED)
         final = None
         if ended.any():
-            shape = (self.num_envs, self.num_players, self.game.observation_size)
-            final = np.zeros(shape, np.float32)
-            masks = np.zeros_like(self._masks)
-            for seat in range(self.num_players):
-                self.batch.observe(np.where(ended, seat, -2), final[:, seat], masks)
+            for seat, views in enumerate(self._seat_views):
+                self.batch.observe(np.where(ended, seat, -2), views, self._seat_masks)
+            final = np.ascontiguousarray(self._seat_views[:, ended].transpose(1, 0, 2))
             if self.autoreset:
                 self.batch.start(ended)
             else:
