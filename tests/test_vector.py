@@ -110,6 +110,27 @@ class KernelRandom(Agent):
         return int(legal[kernel_random.below(self.generator, legal.size)])
 
 
+def play_beside_the_single_agent_view(vector: VectorEnv, single: SingleAgentEnv, seed: int) -> int:
+    """Episode 1 of the vector env's game 0 and of the single-agent view, the same random learner
+    actions, compared at every step; returns the number of steps."""
+    observations, infos = vector.reset(seed=seed)
+    observation, info = single.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    while True:
+        assert np.array_equal(observations[0], observation)
+        assert np.array_equal(infos["action_mask"][0], info["action_mask"])
+        assert infos["seat"][0] == single.seat
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        actions = np.array([action, np.flatnonzero(infos["action_mask"][1])[0]])
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        observation, reward, done, cut, info = single.step(action)
+        steps += 1
+        assert (rewards[0], terminated[0], truncated[0]) == (reward, done, cut)
+        if done or cut:
+            return steps
+
+
 @pytest.mark.parametrize("compiled", KERNELS)
 @pytest.mark.parametrize("seed", [3, 44])
 def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
@@ -117,7 +138,6 @@ def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
     view's episode for the same seed, its opponents drawing as the kernel's do."""
     config = {"num_players": 4, "reward": "points", "num_rounds": 2}
     vector = VectorEnv("nobody_wants_it", 2, learner_seat=2, compiled=compiled, **config)
-    observations, infos = vector.reset(seed=seed)
     generator = np.zeros(kernel_random.SIZE, np.int64)
     state = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))).state
     kernel_random.set_numpy_state(generator, state)
@@ -127,22 +147,17 @@ def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
         learner_seat=2,
         **config,
     )
-    observation, info = single.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    steps = 0
-    while True:
-        assert np.array_equal(observations[0], observation)
-        assert np.array_equal(infos["action_mask"][0], info["action_mask"])
-        assert infos["seat"].tolist() == [2, 2]
-        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        actions = np.array([action, np.flatnonzero(infos["action_mask"][1])[0]])
-        observations, rewards, terminated, truncated, infos = vector.step(actions)
-        observation, reward, done, cut, info = single.step(action)
-        steps += 1
-        assert (rewards[0], terminated[0], truncated[0]) == (reward, done, cut)
-        if done or cut:
-            break
-    assert steps > 20
+    assert play_beside_the_single_agent_view(vector, single, seed) > 20
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_agent_opponents_play_as_in_the_single_agent_view(seed):
+    """Opponents called from Python (a heuristic in every other seat, learner in seat 1)."""
+    config = {"num_players": 3, "reward": "win", "num_rounds": 3}
+    opponents = ["nwi_dodger", "hand_shedder"]
+    vector = VectorEnv("nobody_wants_it", 2, opponents, learner_seat=1, **config)
+    single = SingleAgentEnv("nobody_wants_it", opponents, learner_seat=1, **config)
+    assert play_beside_the_single_agent_view(vector, single, seed) > 10  # 3 rounds
 
 
 @pytest.mark.parametrize("opponents", ["random", "nwi_dodger"])
