@@ -112,9 +112,11 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--head",
-        choices=["linear", "ordinal"],
+        choices=["linear", "ordinal", "ordinal-shared"],
         help="the policy's output: one logit per action, or for a game whose actions write a "
-        "number a bell over the numbers (default per game: ordinal for foxy, else linear)",
+        "number a bell over the numbers (ordinal-shared: every kind of action, e.g. foxy's "
+        "circled numbers, as sharp as the plain ones; default per game: ordinal for foxy, "
+        "else linear)",
     )
     parser.add_argument(
         "--play",

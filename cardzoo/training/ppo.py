@@ -88,7 +88,7 @@ REWARD_MODES = ("win", "win+points", "points", "win+score")
 #: update down to 0 at ``timesteps`` (CleanRL's and SB3's annealing), which settles the policy
 #: at the end of a run instead of leaving it to wander at full step size
 LR_SCHEDULES = ("constant", "linear")
-POLICY_HEADS = ("linear", "ordinal")
+POLICY_HEADS = ("linear", "ordinal", "ordinal-shared")
 #: the policy's memory: none of its own (feed-forward), or a recurrent core
 MEMORIES = ("none", *CORES)
 FORMAT_VERSION = 1
@@ -189,8 +189,8 @@ class TrainConfig:
     gae_lambda: float = 0.95
     ent_coef: float | None = None
     net_arch: tuple[int, ...] = (128, 128)
-    #: "linear" (one logit per action) or "ordinal" (:class:`OrdinalHead`, for games whose
-    #: actions write a number)
+    #: "linear" (one logit per action), "ordinal" (:class:`OrdinalHead`, for games whose
+    #: actions write a number) or "ordinal-shared" (the same, one sharpness for every kind)
     head: str | None = None  # the game's default
     #: the hidden layers' activation: "tanh" (SB3's default) or "relu" (None: the game's)
     activation: str | None = None
@@ -248,7 +248,7 @@ class TrainConfig:
         check_choice("activation", self.activation, tuple(ACTIVATIONS))
         check_choice("play", self.play, PLAY_MODES)
         check_choice("memory", self.memory, MEMORIES)
-        if self.head == "ordinal" and load_game(self.game).action_numbers() is None:
+        if self.head != "linear" and load_game(self.game).action_numbers() is None:
             raise InputError(f"head: {self.game}'s actions are not numbers; use head linear")
         for name, high in SIZE_BOUNDS.items():
             check_int(name, getattr(self, name), 1, high)
@@ -679,10 +679,10 @@ def _game_params(config: TrainConfig) -> dict[str, Any]:
 
 def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
     """The policy's head beyond its last layer: None for one logit per action."""
-    if config.head == "ordinal":
+    if config.head != "linear":
         numbers = game.action_numbers()
         assert numbers is not None  # TrainConfig.check refuses the ordinal head otherwise
-        return OrdinalHead(*numbers)
+        return OrdinalHead(*numbers, shared_sharpness=config.head == "ordinal-shared")
     return None
 
 
