@@ -310,12 +310,15 @@ def pretrained_table(results: dict[str, dict]) -> str:
 
 
 def _stack(entry: dict) -> str:
-    """How the policy remembers: its frame stack and the fields it keeps of earlier frames."""
+    """How the policy remembers: its frame stack and the fields it keeps of earlier frames, and
+    the fields it counts over the game."""
+    counted = entry.get("count_fields") or []
+    counts = f", counts of {', '.join(counted)}" if counted else ""
     if entry.get("frame_stack", 1) == 1:
-        return ""
+        return counts
     fields = entry.get("stack_fields") or []
     kept = f" (earlier frames: {', '.join(fields)})" if fields else ""
-    return f", frame stack {entry['frame_stack']}{kept}"
+    return f", frame stack {entry['frame_stack']}{kept}{counts}"
 
 
 #: the agents shipped before today's, kept to rank today's against them (a copy of each replaced
@@ -382,6 +385,11 @@ def main() -> None:
     )
     parser.add_argument("--tournament-games", type=int, default=400, metavar="N")
     parser.add_argument(
+        "--skip-tournaments",
+        action="store_true",
+        help="with --pretrained: rebuild the goal table only, and keep the tournaments as they are",
+    )
+    parser.add_argument(
         "--search",
         metavar="AGENT",
         help="with --pretrained: a search bot to seat in the tournaments too, e.g. "
@@ -394,9 +402,9 @@ def main() -> None:
         results = json.loads(PRETRAINED_RESULTS.read_text())
         results = {name: results[name] for name in GOALS if name in results}
         text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
-        text = replace_between(
-            text, *TOURNAMENT_MARKERS, run_tournaments(results, args.tournament_games, args.search)
-        )
+        if not args.skip_tournaments:
+            tournaments = run_tournaments(results, args.tournament_games, args.search)
+            text = replace_between(text, *TOURNAMENT_MARKERS, tournaments)
         REPORT.write_text(text)
         return
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
