@@ -26,6 +26,7 @@ from cardzoo.agents import agent_classes, agent_label
 from cardzoo.agents.policy import PRETRAINED, play_settings, read_policy
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_json_atomic
+from cardzoo.training.config import game_params
 from cardzoo.training.ppo import TrainConfig, learner_factory, train
 from cardzoo.training.run_info import source_state
 
@@ -85,9 +86,7 @@ def evaluate_against_each(config: TrainConfig, policy, inputs: dict, games: int)
     """The policy in one seat against three copies of each opponent, and each opponent's own
     share in the same seat (mirrored deals, seats rotated)."""
     resolved = config.resolved()
-    params = dict(resolved.params)
-    if resolved.reward in ("win+points", "points"):
-        params["reward"] = "points"
+    params = game_params(resolved)
     n = _players(resolved)
     rows = []
     for opponent in agent_classes(config.game):
