@@ -37,7 +37,7 @@ import numpy as np
 
 from cardzoo.agents.base import Agent
 from cardzoo.envs.core import Game
-from cardzoo.errors import InputError
+from cardzoo.errors import InputError, SettingError
 
 #: what a saved model records about the game it was trained on (``model.cardzoo`` in SB3's zip)
 MODEL_INFO_KEY = "cardzoo"
@@ -97,9 +97,10 @@ class PolicyInput:
         layout = game.observation_layout
         unknown = sorted(set(self.stack_fields) - set(layout))
         if unknown:
-            raise InputError(
-                f"stack_fields: {game.name} has no observation field {unknown}; its fields "
-                f"are {', '.join(layout)}"
+            raise SettingError(
+                "stack_fields",
+                f"{game.name} has no observation field {unknown}; its fields are "
+                f"{', '.join(layout)}",
             )
         whole = np.arange(game.observation_size)
         #: the positions of an observation kept from each earlier frame

@@ -86,9 +86,9 @@ def run_train(args: argparse.Namespace) -> int:
 
 def options_table() -> str:
     """The options of ``cardzoo train`` as the Markdown table of docs/training.md."""
-    parser = _Parser(prog="cardzoo")
-    add_parser(parser.add_subparsers())
-    train = parser._subparsers._group_actions[0].choices["train"]  # type: ignore[union-attr]
+    subparsers = _Parser(prog="cardzoo").add_subparsers()
+    add_parser(subparsers)
+    train = subparsers.choices["train"]
     rows = ["| option | meaning |", "| --- | --- |"]
     for action in train._actions:
         if not action.option_strings or action.dest == "help":
@@ -96,6 +96,19 @@ def options_table() -> str:
         shown = " / ".join(action.choices) if action.choices else action.metavar
         option = " ".join(filter(None, [action.option_strings[0], shown]))
         rows.append(f"| `{option}` | {str(action.help).replace('%%', '%')} |")
+    return "\n".join(rows)
+
+
+def settings_table() -> str:
+    """The settings without an option (set them in Python, :class:`TrainConfig`) as the
+    Markdown table of docs/training.md."""
+    rows = ["| setting | default | meaning |", "| --- | --- | --- |"]
+    for declared in SETTINGS:
+        if not declared.option:
+            default = declared.kind.show(declared.default)
+            if declared.per_game:
+                default += ", or the game's"
+            rows.append(f"| `{declared.name}` | {default} | {declared.help} |")
     return "\n".join(rows)
 
 
@@ -117,3 +130,20 @@ def defaults_table() -> str:
         ]  # fmt: skip
         rows.append(f"| {game} | `{agents.best}` | {budget} | {', '.join(apart)} |")
     return "\n".join(rows)
+
+
+#: the tables of docs/training.md built from the declarations, by the name of their markers
+#: (``<!-- options start -->`` ... ``<!-- options end -->``)
+DOC_TABLES = {"options": options_table, "defaults": defaults_table, "settings": settings_table}
+
+
+def rewrite_tables(path: str) -> None:
+    """Write each table of :data:`DOC_TABLES` between its markers in the Markdown file
+    ``path`` (docs/training.md)."""
+    text = Path(path).read_text()
+    for name, table in DOC_TABLES.items():
+        start, end = f"<!-- {name} start -->\n", f"\n<!-- {name} end -->"
+        before, _, rest = text.partition(start)
+        _, _, after = rest.partition(end)
+        text = before + start + table() + end + after
+    Path(path).write_text(text)

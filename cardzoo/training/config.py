@@ -309,7 +309,7 @@ class TrainConfig:
                                f"{self.processes}")  # fmt: skip
         assert self.opponents is not None and self.reward is not None
         parse_mix(self.game, self.opponents)
-        if self.reward.uses_points and not game.has_points_reward:
+        if RewardMode(self.reward).uses_points and not game.has_points_reward:
             raise SettingError("reward", f"{self.game} has no points reward; use win or "
                                "win+score")  # fmt: skip
         if self.stack_fields:
@@ -339,7 +339,7 @@ class TrainConfig:
     def to_json(self) -> dict[str, Any]:
         """The configuration as ``config.json`` holds it: tuples as lists, the reward mode by
         its name."""
-        data = {"game": self.game}
+        data: dict[str, Any] = {"game": self.game}
         for declared in SETTINGS:
             value = getattr(self, declared.name)
             data[declared.name] = (
@@ -401,14 +401,8 @@ class TrainConfig:
 
     def update(self) -> dict[str, Any]:
         """The learner's update settings (:meth:`cardzoo.training.learner.Learner.update`)."""
-        return {
-            "n_epochs": self.n_epochs,
-            "batch_size": self.batch_size,
-            "clip_range": self.clip_range,
-            "ent_coef": self.ent_coef,
-            "vf_coef": self.vf_coef,
-            "max_grad_norm": self.max_grad_norm,
-        }
+        names = ("n_epochs", "batch_size", "clip_range", "ent_coef", "vf_coef", "max_grad_norm")
+        return {name: getattr(self, name) for name in names}
 
     def learning_rate_at(self, timesteps: int) -> float:
         """The step size of the update that follows ``timesteps`` learner decisions."""

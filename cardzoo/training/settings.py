@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from cardzoo.errors import SettingError
@@ -62,6 +62,14 @@ class Kind:
         return str(value)
 
 
+def _read(text: str, convert: Callable[[str], Any], what: str) -> Any:
+    """``convert(text)``, or the reason it cannot be read as ``what``."""
+    try:
+        return convert(text)
+    except ValueError:
+        raise KindError(f"must be {what}, got {text!r}") from None
+
+
 @dataclasses.dataclass(frozen=True)
 class Count(Kind):
     """An integer from ``low`` to ``high`` (no upper bound where None). The upper bounds are
@@ -73,10 +81,7 @@ class Count(Kind):
     metavar: str | None = "N"
 
     def parse(self, text: str) -> int:
-        try:
-            return int(text)
-        except ValueError:
-            raise KindError(f"must be an integer, got {text!r}") from None
+        return _read(text, int, "an integer")
 
     def check(self, value: Any) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -96,10 +101,7 @@ class Number(Kind):
     metavar: str | None = "X"
 
     def parse(self, text: str) -> float:
-        try:
-            return float(text)
-        except ValueError:
-            raise KindError(f"must be a number, got {text!r}") from None
+        return _read(text, float, "a number")
 
     def check(self, value: Any) -> None:
         if (
@@ -224,6 +226,9 @@ class Mapping(Kind):
     def check(self, value: Any) -> None:
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
             raise KindError(f"a mapping of names to values, got {value!r}")
+
+    def show(self, value: Any) -> str:
+        return ",".join(f"{key}={item}" for key, item in value.items()) or "none"
 
 
 # ----------------------------------------------------------------------------------------------
