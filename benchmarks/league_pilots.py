@@ -71,6 +71,11 @@ PILOTS: dict[str, TrainConfig] = {
     "believe_it_or_not-quick-a": TrainConfig("believe_it_or_not", **QUICK_LEAGUE),
     # the same, playing (and attacked as) a mixed strategy
     "believe_it_or_not-quick-b": TrainConfig("believe_it_or_not", **QUICK_LEAGUE, play="sample"),
+    # pilot a trained twice as long: eight exploiters instead of four (pilot a's were still
+    # gaining +0.19 at its end)
+    "believe_it_or_not-quick-c": TrainConfig(
+        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000}
+    ),
     "minus_two-a": TrainConfig(
         "minus_two",
         timesteps=8_000_000,

@@ -9,8 +9,9 @@ from ``benchmarks/pretrained_results.json`` (written by ``benchmarks/pretrained.
 pretrained``), and a tournament per shipped policy of every agent of its game that plays in
 milliseconds (random, the heuristics, ``pretrained``) with openskill ratings, written to
 ``benchmarks/tournaments/<name>/`` (``tournament.json``, ``ratings.png``, ``pairwise.png``).
-The search agents are left out: at 0.1 s a move a tournament of them takes hours
-(``benchmarks/search.md`` has their strength).
+The agent a shipped policy replaced (a copy in ``benchmarks/results/previous_pretrained/``)
+plays too; a search bot only when asked (``--search pimc:seconds=0.1``): at 0.1 s a move its
+tournaments take hours (``benchmarks/search.md`` has its strength).
 
 Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
 a finished run is not trained again. Every finished run adds its row to
@@ -317,8 +318,14 @@ def _stack(entry: dict) -> str:
     return f", frame stack {entry['frame_stack']}{kept}"
 
 
-def run_tournaments(results: dict[str, dict], games: int) -> str:
-    """A tournament of the fast agents of each shipped policy's game, saved with its plots."""
+#: the agents shipped before today's, kept to rank today's against them (a copy of each replaced
+#: file, by shipped name)
+PREVIOUS = HERE / "results" / "previous_pretrained"
+
+
+def run_tournaments(results: dict[str, dict], games: int, search: str | None = None) -> str:
+    """A tournament of the fast agents of each shipped policy's game (and the agent it replaced,
+    and ``search``, a search bot, when given), saved with its plots."""
     from cardzoo.agents import agent_classes
     from cardzoo.tournament import tournament
 
@@ -327,6 +334,10 @@ def run_tournaments(results: dict[str, dict], games: int) -> str:
         params = {k: v for k, v in entry["params"].items() if k not in ("num_players", "reward")}
         players = entry["params"]["num_players"]
         agents = [*dict.fromkeys(["random", *agent_classes(entry["game"])]), "pretrained"]
+        if (PREVIOUS / f"{name}.npz").exists():
+            agents.append(f"ppo:{(PREVIOUS / f'{name}.npz').relative_to(HERE.parent)}")
+        if search:
+            agents.append(search)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
                             params=params)  # fmt: skip
         result.save(TOURNAMENTS / name)
@@ -370,6 +381,12 @@ def main() -> None:
         help="rebuild the shipped agents' goal table and tournaments (no training)",
     )
     parser.add_argument("--tournament-games", type=int, default=400, metavar="N")
+    parser.add_argument(
+        "--search",
+        metavar="AGENT",
+        help="with --pretrained: a search bot to seat in the tournaments too, e.g. "
+        "pimc:seconds=0.1 (hours)",
+    )
     args = parser.parse_args()
     if args.pretrained:
         if args.tournament_games < 1:
@@ -378,7 +395,7 @@ def main() -> None:
         results = {name: results[name] for name in GOALS if name in results}
         text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
         text = replace_between(
-            text, *TOURNAMENT_MARKERS, run_tournaments(results, args.tournament_games)
+            text, *TOURNAMENT_MARKERS, run_tournaments(results, args.tournament_games, args.search)
         )
         REPORT.write_text(text)
         return

@@ -7,9 +7,13 @@ game's heuristics and of random in every other seat, next to that opponent's own
 same seat against copies of itself, copy the policy into the package and write its model card
 beside it.
 
-The deals of this evaluation start at seed 3·10⁶: disjoint from those that chose the checkpoint
-(the periodic evaluations, from 10⁶) and from the run's own final evaluation (from 2·10⁶), and
-training deals come from the run's own generator, not from seeds in these ranges.
+The deals of this evaluation start at seed 7·10⁶ (Foxy: 9·10⁶): ranges written down in
+``benchmarks/DEALS.md`` before the runs, on which nothing was chosen — the checkpoints are chosen
+on the periodic evaluations (from 10⁶), the recipes on pilots' own deals (from 3·10⁶, and for
+Foxy's kind of input the memory report's, from 8·10⁶). Training deals come from the run's own
+generator, not from seeds. (Until the agents that are hard to exploit, the cards used 3·10⁶,
+where the Nobody Wants It pilots had been compared.) The model card also gives how exploitable
+the agent is: the gain of a 1M-decision best response from ``benchmarks/exploitability.py``.
 
     python benchmarks/pretrained.py [--games nobody_wants_it,foxy] [--eval-games 2000]
 """
@@ -17,6 +21,7 @@ training deals come from the run's own generator, not from seeds in these ranges
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import time
@@ -33,8 +38,11 @@ from cardzoo.training.run_info import source_state
 HERE = Path(__file__).parent
 #: every build's evaluation, by shipped file name: what benchmarks/learning.md's tables show
 RESULTS = HERE / "pretrained_results.json"
-#: the deals of the pretrained agents' evaluation (see the module docstring)
-PRETRAINED_EVAL_SEED = 3_000_000
+#: the deals of the pretrained agents' evaluation, by game (see the module docstring)
+PRETRAINED_EVAL_SEEDS = {"foxy": 9_000_000}
+PRETRAINED_EVAL_SEED = 7_000_000
+#: the exploitability benchmark's results: the model cards quote the 1M-decision gain
+EXPLOITABILITY = HERE / "exploitability_results.json"
 
 #: Larger rollouts and minibatches than `cardzoo train`'s defaults (128 games x 64 decisions,
 #: minibatches of 1,024) and a learning rate falling to 0 at the end: the first builds, with the
@@ -88,12 +96,11 @@ def evaluate_against_each(config: TrainConfig, policy, inputs: dict, games: int)
     resolved = config.resolved()
     params = game_params(resolved)
     n = _players(resolved)
+    deals = PRETRAINED_EVAL_SEEDS.get(config.game, PRETRAINED_EVAL_SEED)
     rows = []
     for opponent in agent_classes(config.game):
         learner = learner_factory(policy, label="pretrained", **inputs)
-        against = play_match(
-            config.game, [learner] + [opponent] * (n - 1), games, PRETRAINED_EVAL_SEED, params
-        )
+        against = play_match(config.game, [learner] + [opponent] * (n - 1), games, deals, params)
 
         def same_seat(game, seed, name=opponent):
             from cardzoo.agents import make_agent
@@ -101,9 +108,7 @@ def evaluate_against_each(config: TrainConfig, policy, inputs: dict, games: int)
             return make_agent(config.game, name, game, seed=seed)
 
         same_seat.name = f"{opponent} (same seat)"
-        own = play_match(
-            config.game, [same_seat] + [opponent] * (n - 1), games, PRETRAINED_EVAL_SEED, params
-        )
+        own = play_match(config.game, [same_seat] + [opponent] * (n - 1), games, deals, params)
         rows.append(
             {
                 "opponent": opponent,
@@ -115,7 +120,7 @@ def evaluate_against_each(config: TrainConfig, policy, inputs: dict, games: int)
     others = [*agent_classes(config.game)][::-1][: n - 1]
     if len(others) == n - 1 and len(set(others)) > 1:  # a line-up it never trained against
         learner = learner_factory(policy, label="pretrained", **inputs)
-        mixed = play_match(config.game, [learner, *others], games, PRETRAINED_EVAL_SEED, params)
+        mixed = play_match(config.game, [learner, *others], games, deals, params)
         rows.append(
             {
                 "opponent": " + ".join(others),
@@ -155,8 +160,51 @@ def _short(source: str | None) -> str:
     return str(source)[:7] + ("+changes" if str(source).endswith("+changes") else "")
 
 
+def _inputs(settings: dict) -> str:
+    """What the policy sees and remembers, as its run's settings say."""
+    parts = []
+    if settings.get("frame_stack", 1) > 1:
+        fields = ", ".join(settings.get("stack_fields") or []) or "every field"
+        parts.append(f"its last {settings['frame_stack']} observations ({fields} of the earlier)")
+    if settings.get("count_fields"):
+        parts.append(f"counts of {', '.join(settings['count_fields'])} over the game")
+    if settings.get("memory", "none") != "none":
+        parts.append(f"a {settings['memory'].upper()} core of {settings['memory_size']}")
+    if settings.get("league"):
+        exploiters = (
+            f", an exploiter of {settings['exploiter_timesteps']:,} decisions every "
+            f"{settings['exploiter_every']:,}"
+            if settings.get("exploiter_every")
+            else ""
+        )
+        parts.append(f"trained in a league (PFSP power {settings['pfsp_power']}{exploiters})")
+    if settings.get("play") == "sample":
+        parts.append("plays by sampling its action distribution")
+    return "; ".join(parts)
+
+
+def exploitability(name: str) -> list[dict]:
+    """The exploitability benchmark's results for the shipped file ``name`` (1M and 4M
+    decisions), those measured on this very file only."""
+    if not EXPLOITABILITY.exists():
+        return []
+    digest = hashlib.sha256((PRETRAINED / f"{name}.npz").read_bytes()).hexdigest()
+    results = json.loads(EXPLOITABILITY.read_text())
+    return [
+        result
+        for key, result in results.items()
+        if key.startswith(f"{name}/pretrained/") and result.get("policy_sha256") == digest
+    ]
+
+
 def model_card(
-    name: str, params: dict, metrics: dict, rows: list[dict], games: int, evaluated_at: str
+    name: str,
+    params: dict,
+    metrics: dict,
+    rows: list[dict],
+    games: int,
+    evaluated_at: str,
+    deals: int = 3_000_000,
 ) -> str:
     commit = _short(evaluated_at)
     settings = metrics["settings"]
@@ -180,13 +228,14 @@ def model_card(
         f"{settings['n_envs']} games at once, {settings['n_epochs']} epochs of minibatches of "
         f"{settings['batch_size']}, learning rate {settings['learning_rate']} "
         f"({settings.get('lr_schedule', 'constant')}), network {settings['net_arch']} "
-        f"({settings.get('activation', 'tanh')}, {settings.get('head', 'linear')} head)",
+        f"({settings.get('activation', 'tanh')}, {settings.get('head', 'linear')} head)"
+        + (f"; {_inputs(settings)}" if _inputs(settings) else ""),
         f"- selected at {metrics['selected_timesteps']:,} decisions: the best periodic "
         "evaluation against the best heuristic (deals from 10⁶ on)",
         "",
         f"## Evaluation: {games:,} games per line-up, mirrored deals, seats rotated, 95% CIs",
         "",
-        "Deals from 3·10⁶ on, disjoint from those that selected the checkpoint. Own share: "
+        f"Deals from {deals:,} on, disjoint from those that selected the checkpoint. Own share: "
         "the opponent in the same seat against copies of itself, on the same deals. The mixed "
         "line-up (one of each other agent) is one the policy never trained against.",
         "",
@@ -201,6 +250,29 @@ def model_card(
         lines.append(
             f"| {against} | {_cell(row['learner'])} | {_score(row['learner'])} | {shares} |"
         )
+    lines += ["", "## How exploitable", ""]
+    measured = exploitability(name)
+    if not measured:
+        lines.append(
+            "Not measured yet for this file: `python benchmarks/exploitability.py` trains best "
+            "responses against it, then `--card-only` writes this card again."
+        )
+    else:
+        lines += [
+            "A fresh best response trained against copies of this agent in every other seat "
+            "(`cardzoo exploit`), 2,000 mirrored games on deals from 6,000,000 "
+            "(`benchmarks/exploitability.md`); the gain is its result minus the agent's own "
+            "share in that seat.",
+            "",
+            "| best response's decisions | best response | own share | gain |",
+            "| --- | --- | --- | --- |",
+        ]
+        for result in sorted(measured, key=lambda r: r["timesteps"]):
+            low, high = result["gain_ci"]
+            lines.append(
+                f"| {result['timesteps']:,} | {result['best_response']:.3f} "
+                f"| {result['own_share']:.3f} | {result['gain']:+.3f} [{low:+.3f}, {high:+.3f}] |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -220,7 +292,8 @@ def build(name: str, runs: Path, games: int, source: str | None) -> None:
     rows = evaluate_against_each(config, policy, play_settings(info), games)
     PRETRAINED.mkdir(exist_ok=True)
     shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
-    card = model_card(name, info["params"], metrics, rows, games, source)
+    deals = PRETRAINED_EVAL_SEEDS.get(config.game, PRETRAINED_EVAL_SEED)
+    card = model_card(name, info["params"], metrics, rows, games, source, deals)
     (PRETRAINED / f"{name}.md").write_text(card)
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results[name] = {
@@ -228,6 +301,8 @@ def build(name: str, runs: Path, games: int, source: str | None) -> None:
         "params": info["params"],
         "frame_stack": int(info.get("frame_stack", 1)),
         "stack_fields": list(info.get("stack_fields") or []),
+        "count_fields": list(info.get("count_fields") or []),
+        "deals": deals,
         "timesteps": metrics["timesteps"],
         "selected_timesteps": metrics["selected_timesteps"],
         "train_minutes": round(metrics["train_seconds"] / 60, 1),
@@ -273,7 +348,13 @@ def write_card(name: str, runs: Path) -> None:
     result = json.loads(RESULTS.read_text())[name]
     metrics = json.loads((runs / name / "metrics.json").read_text())
     card = model_card(
-        name, result["params"], metrics, result["rows"], result["games"], result["evaluated_at"]
+        name,
+        result["params"],
+        metrics,
+        result["rows"],
+        result["games"],
+        result["evaluated_at"],
+        result.get("deals", 3_000_000),
     )
     (PRETRAINED / f"{name}.md").write_text(card)
 

@@ -85,6 +85,17 @@ CASES = {
         ],  # fmt: skip
         "--frame-stack: 100,000,000 is out of range; allowed 1..64",
     ),
+    "train --count-fields unknown": (
+        lambda tmp, run: [
+            "train",
+            "foxy",
+            "--count-fields",
+            "cards",
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--count-fields: foxy has no observation field ['cards']",
+    ),
     "train --timesteps absurd": (
         lambda tmp, run: [
             "train",

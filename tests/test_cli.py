@@ -99,6 +99,11 @@ def test_cli_help_exits_0(capsys):
     assert code == 0 and "--agents NAMES" in out
 
 
+def test_cardzoo_help_is_plain_text_without_docstring_markup(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "The cardzoo command: list the games" in out and "``" not in out
+
+
 def test_python_dash_m_cardzoo_runs_the_command():
     done = subprocess.run(
         [sys.executable, "-m", "cardzoo", "--version"], capture_output=True, text=True, timeout=60

@@ -511,6 +511,76 @@ def test_a_policy_with_stacked_fields_is_trained_saved_and_played(tmp_path):
     assert sum(a.seat_games for a in result.agents.values()) == 8
 
 
+def test_count_fields_count_the_species_seen_and_those_on_the_card_now():
+    """Foxy without memory, the card field counted, on a fixed deal: after each card the sums
+    equal the species counts that memory="perfect" shows on the same deal, and the product,
+    summed over the species, is the true answer of every animal card."""
+    from cardzoo.agents.policy import PolicyInput
+    from cardzoo.envs import foxy_v0
+
+    blind = foxy_v0.raw_env(num_players=1, memory="none").game
+    seeing = foxy_v0.raw_env(num_players=1, memory="perfect").game
+    inputs = PolicyInput(blind, count_fields=("card",))
+    assert inputs.size == blind.observation_size + 2 * 10
+    counts = seeing.observation_layout["species_counts"]
+    hidden = blind.new_state(np.random.default_rng(3))
+    shown = seeing.new_state(np.random.default_rng(3))
+    counted = []
+    for _ in range(20):
+        vector = inputs(blind.observe(hidden, 0))
+        sums, now = vector[-20:-10], vector[-10:]
+        np.testing.assert_array_equal(sums[:9], seeing.observe(shown, 0)[counts])
+        counted.append(int(now[:9].sum()))
+        blind.apply(hidden, 1)
+        seeing.apply(shown, 1)
+    foxy = [name == "FOXY" for name in blind.stack_names(hidden)]
+    answers = [0 if is_foxy else int(a) for a, is_foxy in zip(hidden.answers, foxy)]
+    assert counted == answers
+    assert counted[:8] == [2, 3, 1, 4, 3, 4, 7, 9]  # bear+cat, zebra+cat, rooster, ...
+    inputs.reset()
+    first = inputs(blind.observe(blind.new_state(np.random.default_rng(3)), 0))
+    assert int(first[-10:].sum()) == 2  # a new game counts from nothing: one bear, one cat
+
+
+def test_a_policy_with_count_fields_is_trained_saved_and_played_as_trained(tmp_path):
+    from cardzoo.agents.policy import COUNTING_POLICY_FORMAT, read_policy
+
+    config = tiny("foxy", params={"memory": "none"}, count_fields=("card",))
+    run = train(config, tmp_path / "foxy", progress=False)
+    assert run.metrics["settings"]["count_fields"] == ["card"]
+    assert read_policy(run.run_dir / "policy.npz")[1]["format"] == COUNTING_POLICY_FORMAT
+    game = ppo.run_game(config.resolved())
+    agents = [make_agent("foxy", f"ppo:{run.run_dir}", game) for _ in range(2)]
+    assert agents[0].inputs.count_fields == ("card",)
+    # two seats deciding together (one forward pass) choose what each would alone
+    alone = [make_agent("foxy", f"ppo:{run.run_dir}", game) for _ in range(2)]
+    state = game.new_state(np.random.default_rng(0))
+    for _ in range(5):
+        observations = np.stack([game.observe(state, seat) for seat in range(2)])
+        masks = np.stack([game.choice_mask(state, seat) for seat in range(2)])
+        together = PolicyAgent.act_batch(agents, observations, masks)
+        each = [
+            a.act({"observation": o, "action_mask": m})
+            for a, o, m in zip(alone, observations, masks)
+        ]
+        assert list(together) == each
+        for seat in range(2):
+            game.apply(state, int(together[seat]))
+
+
+@pytest.mark.parametrize(
+    "beside", [{"memory": "gru"}, {"frame_stack": 3, "stack_fields": ("card",)}]
+)
+def test_counts_work_beside_a_recurrent_core_or_a_frame_stack(tmp_path, beside):
+    config = tiny("foxy", params={"memory": "none"}, count_fields=("card",), **beside)
+    run = train(config, tmp_path / "foxy", progress=False)
+    agent = make_agent("foxy", f"ppo:{run.run_dir}", ppo.run_game(config.resolved()))
+    frames = beside.get("frame_stack", 1)
+    assert agent.inputs.size == 71 + (frames - 1) * 10 + 2 * 10
+    result = play_match("foxy", [f"ppo:{run.run_dir}", "random"], 4, 0, {"memory": "none"})
+    assert sum(a.seat_games for a in result.agents.values()) == 8
+
+
 def test_the_learner_never_plays_an_illegal_action():
     sampler = _sampler("believe_it_or_not", "bluffer", {"variant": "quick"}, num_games=8)
     out = _collect(sampler, 100)

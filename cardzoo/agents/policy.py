@@ -47,8 +47,12 @@ POLICY_FORMAT = 2
 #: the format of a file whose policy has a recurrent core (a feed-forward policy is still written
 #: as format 2, which older cardzoo versions read; they refuse a core they would not play)
 RECURRENT_POLICY_FORMAT = 3
-#: the formats :func:`read_policy` reads (1: no policy head of its own; 3: a recurrent core)
-POLICY_FORMATS = (1, 2, 3)
+#: the format of a file whose policy's inputs hold counts (``count_fields``, PolicyInput), which
+#: versions before them would feed wrong inputs
+COUNTING_POLICY_FORMAT = 4
+#: the formats :func:`read_policy` reads (1: no policy head of its own; 3: a recurrent core;
+#: 4: counted inputs, with or without a core)
+POLICY_FORMATS = (1, 2, 3, 4)
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Tanh": np.tanh,
@@ -87,31 +91,40 @@ class PolicyInput:
     previous ones in the same game (oldest first, zeros before the first). With
     ``stack_fields`` (names of the game's observation fields) only those fields of the previous
     observations are kept — Foxy's ``("card",)``: the cards seen, not twenty copies of the
-    sheet. The training environment and :class:`PolicyAgent` both use it, so a policy plays on
-    exactly the inputs it was trained on."""
+    sheet. With ``count_fields`` the network also sees, after the observation, each of those
+    fields summed over the seat's observations of the game so far (this one included), then that
+    sum times the field's value now: a count of everything seen, and of what is shown now, exact
+    at any length of game (a DeepSets-style sum over the cards seen; Foxy's ``("card",)``: how
+    many of each species have appeared, and of the species on this card). The training
+    environment and :class:`PolicyAgent` both use it, so a policy plays on exactly the inputs it
+    was trained on."""
 
-    def __init__(self, game: Game, frame_stack: int = 1, stack_fields: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        game: Game,
+        frame_stack: int = 1,
+        stack_fields: tuple[str, ...] = (),
+        count_fields: tuple[str, ...] = (),
+    ):
         self.scaler = ObservationScaler(game)
         self.frame_stack = frame_stack
         self.stack_fields = tuple(stack_fields)
-        layout = game.observation_layout
-        unknown = sorted(set(self.stack_fields) - set(layout))
-        if unknown:
-            raise SettingError(
-                "stack_fields",
-                f"{game.name} has no observation field {unknown}; its fields are "
-                f"{', '.join(layout)}",
-            )
+        self.count_fields = tuple(count_fields)
         whole = np.arange(game.observation_size)
         #: the positions of an observation kept from each earlier frame
-        self.kept = (
-            np.concatenate([whole[layout[name]] for name in self.stack_fields])
-            if self.stack_fields
-            else whole
+        self.kept = _positions(game, "stack_fields", self.stack_fields) if stack_fields else whole
+        #: the positions of an observation summed over the game
+        self.counted = _positions(game, "count_fields", self.count_fields)
+        self.size = (
+            self.kept.size * (frame_stack - 1) + game.observation_size + 2 * self.counted.size
         )
-        self.size = self.kept.size * (frame_stack - 1) + game.observation_size
         self._frames = np.zeros(self.size, np.float32)
         self._previous = np.zeros(self.kept.size, np.float32)
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the inputs are the observation alone (nothing carried from earlier ones)."""
+        return self.frame_stack == 1 and not self.count_fields
 
     def reset(self) -> None:
         """A new game: nothing seen yet."""
@@ -121,14 +134,34 @@ class PolicyInput:
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         """Add this observation; the input vector (a view, valid until the next call)."""
         scaled = self.scaler(np.asarray(observation, dtype=np.float32))
-        size = scaled.shape[0]
+        size, counted = scaled.shape[0], self.counted.size
+        end = self.size - 2 * counted  # the observation ends here, the counts follow
         if self.frame_stack > 1:
-            kept, past = self.kept.size, self.size - size
+            kept, past = self.kept.size, end - size
             self._frames[: past - kept] = self._frames[kept:past]
             self._frames[past - kept : past] = self._previous
             np.take(scaled, self.kept, out=self._previous)  # no new array per decision
-        self._frames[-size:] = scaled
+        self._frames[end - size : end] = scaled
+        if counted:
+            now = scaled[self.counted]
+            sums = self._frames[end : end + counted]
+            sums += now
+            np.multiply(sums, now, out=self._frames[end + counted :])
         return self._frames
+
+
+def _positions(game: Game, setting: str, fields: tuple[str, ...]) -> np.ndarray:
+    """The positions in ``game``'s observations of the named fields, in order; an unknown name
+    is refused, naming ``setting``."""
+    layout = game.observation_layout
+    unknown = sorted(set(fields) - set(layout))
+    if unknown:
+        raise SettingError(
+            setting,
+            f"{game.name} has no observation field {unknown}; its fields are {', '.join(layout)}",
+        )
+    whole = np.arange(game.observation_size)
+    return np.concatenate([whole[layout[name]] for name in fields]) if fields else whole[:0]
 
 
 class OrdinalHead:
@@ -407,10 +440,11 @@ class PolicyAgent(Agent):
         label: str = "ppo",
         frame_stack: int = 1,
         stack_fields: tuple[str, ...] = (),
+        count_fields: tuple[str, ...] = (),
     ):
         super().__init__(game, seed)
         self.policy = policy
-        self.inputs = PolicyInput(game, frame_stack, stack_fields)
+        self.inputs = PolicyInput(game, frame_stack, stack_fields, count_fields)
         self.deterministic = deterministic
         self.name = label
         self.hidden = policy.initial_hidden()
@@ -443,7 +477,7 @@ class PolicyAgent(Agent):
         """The actions of several seats that play one policy, in one forward pass: exactly what
         each agent's :meth:`act` would choose (the same inputs, and a sampling agent draws from
         its own generator). A recurrent policy advances each agent's own hidden state."""
-        if all(agent.inputs.frame_stack == 1 for agent in agents):
+        if all(agent.inputs.stateless for agent in agents):
             inputs = agents[0].inputs.scaler(observations.astype(np.float32))  # nothing to stack
         else:
             inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
@@ -497,7 +531,7 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
                 arrays[f"core_{name}"] = np.asarray(array, np.float32)
     record = {
         **info,
-        "format": POLICY_FORMAT if policy.core is None else RECURRENT_POLICY_FORMAT,
+        "format": _policy_format(policy, info),
         "activations": [activation for _, _, activation in policy.layers],
         "head": None if policy.head is None else "ordinal",
         "core": None if policy.core is None else policy.core.kind,
@@ -601,6 +635,13 @@ def _recurrent_core(
         raise _not_a_policy(path, f"its core is wrong ({error})") from None
 
 
+def _policy_format(policy: NumpyPolicy, info: dict[str, Any]) -> int:
+    """The oldest format that holds this policy (so older versions read what they can play)."""
+    if info.get("count_fields"):
+        return COUNTING_POLICY_FORMAT
+    return POLICY_FORMAT if policy.core is None else RECURRENT_POLICY_FORMAT
+
+
 def _not_a_policy(path: Path, what: str) -> InputError:
     return InputError(f"{path} is not a cardzoo policy file: {what}")
 
@@ -633,6 +674,9 @@ def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     fields = info.get("stack_fields") or []
     if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
         raise _not_a_policy(path, f"its stack_fields must be a list of names, got {fields!r}")
+    fields = info.get("count_fields") or []
+    if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
+        raise _not_a_policy(path, f"its count_fields must be a list of names, got {fields!r}")
     return info
 
 
@@ -819,6 +863,7 @@ def input_settings(info: dict[str, Any]) -> dict[str, Any]:
     return {
         "frame_stack": int(info.get("frame_stack", 1)),
         "stack_fields": tuple(info.get("stack_fields") or ()),
+        "count_fields": tuple(info.get("count_fields") or ()),
     }
 
 

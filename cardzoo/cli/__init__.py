@@ -83,12 +83,16 @@ SUBCOMMANDS = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cardzoo", description=__doc__.split("\n")[0])
+    parser = _Parser(prog="cardzoo", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"cardzoo {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in SUBCOMMANDS:
         command.add_parser(subparsers)
     return parser
+
+
+#: what ``cardzoo --help`` says first: the docstring's first line, as plain text
+DESCRIPTION = (__doc__ or "").split("\n")[0].replace("``", "")
 
 
 def main(argv: list[str] | None = None) -> int:

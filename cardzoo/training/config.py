@@ -121,6 +121,15 @@ class TrainConfig:
         "with --frame-stack: only these fields of the earlier observations (comma-separated), "
         "e.g. card for Foxy: the cards seen, not every earlier copy of the sheet",
     )
+    count_fields: tuple[str, ...] = setting(
+        Names(metavar="FIELDS"),
+        (),
+        "the learner also sees these fields (comma-separated) summed over its observations of "
+        "the game so far, and that sum times their value now: an exact count of what it has "
+        "seen, at any length of game, e.g. card for Foxy (how many of each species have "
+        "appeared, and of the species on this card). Recorded in the policy file (format 4), "
+        "which cardzoo versions before it refuse",
+    )
     eval_every: int = setting(
         Count(1, MOST_DECISIONS, metavar="STEPS"),
         100_000,
@@ -312,10 +321,9 @@ class TrainConfig:
         if RewardMode(self.reward).uses_points and not game.has_points_reward:
             raise SettingError("reward", f"{self.game} has no points reward; use win or "
                                "win+score")  # fmt: skip
-        if self.stack_fields:
-            if self.frame_stack == 1:
-                raise SettingError("stack_fields", "only with a frame stack (frame_stack > 1)")
-            PolicyInput(game, self.frame_stack, self.stack_fields)  # the fields exist
+        if self.stack_fields and self.frame_stack == 1:
+            raise SettingError("stack_fields", "only with a frame stack (frame_stack > 1)")
+        PolicyInput(game, self.frame_stack, self.stack_fields, self.count_fields)  # fields exist
         if build_agents:
             self._check_agents()
 
@@ -393,6 +401,7 @@ class TrainConfig:
             points_scale=self.points_scale,
             frame_stack=self.frame_stack,
             stack_fields=self.stack_fields,
+            count_fields=self.count_fields,
             gamma=self.gamma,
             gae_lambda=self.gae_lambda,
             seed=seed,

@@ -185,7 +185,7 @@ def _train(
         loop.next_evaluation = config.eval_every
 
     learner = Learner(
-        PolicyInput(game, config.frame_stack, config.stack_fields).size,
+        PolicyInput(game, config.frame_stack, config.stack_fields, config.count_fields).size,
         game.num_actions,
         config.net_arch,
         config.learning_rate,
@@ -245,6 +245,7 @@ def _train(
                 pool = [NumpyPolicy(**state) for state in loop.pool]
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
             evaluation["timesteps"] = loop.timesteps
+            evaluation["train_seconds"] = round(loop.train_seconds, 1)  # time to strength
             if league is not None:
                 evaluation["league"] = league.table()
             loop.history.append(evaluation)
@@ -408,6 +409,7 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
         "num_actions": int(game.num_actions),
         "frame_stack": config.frame_stack,
         "stack_fields": list(config.stack_fields),
+        "count_fields": list(config.count_fields),
         "play": config.play,
         "format": FORMAT_VERSION,
     }
@@ -437,11 +439,13 @@ def learner_factory(
     label: str = "learner",
     stack_fields: tuple = (),
     deterministic: bool = True,
+    count_fields: tuple = (),
 ):
     """A ``play_match`` line-up entry: the policy as an agent, greedy unless told to sample."""
+    inputs = (frame_stack, stack_fields, count_fields)
 
     def build(game: Game, seed: int) -> PolicyAgent:
-        return PolicyAgent(game, policy, seed, deterministic, label, frame_stack, stack_fields)
+        return PolicyAgent(game, policy, seed, deterministic, label, *inputs)
 
     build.name = label  # type: ignore[attr-defined]  # play_match's label for this seat
     return build
@@ -459,7 +463,11 @@ def evaluate(
     num_games = math.ceil(num_games / n) * n
     assert config.frame_stack is not None  # a resolved configuration's
     learner = learner_factory(
-        policy, config.frame_stack, stack_fields=config.stack_fields, deterministic=config.greedy
+        policy,
+        config.frame_stack,
+        stack_fields=config.stack_fields,
+        deterministic=config.greedy,
+        count_fields=config.count_fields,
     )
     against, matches = {}, {}
     for opponent in config.evaluation_opponents:

@@ -121,11 +121,12 @@ class OpponentMix:
         mix: dict[str, float],
         frame_stack: int = 1,
         stack_fields: tuple[str, ...] = (),
+        count_fields: tuple[str, ...] = (),
     ):
         self.game_name = game_name
         self.mix = mix
-        self.frame_stack = frame_stack
-        self.stack_fields = stack_fields
+        #: how the snapshots of the learner build their inputs (PolicyInput): as the learner
+        self.inputs = (frame_stack, stack_fields, count_fields)
         self.pool: list[NumpyPolicy] = []
         self._agents: dict[tuple[int, int, str], Agent] = {}
         #: with a league (:mod:`cardzoo.training.league`): its members as (key, agent name or
@@ -160,9 +161,7 @@ class OpponentMix:
                 self._agents[cache] = (
                     make_agent(self.game_name, name, game, seed=seed)
                     if name
-                    else PolicyAgent(
-                        game, policy, None, False, key, self.frame_stack, self.stack_fields
-                    )  # fmt: skip
+                    else PolicyAgent(game, policy, None, False, key, *self.inputs)
                 )
             agent = self._agents[cache]
             if policy is not None:
@@ -180,9 +179,7 @@ class OpponentMix:
         if name == SELF:
             policy = self.pool[rng.integers(len(self.pool))]
             if key not in self._agents:
-                self._agents[key] = PolicyAgent(
-                    game, policy, None, False, SELF, self.frame_stack, self.stack_fields
-                )
+                self._agents[key] = PolicyAgent(game, policy, None, False, SELF, *self.inputs)
             self._agents[key].policy = policy
         elif key not in self._agents:
             self._agents[key] = make_agent(self.game_name, name, game, seed=seed)
@@ -202,9 +199,15 @@ class LearnerSeat(Agent):
 
     name = "learner"
 
-    def __init__(self, game: Game, frame_stack: int, stack_fields: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        game: Game,
+        frame_stack: int,
+        stack_fields: tuple[str, ...] = (),
+        count_fields: tuple[str, ...] = (),
+    ):
         super().__init__(game)
-        self.inputs = PolicyInput(game, frame_stack, stack_fields)
+        self.inputs = PolicyInput(game, frame_stack, stack_fields, count_fields)
 
     def reset(self) -> None:
         self.inputs.reset()
@@ -298,10 +301,11 @@ def masked_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
 class SamplerConfig:
     """What a sampler plays: ``num_games`` games of ``game_name`` with ``params`` (with
     ``reward="points"`` where the reward mode uses points), the learner paid by ``reward`` and
-    ``points_scale``, its inputs its last ``frame_stack`` observations (earlier ones cut to
-    ``stack_fields`` where given), its advantages by ``gamma`` and ``gae_lambda``, and with a
-    recurrent core a hidden state of ``state_size`` numbers per game (0: feed-forward).
-    ``seed`` fixes every deal, seat and opponent, and the learner's sampled actions."""
+    ``points_scale``, its inputs built from its last ``frame_stack`` observations (earlier ones
+    cut to ``stack_fields`` where given) and the sums of ``count_fields`` over the game, its
+    advantages by ``gamma`` and ``gae_lambda``, and with a recurrent core a hidden state of
+    ``state_size`` numbers per game (0: feed-forward). ``seed`` fixes every deal, seat and
+    opponent, and the learner's sampled actions."""
 
     game_name: str
     params: dict[str, Any]
@@ -314,13 +318,19 @@ class SamplerConfig:
     gae_lambda: float
     seed: int
     state_size: int = 0
+    count_fields: tuple[str, ...] = ()
 
     def game(self) -> Game:
         return load_game(self.game_name, **self.params)
 
+    @property
+    def inputs(self) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+        """How the learner's inputs are built (:class:`~cardzoo.agents.policy.PolicyInput`)."""
+        return self.frame_stack, self.stack_fields, self.count_fields
+
     def input_size(self) -> int:
         """The numbers of the learner's inputs (its stacked, scaled observations)."""
-        return PolicyInput(self.game(), self.frame_stack, self.stack_fields).size
+        return PolicyInput(self.game(), *self.inputs).size
 
 
 class Sampler:
@@ -334,10 +344,7 @@ class Sampler:
         self.reward = RewardMode(config.reward)
         self.rng = np.random.default_rng(config.seed)
         num_games = config.num_games
-        self.learners = [
-            LearnerSeat(self.game, config.frame_stack, config.stack_fields)
-            for _ in range(num_games)
-        ]
+        self.learners = [LearnerSeat(self.game, *config.inputs) for _ in range(num_games)]
         self.input_size = self.learners[0].inputs.size
         #: a recurrent learner's hidden state in each game (None: feed-forward)
         self.hidden = (
@@ -647,7 +654,7 @@ def _work(connection, config, mix_weights, pool, n_steps, memory_names, shapes) 
     threadpool_limits(1)
     memories = [shared_memory.SharedMemory(name=name) for name in memory_names]
     try:
-        mix = OpponentMix(config.game_name, mix_weights, config.frame_stack, config.stack_fields)
+        mix = OpponentMix(config.game_name, mix_weights, *config.inputs)
         mix.pool = [NumpyPolicy(**state) for state in pool or []]
         sampler = Sampler(config, mix)
         buffers = [_views(memory, shapes) for memory in memories]
