@@ -58,7 +58,7 @@ PROFILES: dict[str, GameAgents] = {
             n_epochs=8,
             timesteps=300_000,
         ),
-        minutes=1.0,
+        minutes=1,
     ),
     # Believe It or Not: the quick variant, shedding rewarded (win+score); 300,000 decisions
     # ended at 0.122 against three bluffers (their own share 0.261), 2M passed it (the shipped
@@ -73,7 +73,7 @@ PROFILES: dict[str, GameAgents] = {
             params={"variant": "quick"},
             timesteps=2_000_000,
         ),
-        minutes=8.0,
+        minutes=12,
     ),
     # Minus Two: half the seats attackers and 8 epochs raised the first mix's 0.209 to 0.247
     # [0.221, 0.275] against three attackers, level with the attacker's own 0.250. 300,000
@@ -93,14 +93,14 @@ PROFILES: dict[str, GameAgents] = {
             batch_size=1024,
             lr_schedule="linear",
         ),
-        minutes=22.0,
+        minutes=22,
     ),
     # Foxy: 20 decisions whose points the engine pays only at the end. Rewarded that way a run
     # stalled at ~56 points; per-card points (win+score) ten times the +-1 result, a short
     # horizon (each number is nearly a decision of its own) and a small entropy bonus over 82
     # actions reached 77 after 1M steps and were still rising (benchmarks/learning.md). No run
-    # reached perfect_memory's points: a first run of a few minutes, on the shipped policy's
-    # network and settings (benchmarks/pretrained.py), passes forgetful's.
+    # reached perfect_memory's points: a first run of 3M decisions on the shipped policy's
+    # network and settings (benchmarks/pretrained.py) reaches about forgetful's (83 points).
     "foxy": GameAgents(
         foxy.AGENTS,
         best="perfect_memory",
@@ -121,7 +121,7 @@ PROFILES: dict[str, GameAgents] = {
             batch_size=1024,
             lr_schedule="linear",
         ),
-        minutes=10.0,
+        minutes=11,
         # the shipped foxy-perfect policy: 99.9 points against perfect_memory's 116.5
         unbeaten=Budget(22_000_000, 54),
     ),

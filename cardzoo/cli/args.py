@@ -24,7 +24,8 @@ Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or 
 code whose :class:`~cardzoo.errors.InputError` comes from one option in
 ``with option_errors("--param"):``. Any other exception is a bug and keeps its traceback.
 
-May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents` (the command layer is the top floor).
+May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents`, the training settings
+(:mod:`cardzoo.training.config`, which imports no torch; the command layer is the top floor).
 """
 
 from __future__ import annotations
@@ -36,13 +37,13 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import GAMES, load_game
 from cardzoo.errors import InputError, SettingError
-
-if TYPE_CHECKING:
-    from cardzoo.training.settings import Setting
+from cardzoo.training.config import GAME_DEFAULTS, SETTING
+from cardzoo.training.settings import Flag, KindError, Setting
 
 # ----------------------------------------------------------------------------------------------
 # The one error path
@@ -339,8 +340,6 @@ def add_setting_options(
     ``flags[name]``), metavar, choices, and a type that reads and checks the text with the
     setting's own check. Every default is None, so a command knows what was given
     (:func:`given_settings`); the help says what a setting left out becomes."""
-    from cardzoo.training.config import SETTING
-
     for name, own_help in helps.items():
         declared = SETTING[name]
         help = setting_help(declared) if own_help is None else own_help
@@ -355,10 +354,6 @@ def add_setting_options(
 
 def setting_help(declared: Setting) -> str:
     """A setting's help, with what it becomes when left out: its default, or each game's."""
-    from cardzoo.agents.profiles import PROFILES
-    from cardzoo.training.config import GAME_DEFAULTS
-    from cardzoo.training.settings import Flag
-
     show = declared.kind.show
     if isinstance(declared.kind, Flag):
         return declared.help
@@ -384,8 +379,6 @@ def setting_help(declared: Setting) -> str:
 def _setting_type(declared: Setting) -> Callable[[str], Any]:
     """Reads an option's text and checks the value as the setting does (argparse names the
     option in front of the reason)."""
-    from cardzoo.errors import SettingError
-    from cardzoo.training.settings import KindError
 
     def read(text: str) -> Any:
         try:
