@@ -93,7 +93,7 @@ PROFILES: dict[str, GameAgents] = {
             batch_size=1024,
             lr_schedule="linear",
         ),
-        minutes=22,
+        minutes=14,
     ),
     # Foxy: 20 decisions whose points the engine pays only at the end. Rewarded that way a run
     # stalled at ~56 points; per-card points (win+score) ten times the +-1 result, a short

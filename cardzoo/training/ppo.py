@@ -895,6 +895,6 @@ def below_best_heuristic(game: str, final: dict[str, Any]) -> str | None:
         )
     needed = GAME_DEFAULTS[game]["timesteps"]
     return line + (
-        f"the learning benchmark passed it with {needed:,} decisions ({agents.minutes:g} minutes "
-        "of training on our 2-core machine); --resume with a larger --timesteps trains on"
+        f"a run with the game's defaults passed it with {needed:,} decisions ({agents.minutes:g} "
+        "minutes of training on our 2-core machine); --resume with a larger --timesteps trains on"
     )
