@@ -66,6 +66,9 @@ def main() -> None:
     for answer in sorted(errors):
         values = np.array(errors[answer])
         print(f"| {answer} | {values.size} | {values.mean():+.2f} | {np.mean(values == 0):.0%} |")
+    if not circles:
+        print("circled: never")
+        return
     answers = np.array([answer for answer, _ in circles])
     exact = np.mean([answer == number for answer, number in circles])
     print(

@@ -19,6 +19,12 @@ Measurements
                 ``pyspiel``: per decision the observation is written into a numpy buffer
                 (``make_observation(game).set_from(state, player)``), ``legal_actions``,
                 ``apply_action``; chance nodes are sampled and not counted as steps.
+    ``vector``  a game with a vector form (``cardzoo.vector``) as ``MultiAgentVectorEnv``:
+                ``--vector-games`` games (a tenth of them plain) stepped per call, every decision
+                returning the observation and action mask of the seat to decide; the random
+                player picks for all games in one numpy call. ``vector gym``: the Gymnasium
+                ``VectorEnv``, the learner's action per game, random opponents inside the kernel.
+                Each is measured compiled (numba) and plain (``compiled=False``).
 
 Columns
     agent steps/s   AEC: every ``step`` call, the steps of finished agents included; engine and
@@ -28,11 +34,15 @@ Columns
                     forced moves; Henhouse has none: its only action is "turn your top card").
     games/s, us/step (microseconds per agent step), steps/game, spread ((max - min) / median of
     the runs' steps/s), and the ratios of agent steps/s to PettingZoo ``leduc_holdem_v4`` and to
-    ``rps_v2`` measured in the same run.
+    ``rps_v2`` measured in the same run; the ratios of decisions/s to the same game's AEC
+    environment and to OpenSpiel's ``crazy_eights``. ``vector gym`` rows count the learner's
+    steps as agent steps, every seat's decisions as decisions and the learner's choices.
 
 Targets (marked met / NOT met): every cardzoo game through the AEC API at least 5x
 ``leduc_holdem_v4`` and at least ``rps_v2`` / 1.5 in agent steps/s; every cardzoo engine at least
-100,000 decisions/s with observations.
+100,000 decisions/s with observations; the compiled vector form at least 1,000,000 decisions/s
+with observations and masks, 20x the game's AEC environment and 4x ``crazy_eights``; the plain
+vector form at least the game's engine (decisions/s).
 
 Every game in ``cardzoo.envs.GAMES`` is measured at its default parameters; a game whose module
 fails to import is reported as missing. References whose packages are not installed (the ``bench``
@@ -41,6 +51,7 @@ extra: ``pettingzoo[classic]``, ``open_spiel``) are reported as not installed.
     python benchmarks/throughput.py                     # full run (~3 minutes), writes RESULTS.md
     python benchmarks/throughput.py --games henhouse --references rps,leduc_holdem_v4
     python benchmarks/throughput.py --quick             # smoke run, a second or two per game
+    python benchmarks/throughput.py --games nobody_wants_it --references crazy_eights
     python benchmarks/throughput.py --profile henhouse  # cProfile of both paths of one game
 """
 
@@ -72,6 +83,10 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO / "benchmarks" / "RESULTS.md"
 
 ENGINE_TARGET = 100_000  # decisions/s with observations
+VECTOR_TARGET = 1_000_000  # decisions/s with observations and masks, compiled
+VECTOR_AEC_FACTOR = 20.0  # compiled vector decisions/s >= 20 x the game's AEC env
+VECTOR_SPIEL_FACTOR = 4.0  # compiled vector decisions/s >= 4 x OpenSpiel crazy_eights
+CRAZY_EIGHTS = "crazy_eights"
 LEDUC_FACTOR = 5.0  # cardzoo AEC steps/s >= 5 x PettingZoo leduc_holdem_v4
 RPS_FACTOR = 1.5  # cardzoo AEC steps/s >= rps_v2 / 1.5
 LEDUC, RPS = "leduc_holdem_v4", "rps_v2"
@@ -210,6 +225,59 @@ def sample_chance(outcomes: list[tuple[int, float]], u: float) -> int:
     return outcomes[-1][0]  # rounding: the probabilities summed to a hair under u
 
 
+def pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """One random legal action per row of ``masks``: ``legal[int(u * len(legal))]``, as every
+    random player here picks, for all games in one numpy call."""
+    chosen = (uniform * masks.sum(axis=1)).astype(np.int64)
+    return np.argmax(np.cumsum(masks, axis=1) > chosen[:, None], axis=1)
+
+
+def play_vector(games, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
+    """Random legal play on a ``MultiAgentVectorEnv``: every call, one decision per game, each
+    returning the observation and mask of the seat to decide next."""
+    rng = np.random.default_rng(seed)
+    step = games.reset(seed=seed)
+    decisions = choices = ended = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        masks = step.action_mask
+        choices += int((masks.sum(axis=1) >= 2).sum())
+        step = games.step(pick_legal(masks, rng.random(len(masks))))
+        decisions += len(masks)
+        ended += int((step.terminated | step.truncated).sum())
+        if clock() >= deadline:
+            break
+    return Counts(decisions, decisions, choices, ended, clock() - start)
+
+
+def play_vector_gym(env, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
+    """Random legal play of the learner on a Gymnasium ``VectorEnv`` (random opponents inside
+    the kernel). Agent steps are the learner's; decisions every seat's (from the games' step
+    counters); choices the learner's."""
+    rng = np.random.default_rng(seed)
+    _observations, infos = env.reset(seed=seed)
+    learner = decisions = choices = ended = 0
+    resetting = np.zeros(env.num_envs, bool)  # NEXT_STEP: these games start anew in this call
+    start = clock()
+    deadline = start + seconds
+    while True:
+        masks = infos["action_mask"]
+        choices += int((masks.sum(axis=1)[~resetting] >= 2).sum())
+        before = env.batch.steps.copy()
+        _observations, _rewards, terminated, truncated, infos = env.step(
+            pick_legal(masks, rng.random(len(masks)))
+        )
+        after = env.batch.steps
+        decisions += int(np.where(resetting, after, after - before).sum())
+        learner += int((~resetting).sum())
+        resetting = terminated | truncated
+        ended += int(resetting.sum())
+        if clock() >= deadline:
+            break
+    return Counts(learner, decisions, choices, ended, clock() - start)
+
+
 # ----------------------------------------------------------------------------------------------
 # What to measure
 # ----------------------------------------------------------------------------------------------
@@ -245,8 +313,9 @@ class Benchmark:
         return (max(rates) - min(rates)) / middle if middle else 0.0
 
 
-def cardzoo_benchmarks(names: list[str] | None) -> list[Benchmark]:
-    """The AEC and engine rows of every registered game (or of ``names``)."""
+def cardzoo_benchmarks(names: list[str] | None, vector_games: int = 1024) -> list[Benchmark]:
+    """The AEC and engine rows of every registered game (or of ``names``), and the vector rows
+    of the games with a vector form."""
     from cardzoo.envs import GAMES
 
     benchmarks = []
@@ -273,6 +342,43 @@ def cardzoo_benchmarks(names: list[str] | None) -> list[Benchmark]:
         }
         benchmarks += [
             Benchmark(f"{name}_v0", "cardzoo", path, params, run=run) for path, run in runs.items()
+        ]
+        if spec.game_class().kernel_module is not None:
+            benchmarks += vector_benchmarks(name, params, vector_games)
+    return benchmarks
+
+
+def vector_benchmarks(name: str, params: str, count: int) -> list[Benchmark]:
+    """The vector rows of a game with a vector form: the multi-agent form and the Gymnasium
+    ``VectorEnv``, compiled (``count`` games) and plain (a tenth of them)."""
+    from cardzoo.vector import MultiAgentVectorEnv, VectorEnv
+
+    benchmarks = []
+    for compiled in (True, False):
+        games = count if compiled else max(1, count // 10)
+        kind = "" if compiled else " plain"
+        described = f"{params}, num_envs={games}"
+        try:
+            vector = MultiAgentVectorEnv(name, games, compiled=compiled)
+            gym = VectorEnv(name, games, compiled=compiled)
+        except Exception as error:  # numba missing for compiled=True, a kernel in progress
+            reason = f"error ({type(error).__name__}: {error})"
+            benchmarks += [
+                Benchmark(f"{name}_v0", "cardzoo", f"{path}{kind}", status=reason)
+                for path in ("vector", "vector gym")
+            ]
+            continue
+        runs = {
+            "vector": lambda seconds, seed, clock, env=vector: play_vector(
+                env, seconds, seed, clock
+            ),
+            "vector gym": lambda seconds, seed, clock, env=gym: play_vector_gym(
+                env, seconds, seed, clock
+            ),
+        }
+        benchmarks += [
+            Benchmark(f"{name}_v0", "cardzoo", f"{path}{kind}", described, run=run)
+            for path, run in runs.items()
         ]
     return benchmarks
 
@@ -367,49 +473,91 @@ def reference_rate(benchmarks: list[Benchmark], name: str) -> float | None:
     return None
 
 
-def targets(benchmark: Benchmark, leduc: float | None, rps: float | None) -> str:
-    """The targets of a cardzoo row, each marked met / NOT met (n/a without its reference)."""
+def decision_rates(benchmarks: list[Benchmark]) -> dict[str, float]:
+    """Decisions/s of the rows other rows are compared with: ``crazy_eights`` and, per cardzoo
+    game, ``"<game> aec"`` and ``"<game> engine"``."""
+    rates = {}
+    for b in benchmarks:
+        if not b.runs:
+            continue
+        if b.library == "OpenSpiel" and b.name == CRAZY_EIGHTS:
+            rates[CRAZY_EIGHTS] = b.median("decisions")
+        elif b.library == "cardzoo" and b.path in ("aec", "engine"):
+            rates[f"{b.name} {b.path}"] = b.median("decisions")
+    return rates
+
+
+def targets(
+    benchmark: Benchmark,
+    leduc: float | None,
+    rps: float | None,
+    rates: dict[str, float] | None = None,
+) -> str:
+    """The targets of a cardzoo row, each marked met / NOT met (n/a without its reference);
+    ``rates``: :func:`decision_rates` of the same run (for the vector rows)."""
 
     def mark(ok: bool | None) -> str:
         return "n/a" if ok is None else ("met" if ok else "NOT met")
 
+    def at_least(key: str, factor: float) -> bool | None:
+        reference = (rates or {}).get(key)
+        return None if reference is None else decisions >= factor * reference
+
     if benchmark.library != "cardzoo":
         return ""
+    decisions = benchmark.median("decisions")
     if benchmark.path == "engine":
-        return f">=100k dec/s: {mark(benchmark.median('decisions') >= ENGINE_TARGET)}"
+        return f">=100k dec/s: {mark(decisions >= ENGINE_TARGET)}"
+    if benchmark.path.startswith("vector") and benchmark.path.endswith("plain"):
+        return f">=engine dec/s: {mark(at_least(f'{benchmark.name} engine', 1.0))}"
+    if benchmark.path.startswith("vector"):
+        return (
+            f">=1M dec/s: {mark(decisions >= VECTOR_TARGET)}; "
+            f">=20x AEC: {mark(at_least(f'{benchmark.name} aec', VECTOR_AEC_FACTOR))}; "
+            f">=4x crazy_eights: {mark(at_least(CRAZY_EIGHTS, VECTOR_SPIEL_FACTOR))}"
+        )
     steps = benchmark.median("steps")
     versus_leduc = None if leduc is None else steps >= LEDUC_FACTOR * leduc
     versus_rps = None if rps is None else steps >= rps / RPS_FACTOR
     return f">=5x leduc: {mark(versus_leduc)}; >=rps/1.5: {mark(versus_rps)}"
 
 
+def ratio(value: float, reference: float | None) -> str:
+    return f"{value / reference:.2f}" if reference else "n/a"
+
+
 def results_table(benchmarks: list[Benchmark]) -> str:
     leduc, rps = reference_rate(benchmarks, LEDUC), reference_rate(benchmarks, RPS)
+    rates = decision_rates(benchmarks)
     header = (
         "| library | benchmark | path | params | agent steps/s | decisions/s | choices/s "
-        "| games/s | us/step | steps/game | spread | x PZ leduc | x rps | targets |"
+        "| games/s | us/step | steps/game | spread | x PZ leduc | x rps | dec x own AEC "
+        "| dec x crazy_eights | targets |"
     )
-    lines = [header, "|" + " --- |" * 14]
+    lines = [header, "|" + " --- |" * 16]
     for b in benchmarks:
         if not b.runs:
-            lines.append(f"| {b.library} | {b.name} | {b.path} | {b.status} |" + " |" * 10)
+            lines.append(f"| {b.library} | {b.name} | {b.path} | {b.status} |" + " |" * 12)
             continue
-        steps = b.median("steps")
+        steps, decisions = b.median("steps"), b.median("decisions")
+        own_aec = rates.get(f"{b.name} aec") if b.library == "cardzoo" else None
         cells = [
             b.library,
             b.name,
             b.path,
             b.params,
             f"{steps:,.0f}",
-            f"{b.median('decisions'):,.0f}",
+            f"{decisions:,.0f}",
             f"{b.median('choices'):,.0f}",
             f"{b.median('games'):,.1f}",
             f"{1e6 / steps:.2f}" if steps else "-",
             f"{b.steps_per_game():,.1f}",
             f"{b.spread():.0%}",
-            f"{steps / leduc:.2f}" if leduc else "n/a",
-            f"{steps / rps:.2f}" if rps else "n/a",
-            targets(b, leduc, rps),
+            ratio(steps, leduc),
+            ratio(steps, rps),
+            ratio(decisions, own_aec),
+            ratio(decisions, rates.get(CRAZY_EIGHTS)),
+            targets(b, leduc, rps, rates),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -474,17 +622,23 @@ def report(
         f"benchmark, runs interleaved; OMP/OPENBLAS/MKL_NUM_THREADS=1"
         + ("; QUICK smoke run: numbers are not meaningful" if args.quick else ""),
         f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
+        f"- command: `{' '.join(['python benchmarks/throughput.py', *args.argv])}`",
         "",
         results_table(benchmarks),
         "",
         "Targets: every cardzoo game through the AEC API >= 5x PettingZoo `leduc_holdem_v4` and "
         ">= `rps_v2` / 1.5 in agent steps/s; every cardzoo engine >= 100,000 decisions/s with "
-        "observations.",
+        "observations; the compiled vector forms >= 1,000,000 decisions/s with observations and "
+        "masks, >= 20x the game's AEC env and >= 4x OpenSpiel `crazy_eights` in decisions/s; "
+        "the plain vector forms >= the game's engine in decisions/s.",
         "",
         "Columns: agent steps/s counts every `step` call (finished agents' steps included) for "
         "AEC rows and decisions for engine/OpenSpiel rows; decisions/s the steps of an agent that "
         "has to choose; choices/s the decisions with >= 2 legal actions; us/step = 1e6 / agent "
-        "steps/s; spread = (max - min) / median of the runs' agent steps/s.",
+        "steps/s; spread = (max - min) / median of the runs' agent steps/s. `vector` rows: "
+        "`MultiAgentVectorEnv`, every decision returning the next observation and mask; "
+        "`vector gym` rows: the Gymnasium `VectorEnv` with random opponents in the kernel, agent "
+        "steps = the learner's, decisions = every seat's, choices = the learner's.",
         "",
     ]
     return "\n".join(lines)
@@ -538,11 +692,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the markdown report")
     parser.add_argument("--profile", metavar="GAME", help="cProfile one cardzoo game instead")
     parser.add_argument("--top", type=int, default=25, help="functions listed by --profile")
+    parser.add_argument(
+        "--vector-games",
+        type=int,
+        default=1024,
+        help="games per call of the compiled vector rows (the plain ones: a tenth; default 1024)",
+    )
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.seconds is None:
         args.seconds = 0.2 if args.quick else 3.0
-    if args.seconds <= 0 or args.repeats < 1:
-        parser.error("--seconds must be positive and --repeats at least 1")
+    if args.seconds <= 0 or args.repeats < 1 or args.vector_games < 1:
+        parser.error("--seconds must be positive, --repeats and --vector-games at least 1")
     args.game_names = None if args.games is None else args.games.split(",")
     from cardzoo.envs import GAMES
 
@@ -571,7 +732,8 @@ def main(argv: list[str] | None = None) -> list[Benchmark]:
     from cardzoo.io import write_bytes_atomic
 
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else ()
-    benchmarks = cardzoo_benchmarks(args.game_names) + reference_benchmarks(args.reference_names)
+    benchmarks = cardzoo_benchmarks(args.game_names, args.vector_games)
+    benchmarks += reference_benchmarks(args.reference_names)
     warmup = min(0.5, args.seconds / 4)
     measure(benchmarks, args.seconds, args.repeats, warmup, CLOCKS[args.clock])
     text = report(benchmarks, args, load_before)

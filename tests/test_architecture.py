@@ -28,6 +28,7 @@ LAYERS = {
     "cardzoo.tournament": 3,
     "cardzoo.tournament_plots": 3,
     "cardzoo.single_agent": 3,
+    "cardzoo.vector": 3,
     "cardzoo.play": 3,
     "cardzoo.recording": 3,
     "cardzoo.web": 3,

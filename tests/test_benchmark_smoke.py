@@ -113,3 +113,47 @@ def test_targets_are_marked_against_the_references_of_the_same_run(throughput):
     assert throughput.reference_rate(rows, "leduc_holdem_v4") == 10_000
     assert throughput.reference_rate(rows, "rps_v2") == 60_000
     assert throughput.reference_rate(rows, "connect_four_v3") is None
+
+
+def test_the_vector_rows_are_marked_against_the_aec_env_and_crazy_eights(throughput):
+    def row(library, name, path, decisions):
+        counts = throughput.Counts(decisions, decisions, 0, 1, 1.0)
+        return throughput.Benchmark(name, library, path, runs=[counts])
+
+    rows = [
+        row("cardzoo", "a_v0", "aec", 50_000),
+        row("cardzoo", "a_v0", "engine", 100_000),
+        row("OpenSpiel", "crazy_eights", "spiel", 250_000),
+    ]
+    rates = throughput.decision_rates(rows)
+    assert rates == {"a_v0 aec": 50_000, "a_v0 engine": 100_000, "crazy_eights": 250_000}
+    fast = row("cardzoo", "a_v0", "vector", 1_000_000)
+    assert throughput.targets(fast, None, None, rates) == (
+        ">=1M dec/s: met; >=20x AEC: met; >=4x crazy_eights: met"
+    )
+    slow = row("cardzoo", "a_v0", "vector gym", 999_999)
+    assert throughput.targets(slow, None, None, rates) == (
+        ">=1M dec/s: NOT met; >=20x AEC: NOT met; >=4x crazy_eights: NOT met"
+    )
+    assert throughput.targets(fast, None, None, {}) == (
+        ">=1M dec/s: met; >=20x AEC: n/a; >=4x crazy_eights: n/a"
+    )
+    plain = row("cardzoo", "a_v0", "vector plain", 99_999)
+    assert throughput.targets(plain, None, None, rates) == ">=engine dec/s: NOT met"
+
+
+def test_quick_run_measures_the_vector_forms(throughput, tmp_path):
+    output = tmp_path / "R.md"
+    argv = ["--games", "nobody_wants_it", "--references", "none", "--vector-games", "20"]
+    rows = quick(throughput, output, *argv)
+    paths = {"aec", "engine", "vector", "vector gym", "vector plain", "vector gym plain"}
+    assert {path for _, _, path in rows} == paths
+    for path, games in (("vector", 20), ("vector plain", 2)):  # the plain rows: a tenth
+        row = rows["cardzoo", "nobody_wants_it_v0", path]
+        assert row.params.endswith(f"num_envs={games}")
+        assert all(run.steps == run.decisions and run.decisions % games == 0 for run in row.runs)
+    gym = rows["cardzoo", "nobody_wants_it_v0", "vector gym"]
+    assert all(run.decisions > run.steps >= run.choices for run in gym.runs)
+    text = output.read_text()
+    assert "command: `python benchmarks/throughput.py --quick --seconds 0.02" in text
+    assert "| cardzoo | nobody_wants_it_v0 | vector | " in text

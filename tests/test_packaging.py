@@ -156,3 +156,15 @@ def test_the_wheel_alone_plays_the_quickstart_and_a_pretrained_match_without_tor
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "pretrained" in done.stdout and "random" in done.stdout
+
+    # the vector form without numba: the kernel as plain Python
+    vector = (
+        "import gymnasium, cardzoo\n"
+        "env = gymnasium.make_vec('cardzoo/NobodyWantsIt-v0', num_envs=2, num_rounds=1)\n"
+        "observations, infos = env.reset(seed=0)\n"
+        "env.step(infos['action_mask'].argmax(axis=1))\n"
+        "print(env.compiled, observations.shape)\n"
+    )
+    done = run(python, "-c", vector, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "(2,", "55)"]

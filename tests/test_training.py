@@ -18,7 +18,7 @@ from tiny_runs import TINY, interrupted_at_the_second_call  # noqa: E402
 from cardzoo.agents import make_agent  # noqa: E402
 from cardzoo.agents.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
-from cardzoo.envs import minus_two_v0, nobody_wants_it_v0  # noqa: E402
+from cardzoo.envs import foxy_v0, minus_two_v0, nobody_wants_it_v0  # noqa: E402
 from cardzoo.evaluation import play_match  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
@@ -324,13 +324,33 @@ def test_the_numpy_policy_acts_as_the_torch_policy(finished_run):
         assert policy.act(inputs[row], masks[row]) == int(expected[row].argmax())
 
 
-def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp_path):
-    """Foxy with ``head="ordinal"`` and ReLU layers: the trained network's logits, computed by
+def test_an_untrained_foxy_policy_keeps_its_circle_for_later():
+    """The ordinal head starts the circled kind at preference -3: on the first card of a deal an
+    untrained policy circles with probability about e^-3 / (1 + e^-3), not one half (a policy
+    that spent its circle at once learned to do so for good)."""
+    from cardzoo.agents.policy import OrdinalHead, PolicyInput
+    from cardzoo.training.learner import Learner
+
+    game = foxy_v0.raw_env(num_players=2, memory="none").game
+    head = OrdinalHead(*game.action_numbers())
+    learner = Learner(PolicyInput(game).size, game.num_actions, (256, 256), 3e-4, 0, head, "relu")
+    state = game.new_state(np.random.default_rng(0))
+    inputs = PolicyInput(game)(game.observe(state, 0))
+    logits = learner.numpy_policy().logits(inputs[None])[0]
+    logits = np.where(game.legal_mask(state, 0), logits, -np.inf)
+    probabilities = np.exp(logits - logits.max())
+    circled = probabilities[game.max_guess + 1 :].sum() / probabilities.sum()
+    assert circled == pytest.approx(np.exp(-3) / (1 + np.exp(-3)), abs=0.005)
+
+
+@pytest.mark.parametrize("kind", ["ordinal", "ordinal-shared"])
+def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp_path, kind):
+    """Foxy with an ordinal head and ReLU layers: the trained network's logits, computed by
     torch, by the numpy policy and by the policy read back from ``policy.npz``, agree."""
     from cardzoo.agents.policy import read_policy
     from cardzoo.training.learner import Learner
 
-    config = tiny("foxy", head="ordinal", activation="relu", timesteps=512)
+    config = tiny("foxy", head=kind, activation="relu", timesteps=512)
     run = train(config, tmp_path / "foxy", progress=False)
     game = ppo.run_game(run_config(run))
     head = ppo.policy_head(run_config(run), game)
@@ -340,11 +360,29 @@ def test_an_ordinal_relu_policy_plays_in_numpy_as_in_torch_and_from_its_file(tmp
     with torch.no_grad():
         expected = learner.network.logits(torch.from_numpy(inputs)).numpy()
     saved, info = read_policy(run.run_dir / "policy.npz")
-    assert info["head"] == "ordinal" and expected.shape == (20, game.num_actions)
+    assert info["head"] == kind and expected.shape == (20, game.num_actions)
+    assert info["format"] == (4 if kind == "ordinal-shared" else 2)
     close = dict(rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(learner.numpy_policy().logits(inputs), expected, **close)
     # the file holds the checkpoint selected at the last evaluation: the same weights
     np.testing.assert_allclose(saved.logits(inputs), expected, **close)
+
+
+def test_a_shared_sharpness_head_writes_circled_numbers_as_sharply_as_plain_ones():
+    """One sharpness for both kinds: on any outputs, the circled bell is the plain bell moved by
+    the difference of the two preferences (the per-kind head's bells differ in width)."""
+    from cardzoo.agents.policy import OrdinalHead
+
+    game = foxy_v0.raw_env(num_players=2).game
+    numbers, kinds = game.action_numbers()
+    shared, apart = OrdinalHead(numbers, kinds, True), OrdinalHead(numbers, kinds)
+    assert (shared.outputs, apart.outputs) == (4, 5)
+    outputs = np.array([[0.3, 0.5, -1.0, 4.0]], np.float32)
+    logits = shared(outputs)[0]
+    plain, circled = logits[kinds == 0], logits[kinds == 1]
+    np.testing.assert_allclose(circled - plain, -1.5, rtol=1e-5)
+    wider = apart(np.array([[0.3, 0.5, -1.0, 4.0, 0.0]], np.float32))[0]
+    assert np.ptp(wider[kinds == 1] - wider[kinds == 0]) > 1
 
 
 def test_foxy_trains_the_ordinal_head_on_relu_by_default_and_other_games_the_plain_one():

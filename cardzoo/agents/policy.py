@@ -47,11 +47,12 @@ POLICY_FORMAT = 2
 #: the format of a file whose policy has a recurrent core (a feed-forward policy is still written
 #: as format 2, which older cardzoo versions read; they refuse a core they would not play)
 RECURRENT_POLICY_FORMAT = 3
-#: the format of a file whose policy's inputs hold counts (``count_fields``, PolicyInput), which
-#: versions before them would feed wrong inputs
+#: the format of a file whose policy's inputs hold counts (``count_fields``, PolicyInput) or
+#: whose ordinal head shares one sharpness: versions before them would refuse the head or feed
+#: the policy wrong inputs
 COUNTING_POLICY_FORMAT = 4
 #: the formats :func:`read_policy` reads (1: no policy head of its own; 3: a recurrent core;
-#: 4: counted inputs, with or without a core)
+#: 4: counted inputs or a shared-sharpness head, with or without a core)
 POLICY_FORMATS = (1, 2, 3, 4)
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -176,12 +177,21 @@ class OrdinalHead:
     a bell over the numbers around mu. With one logit per action a policy learns each number
     apart and rarely tries the large ones; here moving mu moves them all, so "write more" is
     learned once. An untrained head is a broad bell over the middle numbers.
+
+    With ``shared_sharpness`` one sharpness ``k`` serves every kind: how sure the policy is of
+    its number is then the same whether or not it circles, and a kind chosen rarely (Foxy's
+    circle) is as exact as the plain numbers that train ``k`` on every card.
     """
 
     KAPPA_OFFSET = -5.0
     KAPPA_MAX = 20.0  # exp stays finite in float32
+    #: where the preference of every kind after the first (0, plain) starts: an action of a
+    #: special kind (Foxy's circle, once a game of 20 cards) starts about 1/20 as likely as a
+    #: plain one, so that an untrained policy does not spend it on the first card it sees
+    SPECIAL_KIND_PREFERENCE = -3.0
 
-    def __init__(self, numbers: np.ndarray, kinds: np.ndarray):
+    def __init__(self, numbers: np.ndarray, kinds: np.ndarray, shared_sharpness: bool = False):
+        self.shared_sharpness = bool(shared_sharpness)
         self.numbers = np.asarray(numbers, np.float32)
         self.kinds = np.asarray(kinds, np.int64)
         if self.numbers.ndim != 1 or self.kinds.shape != self.numbers.shape:
@@ -190,9 +200,17 @@ class OrdinalHead:
             raise ValueError("ordinal head: kinds are integers >= 0, at least one action")
         self.num_actions = len(self.numbers)
         self.num_kinds = int(self.kinds.max()) + 1
-        #: the network's outputs: the centre, then each kind's preference, then its sharpness
-        self.outputs = 1 + 2 * self.num_kinds
+        #: the network's outputs: the centre, then each kind's preference, then each kind's
+        #: sharpness (or the one they share)
+        self.outputs = 1 + self.num_kinds + (1 if self.shared_sharpness else self.num_kinds)
         self.top = float(self.numbers.max()) or 1.0
+
+    def initial_bias(self) -> np.ndarray:
+        """The last layer's bias before training: a centred bell, the special kinds unlikely
+        (:data:`SPECIAL_KIND_PREFERENCE`)."""
+        bias = np.zeros(self.outputs, np.float32)
+        bias[2 : 1 + self.num_kinds] = self.SPECIAL_KIND_PREFERENCE
+        return bias
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         """The per-action logits from the last layer's outputs."""
@@ -212,10 +230,15 @@ class OrdinalHead:
         mu = self.top * sigmoid(outputs[..., :1])
         preference = outputs[..., 1 : 1 + kinds_count]
         kappa = at_most(outputs[..., 1 + kinds_count :] + self.KAPPA_OFFSET, self.KAPPA_MAX)
-        return preference[..., kinds] - exp(kappa[..., kinds]) * (numbers - mu) ** 2
+        sharpness = kappa if self.shared_sharpness else kappa[..., kinds]
+        return preference[..., kinds] - exp(sharpness) * (numbers - mu) ** 2
 
-    def state(self) -> dict[str, np.ndarray]:
-        return {"numbers": self.numbers, "kinds": self.kinds}
+    def state(self) -> dict[str, Any]:
+        return {
+            "numbers": self.numbers,
+            "kinds": self.kinds,
+            "shared_sharpness": self.shared_sharpness,
+        }
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -533,7 +556,7 @@ def save_policy(path: str | Path, policy: NumpyPolicy, info: dict[str, Any]) -> 
         **info,
         "format": _policy_format(policy, info),
         "activations": [activation for _, _, activation in policy.layers],
-        "head": None if policy.head is None else "ordinal",
+        "head": None if policy.head is None else _head_name(policy.head),
         "core": None if policy.core is None else policy.core.kind,
     }
     arrays["info"] = np.frombuffer(json.dumps(record).encode(), dtype=np.uint8)
@@ -596,13 +619,14 @@ def _read_policy(path: Path, modified: int, size: int) -> tuple[NumpyPolicy, dic
         layers.append((weight, bias, activation))
     head = None
     if info.get("head") is not None:
-        if info["head"] != "ordinal":
+        if info["head"] not in ORDINAL_HEADS:
             raise _not_a_policy(path, f"unknown policy head {info['head']!r}")
         for name in ("head_numbers", "head_kinds"):
             if name not in arrays:
                 raise _not_a_policy(path, f"its record names an ordinal head but it has no {name}")
         try:
-            head = OrdinalHead(arrays["head_numbers"], arrays["head_kinds"])
+            shared = ORDINAL_HEADS[info["head"]]
+            head = OrdinalHead(arrays["head_numbers"], arrays["head_kinds"], shared)
         except (ValueError, TypeError) as error:
             raise _not_a_policy(path, f"its head arrays are wrong ({error})") from None
     outputs = layers[-1][0].shape[1]
@@ -635,9 +659,17 @@ def _recurrent_core(
         raise _not_a_policy(path, f"its core is wrong ({error})") from None
 
 
+#: the ordinal heads a policy file may name, and whether their kinds share one sharpness
+ORDINAL_HEADS = {"ordinal": False, "ordinal-shared": True}
+
+
+def _head_name(head: OrdinalHead) -> str:
+    return "ordinal-shared" if head.shared_sharpness else "ordinal"
+
+
 def _policy_format(policy: NumpyPolicy, info: dict[str, Any]) -> int:
     """The oldest format that holds this policy (so older versions read what they can play)."""
-    if info.get("count_fields"):
+    if info.get("count_fields") or (policy.head is not None and policy.head.shared_sharpness):
         return COUNTING_POLICY_FORMAT
     return POLICY_FORMAT if policy.core is None else RECURRENT_POLICY_FORMAT
 

@@ -154,6 +154,10 @@ class Game(ABC):
     #: how far :meth:`random_playouts` plays: ``"game"`` (to its end) and, where a game offers
     #: it, ``"round"`` (to the end of the round), the default first
     playout_horizons: ClassVar[tuple[str, ...]] = ("game",)
+    #: the module of the game's kernel (its rules on packed integer rows, compiled by numba where
+    #: installed), through which :mod:`cardzoo.envs.batch` plays many games in one call: the
+    #: vector environments (:mod:`cardzoo.vector`); None for a game without one yet
+    kernel_module: ClassVar[str | None] = None
 
     num_players: int
     num_actions: int
@@ -191,6 +195,11 @@ class Game(ABC):
         1: a win gives +1, a loss or an illegal action -1, a truncation 0. Games with a
         ``reward="points"`` mode return a bound of what their scoring can give."""
         return 1.0
+
+    def kernel_parameters(self) -> tuple[int, ...]:
+        """The game's parameters as the batch functions of its kernel take them (their last
+        arguments); only for a game with a :attr:`kernel_module`."""
+        raise NotImplementedError(f"{self.name} has no kernel (Game.kernel_module)")
 
     # --- the rules ------------------------------------------------------------------------
 

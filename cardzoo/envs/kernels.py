@@ -7,9 +7,12 @@ results. ``<game>/playout.py`` loads the kernel twice: as itself, compiled where
 ``<kernel>_plain``, never compiled (the tests compare the two).
 
 A kernel starts with ``PLAIN, jit = kernel_jit(__name__)`` and decorates its functions with
-``jit``. Its random numbers (a xorshift32 generator) stay in each kernel's own source: numba's
-cache does not notice a change in a jitted function of another module that a cached function
-calls, so a shared generator could leave stale compiled kernels behind.
+``jit``. Numba's cache does not notice a change in a jitted function of another module that a
+cached function calls, so a kernel keeps its rules, and the drivers that call them, in its own
+source. The one exception is :mod:`cardzoo.envs.kernel_random` (numpy's generator reproduced,
+and xorshift32), which a kernel takes through :func:`kernel_dependency` so that its plain copy
+calls the plain generator; the Minus Two and Believe It or Not kernels still keep a xorshift32
+of their own.
 """
 
 from __future__ import annotations
@@ -41,14 +44,28 @@ def _as_written(function: Callable) -> Callable:
     return function
 
 
+_PLAIN_COPIES: dict[str, ModuleType] = {}
+
+
 def plain_and_compiled(kernel: ModuleType) -> tuple[ModuleType, ModuleType | None]:
-    """The kernel as plain Python, and compiled (None without numba)."""
+    """The kernel as plain Python, and compiled (None without numba). The plain copy is loaded
+    once per process."""
     if kernel.PLAIN:
         return kernel, None
-    spec = importlib.util.spec_from_file_location(kernel.__name__ + "_plain", kernel.__file__)
-    plain = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plain)
+    plain = _PLAIN_COPIES.get(kernel.__name__)
+    if plain is None:
+        spec = importlib.util.spec_from_file_location(kernel.__name__ + "_plain", kernel.__file__)
+        plain = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(plain)
+        _PLAIN_COPIES[kernel.__name__] = plain
     return plain, kernel
+
+
+def kernel_dependency(kernel: ModuleType, plain: bool) -> ModuleType:
+    """Another kernel module (``kernel``) as a kernel calls it: compiled from a compiled kernel,
+    its plain copy from a plain one (a kernel's ``PLAIN`` says which it is)."""
+    plain_copy, compiled = plain_and_compiled(kernel)
+    return plain_copy if plain or compiled is None else compiled
 
 
 def use_compiled(compiled: bool | None, available: ModuleType | None) -> bool:

@@ -167,14 +167,18 @@ def gym_id(game_name: str) -> str:
 
 def register_gymnasium() -> None:
     """Register every game's single-agent view (:class:`cardzoo.single_agent.SingleAgentEnv`)
-    with Gymnasium. The entry point is a string: nothing is imported until ``gymnasium.make``
-    asks for it."""
+    with Gymnasium, and, for a game with a kernel (``Game.kernel_module``), its vector form
+    (:class:`cardzoo.vector.VectorEnv`) as the id's vector entry point, which
+    ``gymnasium.make_vec`` uses. The entry points are strings: nothing is imported until
+    ``gymnasium.make`` or ``make_vec`` asks for it."""
     import gymnasium
 
-    for name in GAMES:
+    for name, spec in GAMES.items():
         if gym_id(name) not in gymnasium.registry:
+            has_kernel = spec.game_class().kernel_module is not None
             gymnasium.register(
                 id=gym_id(name),
                 entry_point="cardzoo.single_agent:SingleAgentEnv",
+                vector_entry_point="cardzoo.vector:VectorEnv" if has_kernel else None,
                 kwargs={"game": name},
             )

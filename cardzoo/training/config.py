@@ -18,7 +18,7 @@ import dataclasses
 from typing import Any
 
 from cardzoo.agents import check_agent_name, game_agents, make_agent
-from cardzoo.agents.policy import CORE_STATES, PLAY_MODES, PolicyInput
+from cardzoo.agents.policy import CORE_STATES, ORDINAL_HEADS, PLAY_MODES, PolicyInput
 from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game
@@ -220,10 +220,12 @@ class TrainConfig:
         per_game=True,
     )
     head: str | None = setting(
-        Choice(("linear", "ordinal")),
+        Choice(("linear", *ORDINAL_HEADS)),
         "linear",
         "the policy's output: one logit per action, or, for a game whose actions write a "
-        "number, a bell over the numbers (docs/training.md, 'Networks and the ordinal head')",
+        "number, a bell over the numbers (docs/training.md, 'Networks and the ordinal head'; "
+        "ordinal-shared: every kind of action, e.g. Foxy's circled numbers, as sharp as the "
+        "plain ones)",
         per_game=True,
         saved_before="linear",
     )
@@ -294,7 +296,7 @@ class TrainConfig:
             game = load_game(self.game, **self.params)
         except InputError as error:
             raise SettingError("params", str(error)) from None
-        if self.head == "ordinal" and game.action_numbers() is None:
+        if self.head != "linear" and game.action_numbers() is None:
             raise SettingError("head", f"{self.game}'s actions are not numbers; use head linear")
         if self.exploiter_every and not self.league:
             raise SettingError("exploiter_every", "exploiters join a league; turn league on")

@@ -174,7 +174,9 @@ def encode_policy(state: dict[str, Any]) -> dict[str, Any]:
     head, core = state.get("head"), state.get("core")
     return {
         "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]],
-        "head": None if head is None else {key: value.tolist() for key, value in head.items()},
+        "head": None
+        if head is None
+        else {key: getattr(value, "tolist", lambda v=value: v)() for key, value in head.items()},
         "core": None
         if core is None
         else {key: value if key == "kind" else value.tolist() for key, value in core.items()},
@@ -190,7 +192,11 @@ def decode_policy(data: dict[str, Any]) -> dict[str, Any]:
         ],
         "head": None
         if head is None
-        else {"numbers": np.asarray(head["numbers"], np.float32), "kinds": np.array(head["kinds"])},
+        else {
+            "numbers": np.asarray(head["numbers"], np.float32),
+            "kinds": np.array(head["kinds"]),
+            "shared_sharpness": bool(head.get("shared_sharpness", False)),
+        },
         "core": None
         if core is None
         else {

@@ -96,6 +96,8 @@ class ActorCritic(torch.nn.Module):
         self.memory = memory
         self.head = head
         if head is not None:
+            with torch.no_grad():  # a start the head's formula chooses (OrdinalHead.initial_bias)
+                self.policy[-1].bias.copy_(torch.from_numpy(head.initial_bias()))
             self.register_buffer("numbers", torch.from_numpy(head.numbers))
             self.register_buffer("kinds", torch.from_numpy(head.kinds))
 

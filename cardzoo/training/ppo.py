@@ -54,6 +54,7 @@ import numpy as np
 
 from cardzoo.agents import game_agents, make_agent
 from cardzoo.agents.policy import (
+    ORDINAL_HEADS,
     POLICY_FILE,
     NumpyPolicy,
     OrdinalHead,
@@ -389,10 +390,10 @@ def start_workers(
 
 def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
     """The policy's head beyond its last layer: None for one logit per action."""
-    if config.head == "ordinal":
+    if config.head != "linear":
         numbers = game.action_numbers()
         assert numbers is not None  # TrainConfig.check refuses the ordinal head otherwise
-        return OrdinalHead(*numbers)
+        return OrdinalHead(*numbers, shared_sharpness=ORDINAL_HEADS[config.head])
     return None
 
 

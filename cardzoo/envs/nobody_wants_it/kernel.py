@@ -1,38 +1,47 @@
-"""Nobody Wants It's playout kernel: the rules on a packed int64 row, for fast rollouts.
+"""Nobody Wants It's rules on a packed int64 row: the kernel of the playouts and the vector games.
 
 Small integer functions only (no numpy calls), so that one source runs both compiled by numba
-and as plain Python on lists (:mod:`cardzoo.envs.nobody_wants_it.playout` loads this file twice:
-as ``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
+and as plain Python (:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as
+``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
 ``kernel_plain``, never compiled). Rows are laid out as
-:func:`~cardzoo.envs.nobody_wants_it.playout.row_layout` says; ``rng`` is a one-element array
-(or list) holding the state of a xorshift32 generator, never 0.
+:func:`~cardzoo.envs.nobody_wants_it.playout.row_layout` says. ``rng`` is a generator of
+:mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game must deal and reshuffle
+exactly as the engine does for the same seed (the vector games), xorshift32 for the playouts.
+
+Two drivers play many rows per call: :func:`playouts` (search rollouts) and the functions of
+"Many games at once" (:mod:`cardzoo.envs.batch`, the vector environments). They live in this
+file because numba's cache notices a change in a cached function's own file only.
 """
 
-from cardzoo.envs.kernels import kernel_jit
+from cardzoo.envs import kernel_random
+from cardzoo.envs.kernels import kernel_dependency, kernel_jit
 
 #: PLAIN: True in the copy loaded as plain Python (see the module docstring)
 PLAIN, jit = kernel_jit(__name__)
 
 from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES  # noqa: E402, F401
 
+_random = kernel_dependency(kernel_random, PLAIN)
+below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
+next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
+
 # The scalars at the start of a packed row.
 ROUND, DEALER, ACTIVE, CURRENT, DECISION, DRAW_SIZE, DISCARD_SIZE, TERMINAL = range(8)
-
-
-@jit
-def next_random(rng):
-    x = rng[0]
-    x ^= (x << 13) & 0xFFFFFFFF
-    x ^= x >> 17
-    x ^= (x << 5) & 0xFFFFFFFF
-    rng[0] = x
-    return x
-
-
-@jit
-def below(rng, k):
-    # A number in 0..k-1 from the high bits (the low bits of xorshift are the weak ones).
-    return (next_random(rng) * k) >> 32
+NUM_ACTIONS = 16
+# Where each observation field starts, in the order of the ``starts`` argument of observe().
+OBSERVATION_FIELDS = (
+    "hand",
+    "hand_sizes",
+    "discard_top",
+    "discard_counts",
+    "draw_size",
+    "nwi_position",
+    "scores",
+    "round",
+    "decision",
+    "active",
+    "to_act",
+)
 
 
 @jit
@@ -56,13 +65,6 @@ def add_penalty(row, n, rounds, player, value):
 
 
 @jit
-def shuffle(row, start, size, rng):
-    for i in range(size - 1, 0, -1):
-        j = below(rng, i + 1)
-        row[start + i], row[start + j] = row[start + j], row[start + i]
-
-
-@jit
 def gain(row, n, rounds, player, species, amount):
     hands, hand_sizes, _, _, _, _, _, _ = offsets(n, rounds)
     row[hands + 4 * player + species] += amount
@@ -75,6 +77,9 @@ def deal(row, n, rounds, dealer, rng):
     for card in range(72):
         row[draw + card] = card // 18
     shuffle(row, draw, 72, rng)
+    # The engine deals the shuffled deck from its first card; this deals from the end.
+    for card in range(36):
+        row[draw + card], row[draw + 71 - card] = row[draw + 71 - card], row[draw + card]
     size = 72
     for player in range(n):
         for species in range(4):
@@ -233,39 +238,93 @@ def apply_action(row, n, rounds, action, rng):
 
 
 @jit
-def random_action(row, n, rounds, rng):
-    # Uniform among the legal actions, exactly the engine's legal_mask.
+def legal_mask(row, n, rounds, mask):
+    """The legal actions of the player to decide, 1 or 0 in ``mask`` (all 0 once the game is
+    over); returns how many there are."""
+    for action in range(NUM_ACTIONS):
+        mask[action] = 0
+    if row[TERMINAL]:
+        return 0
     hands = 8 + 4 * row[CURRENT]
     decision = row[DECISION]
-    if decision == 1:
-        return 10 + below(rng, 2)
-    if decision == 2:
-        legal = 0
-        for species in range(4):
-            if row[hands + species] > 0:
-                legal += 1
-        pick = below(rng, legal)
-        for species in range(4):
-            if row[hands + species] > 0:
-                if pick == 0:
-                    return 12 + species
-                pick -= 1
-    legal = 1 if row[DISCARD_SIZE] == 0 else 2  # the passes
+    if decision == 1:  # pig answer
+        mask[10] = 1
+        mask[11] = 1
+        return 2
+    count = 0
     for species in range(4):
-        count = row[hands + species]
-        legal += (count > 0) + (count > 1)
-    pick = below(rng, legal)
-    for species in range(4):
-        if row[hands + species] > 0:
+        held = row[hands + species]
+        if decision == 2:  # horse gift
+            if held > 0:
+                mask[12 + species] = 1
+                count += 1
+            continue
+        if held > 0:
+            mask[species] = 1
+            count += 1
+        if held > 1:
+            mask[4 + species] = 1
+            count += 1
+    if decision == 0:
+        mask[8] = 1
+        count += 1
+        if row[DISCARD_SIZE] > 0:
+            mask[9] = 1
+            count += 1
+    return count
+
+
+@jit
+def random_action(row, n, rounds, rng, mask):
+    """Uniform among the legal actions (``mask``: scratch of NUM_ACTIONS)."""
+    pick = below(rng, legal_mask(row, n, rounds, mask))
+    for action in range(NUM_ACTIONS):
+        if mask[action]:
             if pick == 0:
-                return species
+                return action
             pick -= 1
+    return -1
+
+
+@jit
+def observe(row, n, rounds, player, starts, out):
+    """The observation vector of ``player`` into ``out`` (``starts``: where each field of
+    OBSERVATION_FIELDS starts, from the engine's observation layout)."""
+    hands, hand_sizes, _, discard, counts, nwi, _, points = offsets(n, rounds)
+    for index in range(len(out)):
+        out[index] = 0.0
     for species in range(4):
-        if row[hands + species] > 1:
-            if pick == 0:
-                return 4 + species
-            pick -= 1
-    return 8 + pick
+        out[starts[0] + species] = row[hands + 4 * player + species]
+        out[starts[3] + species] = row[counts + species]
+    for relative in range(n):
+        seat = (player + relative) % n
+        out[starts[1] + relative] = row[hand_sizes + seat]
+        out[starts[6] + relative] = row[points + seat]
+    if row[DISCARD_SIZE] > 0:
+        out[starts[2] + row[discard + row[DISCARD_SIZE] - 1]] = 1.0
+    out[starts[4]] = row[DRAW_SIZE]
+    round_number = row[ROUND]
+    for species in range(4):
+        holder = row[nwi + 4 * (round_number - 1) + species]
+        place = 0 if holder < 0 else (holder - player + n) % n + 1  # 0: on its pile
+        out[starts[5] + species * (n + 1) + place] = 1.0
+    out[starts[7] + round_number - 1] = 1.0
+    out[starts[8] + row[DECISION]] = 1.0
+    out[starts[9] + (row[ACTIVE] - player + n) % n] = 1.0
+    out[starts[10] + (row[CURRENT] - player + n) % n] = 1.0
+
+
+@jit
+def new_game(row, n, rounds, rng):
+    """A new game: round 1 dealt by the last seat, so that seat 0 plays first."""
+    _, _, _, _, _, nwi, _, points = offsets(n, rounds)
+    row[ROUND] = 1
+    row[TERMINAL] = 0
+    for place in range(4 * rounds):
+        row[nwi + place] = -1  # every NWI card on its pile
+    for index in range(3 * n):  # points, then penalty cards
+        row[points + index] = 0
+    deal(row, n, rounds, n - 1, rng)
 
 
 @jit
@@ -312,14 +371,24 @@ def shedding_action(row, n, rounds, nwi_aware):
 
 @jit
 def playouts(
-    rows, first_actions, seeds, n, rounds, max_steps, rng, random_permille, nwi_aware, one_round
+    rows,
+    first_actions,
+    seeds,
+    n,
+    rounds,
+    max_steps,
+    rng,
+    mask,
+    random_permille,
+    nwi_aware,
+    one_round,
 ):
     # rows[b] played to the end of the game (of its round if one_round; or max_steps),
     # first_actions[b] first unless it is -1; each action random with probability
     # random_permille / 1000, else shedding_action.
     for b in range(len(rows)):
         row = rows[b]
-        rng[0] = seeds[b]
+        seed_xorshift(rng, seeds[b])
         steps = 0
         round_number = row[ROUND]
         if first_actions[b] >= 0 and row[TERMINAL] == 0:
@@ -329,8 +398,200 @@ def playouts(
             if one_round and row[ROUND] != round_number:
                 break
             if random_permille >= 1000 or below(rng, 1000) < random_permille:
-                action = random_action(row, n, rounds, rng)
+                action = random_action(row, n, rounds, rng, mask)
             else:
                 action = shedding_action(row, n, rounds, nwi_aware)
             apply_action(row, n, rounds, action, rng)
             steps += 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Many games at once (the vector environments: cardzoo.envs.batch)
+# ----------------------------------------------------------------------------------------------
+# Every function here takes the game's parameters last, as Game.kernel_parameters() gives them:
+# (num_players, num_rounds, points_reward). Game b is rows[b], dealt and reshuffled by its
+# generator rngs[b] (numpy's, as the engine's state.rng), which is drawn from env_rngs[b] for
+# every new game (as an environment's reset draws the game's generator from its own); steps[b]
+# counts its agent steps against max_cycles. Ends: 0 running, 1 over by the rules, 2 truncated.
+RUNNING, OVER, TRUNCATED = 0, 1, 2
+
+
+@jit
+def row_size(n, rounds, points_reward):
+    """The length of a packed row."""
+    return offsets(n, rounds)[7] + 3 * n  # points, then penalty cards
+
+
+@jit
+def start_games(rows, rngs, env_rngs, steps, games, n, rounds, points_reward):
+    """A new game in every row b with games[b] true."""
+    for b in range(len(rows)):
+        if games[b]:
+            seed_numpy(rngs[b], next_seed(env_rngs[b]))
+            new_game(rows[b], n, rounds, rngs[b])
+            steps[b] = 0
+
+
+@jit
+def observe_games(rows, players, starts, observations, masks, n, rounds, points_reward):
+    """observations[b] of seat players[b] (-1: the player to decide) and masks[b] its legal
+    actions (all 0 unless that seat decides now); rows with players[b] < -1 are skipped."""
+    for b in range(len(rows)):
+        if players[b] < -1:
+            continue
+        row = rows[b]
+        player = row[CURRENT] if players[b] < 0 else players[b]
+        observe(row, n, rounds, player, starts, observations[b])
+        if player == row[CURRENT]:
+            legal_mask(row, n, rounds, masks[b])
+        else:
+            for action in range(NUM_ACTIONS):
+                masks[b][action] = 0
+
+
+@jit
+def current_players(rows, players, n, rounds, points_reward):
+    for b in range(len(rows)):
+        players[b] = rows[b][CURRENT]
+
+
+@jit
+def seat_reward(row, n, rounds, seat, points_before, points_reward):
+    """What ``seat`` earned by the action just applied: minus the points it gained (points
+    reward), or at the end of the game +1 for a winner and -1 for the others."""
+    points = offsets(n, rounds)[7]
+    if points_reward:
+        return points_before - row[points + seat]
+    if row[TERMINAL] == 0:
+        return 0
+    for player in range(n):
+        if row[points + player] < row[points + seat]:
+            return -1
+    return 1
+
+
+@jit
+def end_of(row, steps, max_cycles):
+    if row[TERMINAL]:
+        return OVER
+    return TRUNCATED if steps >= max_cycles else RUNNING
+
+
+@jit
+def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, rounds, points_reward):
+    """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
+    player to decide; rewards[b] what each seat earned (0 on a truncating step), ends[b] how the
+    game stands. Rows with actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
+    points = offsets(n, rounds)[7]
+    for b in range(len(rows)):
+        row = rows[b]
+        ends[b] = RUNNING
+        for player in range(n):
+            rewards[b][player] = 0
+        if actions[b] < 0:
+            continue
+        for player in range(n):
+            rewards[b][player] = row[points + player]  # the points before, for a moment
+        apply_action(row, n, rounds, actions[b], rngs[b])
+        steps[b] += 1
+        ends[b] = end_of(row, steps[b], max_cycles)
+        for player in range(n):
+            earned = seat_reward(row, n, rounds, player, rewards[b][player], points_reward)
+            rewards[b][player] = 0 if ends[b] == TRUNCATED else earned
+
+
+@jit
+def take_action(row, rng, steps, b, action, seat, max_cycles, n, rounds, points_reward):
+    """Game b (``row``) takes ``action``; returns what ``seat`` earned (0 on a truncating step)."""
+    before = row[offsets(n, rounds)[7] + seat]
+    apply_action(row, n, rounds, action, rng)
+    steps[b] += 1
+    if end_of(row, steps[b], max_cycles) == TRUNCATED:
+        return 0
+    return seat_reward(row, n, rounds, seat, before, points_reward)
+
+
+@jit
+def play_others(
+    rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, n, rounds, points_reward
+):
+    """Uniformly random play by every seat but ``seat`` in game b until ``seat`` must decide or
+    the game ends; returns what ``seat`` earned meanwhile."""
+    row = rows[b]
+    earned = 0.0
+    while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
+        action = random_action(row, n, rounds, policy_rngs[b], mask)
+        earned += take_action(
+            row, rngs[b], steps, b, action, seat, max_cycles, n, rounds, points_reward
+        )
+    return earned
+
+
+@jit
+def step_seats(
+    rows,
+    rngs,
+    env_rngs,
+    policy_rngs,
+    steps,
+    seats,
+    actions,
+    learner_seat,
+    max_cycles,
+    max_deals,
+    rewards,
+    ends,
+    mask,
+    n,
+    rounds,
+    points_reward,
+):
+    """One decision of the learner in every game, the other seats played uniformly at random.
+
+    Row b with actions[b] >= 0: the learner (seats[b]) takes it, then the others play until the
+    learner decides again or the game ends; rewards[b] is what the learner earned, ends[b] how the
+    game stands. Row b with actions[b] == -1: a new episode (rewards 0): a new game, the
+    learner's seat ``learner_seat`` or, if -1, drawn from policy_rngs[b], and the others play
+    up to the learner's first decision, dealing again (at most ``max_deals`` times) while a game
+    ends before it. Rows with actions[b] < -1 are left alone. Returns -1, or the first row that
+    was dealt ``max_deals`` times in vain."""
+    for b in range(len(rows)):
+        row = rows[b]
+        seat = seats[b]
+        if actions[b] >= 0:
+            earned = take_action(
+                row, rngs[b], steps, b, actions[b], seat, max_cycles, n, rounds, points_reward
+            )
+            earned += play_others(
+                rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, n, rounds, points_reward
+            )
+            rewards[b] = earned
+            ends[b] = end_of(row, steps[b], max_cycles)
+            continue
+        rewards[b] = 0
+        ends[b] = RUNNING
+        if actions[b] < -1:
+            continue
+        deals = 0
+        while deals == 0 or end_of(row, steps[b], max_cycles) != RUNNING:
+            if deals == max_deals:
+                return b
+            deals += 1
+            seed_numpy(rngs[b], next_seed(env_rngs[b]))
+            new_game(row, n, rounds, rngs[b])
+            steps[b] = 0
+            seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
+            play_others(
+                rows,
+                rngs,
+                policy_rngs,
+                steps,
+                b,
+                seats[b],
+                max_cycles,
+                mask,
+                n,
+                rounds,
+                points_reward,
+            )
+    return -1

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cardzoo.envs import kernel_random
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import check_choice
 from cardzoo.envs.kernels import (
@@ -136,8 +137,9 @@ def playouts(
     # A playout stops where it is after the environment's own truncation limit of steps.
     arguments = (game.num_players, game.num_rounds, game.default_max_cycles)
     options = (*POLICIES[policy], bool(one_round))
+    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS)  # a generator, a mask
     return run_playouts(
-        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, (1,), options
+        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
     )
 
 
@@ -146,14 +148,14 @@ def apply_packed(
 ) -> np.ndarray:
     """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's)."""
     kernel = _COMPILED if compiled else _PLAIN
+    rng = np.zeros(kernel_random.SIZE, np.int64)
+    kernel_random.seed_xorshift(rng, seed)
     if compiled:
         out = np.array(row, np.int64)
-        kernel.apply_action(
-            out, game.num_players, game.num_rounds, action, np.array([seed], np.int64)
-        )
+        kernel.apply_action(out, game.num_players, game.num_rounds, action, rng)
         return out
     out = list(map(int, row))
-    kernel.apply_action(out, game.num_players, game.num_rounds, action, [seed])
+    kernel.apply_action(out, game.num_players, game.num_rounds, action, rng.tolist())
     return np.array(out, np.int64)
 
 

@@ -247,6 +247,7 @@ class NobodyWantsIt(Game):
     #: how far :meth:`random_playouts` plays: the game, or the current round
     playout_horizons = ("game", "round")
     has_points_reward = True
+    kernel_module = "cardzoo.envs.nobody_wants_it.kernel"
 
     def __init__(self, num_players: int = 4, num_rounds: int = 3, reward: str = "win"):
         self.num_players = check_int("num_players", num_players, self.min_players, self.max_players)
@@ -288,6 +289,9 @@ class NobodyWantsIt(Game):
             "num_rounds": self.num_rounds,
             "reward": self.reward,
         }
+
+    def kernel_parameters(self) -> tuple[int, ...]:
+        return (self.num_players, self.num_rounds, int(self.reward == "points"))
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         layout = self.observation_layout

@@ -1,0 +1,404 @@
+"""The vector environments (``cardzoo.vector``): the same games as the single environments, step by
+step, Gymnasium's vector conventions, clear errors for bad input."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import cardzoo  # noqa: F401  (registers the ids)
+from cardzoo.agents import Agent
+from cardzoo.envs import kernel_random, kernels, nobody_wants_it_v0
+from cardzoo.errors import InputError
+from cardzoo.single_agent import SingleAgentEnv
+from cardzoo.vector import MultiAgentVectorEnv, VectorEnv
+
+needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
+KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks``."""
+    return np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+
+
+# ----------------------------------------------------------------------------------------------
+# The multi-agent form
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_multi_agent_games_are_the_aec_envs_games_and_reset_themselves(compiled):
+    """Game i of reset(seed=10) is env.reset(seed=10 + i); after its end the final observations
+    are the env's, and the next game is the env's next unseeded reset()."""
+    config = {"num_players": 3, "reward": "points", "num_rounds": 1}
+    games = MultiAgentVectorEnv("nobody_wants_it", 3, compiled=compiled, **config)
+    envs = [nobody_wants_it_v0.raw_env(**config) for _ in range(3)]
+    for index, env in enumerate(envs):
+        env.reset(seed=10 + index)
+    step = games.reset(seed=10)
+    assert not step.rewards.any() and step.final_observation is None
+    rng = np.random.default_rng(1)
+    endings = 0
+    while endings < 6:
+        for b, env in enumerate(envs):
+            agent = env.agent_selection
+            assert step.current_player[b] == env.agent_name_mapping[agent]
+            assert np.array_equal(step.observation[b], env.observe(agent)["observation"])
+            assert np.array_equal(step.action_mask[b], env.infos[agent]["action_mask"])
+        actions = random_legal(step.action_mask, rng)
+        step = games.step(actions)
+        for b, env in enumerate(envs):
+            env.step(int(actions[b]))
+            assert step.rewards[b].tolist() == [env.rewards[a] for a in env.possible_agents]
+            assert step.terminated[b] == all(env.terminations.values())
+            if step.terminated[b]:
+                endings += 1
+                final = step.final_observation[list(np.flatnonzero(step.terminated)).index(b)]
+                for seat, agent in enumerate(env.possible_agents):
+                    assert np.array_equal(final[seat], env.observe(agent)["observation"])
+                env.reset()
+    assert not step.truncated.any()
+
+
+def test_without_autoreset_an_ended_game_stays_ended():
+    games = MultiAgentVectorEnv("nobody_wants_it", 2, autoreset=False, max_cycles=3)
+    step = games.reset(seed=0)
+    for _ in range(3):
+        step = games.step(random_legal(step.action_mask, np.random.default_rng(0)))
+    assert step.truncated.tolist() == [True, True] and not step.action_mask.any()
+    held = step.observation
+    step = games.step(np.array([99, -5]))  # ignored: the games are over
+    assert step.truncated.tolist() == [True, True] and not step.rewards.any()
+    assert np.array_equal(step.observation, held) and step.final_observation is None
+    assert games.reset(seed=0).truncated.tolist() == [False, False]
+
+
+def test_multi_agent_observe_gives_any_seats_view():
+    games = MultiAgentVectorEnv("nobody_wants_it", 2, num_players=4)
+    step = games.reset(seed=5)
+    env = nobody_wants_it_v0.raw_env(num_players=4)
+    env.reset(seed=6)
+    observations, masks = games.observe(np.array([0, 2]))
+    assert np.array_equal(observations[1], env.observe("player_2")["observation"])
+    assert not masks[1].any()  # player_0 decides first
+    assert np.array_equal(masks[0], step.action_mask[0])
+    with pytest.raises(InputError, match="seat must be integers in 0..3"):
+        games.observe(4)
+
+
+# ----------------------------------------------------------------------------------------------
+# The Gymnasium VectorEnv against the single-agent view
+# ----------------------------------------------------------------------------------------------
+
+
+class KernelRandom(Agent):
+    """Plays as the compiled random opponents do: the k-th legal action, k drawn by the kernel's
+    generator, shared by every opponent of a table (they draw in turn, as in the kernel)."""
+
+    name = "kernel_random"
+    uses_observation = False
+
+    def __init__(self, game, generator: np.ndarray):
+        super().__init__(game)
+        self.generator = generator
+
+    def act(self, observation):
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[kernel_random.below(self.generator, legal.size)])
+
+
+def play_beside_the_single_agent_view(vector: VectorEnv, single: SingleAgentEnv, seed: int) -> int:
+    """Episode 1 of the vector env's game 0 and of the single-agent view, the same random learner
+    actions, compared at every step; returns the number of steps."""
+    observations, infos = vector.reset(seed=seed)
+    observation, info = single.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    while True:
+        assert np.array_equal(observations[0], observation)
+        assert np.array_equal(infos["action_mask"][0], info["action_mask"])
+        assert infos["seat"][0] == single.seat
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        actions = np.array([action, np.flatnonzero(infos["action_mask"][1])[0]])
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        observation, reward, done, cut, info = single.step(action)
+        steps += 1
+        assert (rewards[0], terminated[0], truncated[0]) == (reward, done, cut)
+        if done or cut:
+            return steps
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("seed", [3, 44])
+def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
+    """With the learner in seat 2 and random opponents, episode 1 of game 0 is the single-agent
+    view's episode for the same seed, its opponents drawing as the kernel's do."""
+    config = {"num_players": 4, "reward": "points", "num_rounds": 2}
+    vector = VectorEnv("nobody_wants_it", 2, learner_seat=2, compiled=compiled, **config)
+    generator = np.zeros(kernel_random.SIZE, np.int64)
+    state = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))).state
+    kernel_random.set_numpy_state(generator, state)
+    single = SingleAgentEnv(
+        "nobody_wants_it",
+        opponents=lambda game, _seed: KernelRandom(game, generator),
+        learner_seat=2,
+        **config,
+    )
+    assert play_beside_the_single_agent_view(vector, single, seed) > 20
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_agent_opponents_play_as_in_the_single_agent_view(seed):
+    """Opponents called from Python (a heuristic in every other seat, learner in seat 1)."""
+    config = {"num_players": 3, "reward": "win", "num_rounds": 3}
+    opponents = ["nwi_dodger", "hand_shedder"]
+    vector = VectorEnv("nobody_wants_it", 2, opponents, learner_seat=1, **config)
+    single = SingleAgentEnv("nobody_wants_it", opponents, learner_seat=1, **config)
+    assert play_beside_the_single_agent_view(vector, single, seed) > 10  # 3 rounds
+
+
+@pytest.mark.parametrize("opponents", ["random", "nwi_dodger"])
+def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
+    """Points reward: an episode's rewards sum to minus the learner's final score (the
+    ``scores`` field, seat-relative: index 0 is the learner's)."""
+    env = VectorEnv("nobody_wants_it", 6, opponents=opponents, reward="points", num_rounds=1)
+    scores = env.observation_layout["scores"]
+    observations, infos = env.reset(seed=0)
+    returns = np.zeros(6)
+    rng = np.random.default_rng(0)
+    finished, seats = 0, set()
+    while finished < 30:
+        seats |= set(infos["seat"].tolist())
+        actions = random_legal(infos["action_mask"], rng)
+        observations, rewards, terminated, truncated, infos = env.step(actions)
+        returns += rewards
+        for b in np.flatnonzero(terminated):
+            assert returns[b] == -observations[b, scores][0]
+            finished += 1
+        returns[terminated | truncated] = 0
+    assert seats == {0, 1, 2, 3}  # a seat drawn for every episode
+
+
+def test_compiled_and_plain_vector_envs_are_identical():
+    runs = []
+    for compiled in (True, False) if kernels.numba is not None else (False,):
+        env = VectorEnv("nobody_wants_it", 3, compiled=compiled, num_players=5)
+        observations, infos = env.reset(seed=9)
+        rng = np.random.default_rng(9)
+        trace = [observations]
+        for _ in range(150):
+            observations, rewards, terminated, truncated, infos = env.step(
+                random_legal(infos["action_mask"], rng)
+            )
+            trace += [observations, rewards, terminated, infos["seat"]]
+        runs.append(trace)
+    assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[-1]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Gymnasium's conventions
+# ----------------------------------------------------------------------------------------------
+
+
+def test_make_vec_gives_the_vector_env_with_the_single_views_arguments():
+    env = gymnasium.make_vec(
+        "cardzoo/NobodyWantsIt-v0",
+        num_envs=4,
+        vectorization_mode="vector_entry_point",
+        num_players=3,
+        learner_seat=1,
+    )
+    assert isinstance(env, VectorEnv)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert env.single_observation_space.shape == (env.game.observation_size,)
+    assert env.observation_space.shape == (4, env.game.observation_size)
+    assert env.action_space == gymnasium.spaces.MultiDiscrete([16] * 4)
+    observations, infos = env.reset(seed=1)
+    assert observations in env.observation_space
+    assert infos["action_mask"].dtype == np.int8 and infos["seat"].tolist() == [1] * 4
+    assert np.array_equal(env.action_masks(), infos["action_mask"].astype(bool))
+    step = env.step(random_legal(infos["action_mask"], np.random.default_rng(0)))
+    assert [type(part) for part in step[:4]] == [np.ndarray] * 4
+    assert step[1].dtype == np.float64 and step[2].dtype == step[3].dtype == np.bool_
+    assert step[0] in env.observation_space
+
+
+def test_next_step_autoreset_ignores_the_action_and_starts_a_new_episode():
+    env = VectorEnv("nobody_wants_it", 1, max_cycles=4, learner_seat=0)
+    observations, infos = env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    truncated = np.array([False])
+    while not truncated[0]:
+        observations, rewards, terminated, truncated, infos = env.step(
+            random_legal(infos["action_mask"], rng)
+        )
+    assert not rewards.any() and not terminated.any()
+    assert infos["action_mask"].all()  # any action: it is ignored
+    observations, rewards, terminated, truncated, infos = env.step(np.array([15]))
+    assert not (rewards.any() or terminated.any() or truncated.any())
+    assert observations[0, env.observation_layout["hand_sizes"]].tolist() == [9] * 4
+
+
+def test_same_step_autoreset_gives_the_final_observation_in_the_infos():
+    env = VectorEnv("nobody_wants_it", 1, max_cycles=4, learner_seat=0, autoreset_mode="SameStep")
+    observations, infos = env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    truncated = np.array([False])
+    while not truncated[0]:
+        before = observations
+        observations, rewards, terminated, truncated, infos = env.step(
+            random_legal(infos["action_mask"], rng)
+        )
+    assert infos["_final_obs"].tolist() == [True]
+    final = infos["final_obs"][0]
+    assert final.shape == before[0].shape and not np.array_equal(final, observations[0])
+    assert observations[0, env.observation_layout["hand_sizes"]].tolist() == [9] * 4
+    assert infos["action_mask"][0, 8] == 1  # a new turn: passing is legal
+
+
+def test_gymnasiums_episode_statistics_wrapper_counts_the_episodes():
+    env = gymnasium.wrappers.vector.RecordEpisodeStatistics(
+        VectorEnv("nobody_wants_it", 4, num_rounds=1)
+    )
+    observations, infos = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(200):
+        observations, rewards, terminated, truncated, infos = env.step(
+            random_legal(infos["action_mask"], rng)
+        )
+        if "episode" in infos:
+            returns = infos["episode"]["r"][infos["_episode"]]
+            assert set(returns.tolist()) <= {-1.0, 1.0}
+            episodes += int(infos["_episode"].sum())
+    assert episodes > 10
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dealt():
+    env = VectorEnv("nobody_wants_it", 2, learner_seat=0)
+    env.reset(seed=0)
+    return env
+
+
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        (
+            np.array([8]),
+            r"actions must be an array of shape \(2,\), one per game; got shape \(1,\)",
+        ),
+        (np.array([[8, 8]]), r"got shape \(1, 2\)"),
+        (np.array([8.0, 8.0]), "actions must be integers, got dtype float64"),
+        (np.array([True, False]), "actions must be integers, got dtype bool"),
+        (np.array([8, 16]), r"game 1: action 16 of player_0 is out of range \(0..15\)"),
+        (np.array([-1, 8]), r"game 0: action -1 of player_0 is out of range"),
+        (np.array([8, 11]), r"game 1: action 11 of player_0 is illegal \(pig answer: take the pig"),
+    ],
+)
+def test_bad_actions_are_refused_with_a_clear_error(dealt, actions, message):
+    with pytest.raises(InputError, match=message):
+        dealt.step(actions)
+
+
+def test_an_illegal_action_error_lists_the_legal_ones(dealt):
+    with pytest.raises(InputError, match=r"legal actions: .*8 \(pass, take top of draw pile\)"):
+        dealt.step(np.array([8, 12]))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"num_envs": 0}, InputError, "num_envs=0 is out of range; allowed >= 1"),
+        ({"num_envs": 2.5}, InputError, "num_envs must be an integer"),
+        ({"learner_seat": 4}, InputError, "learner_seat=4 is out of range"),
+        ({"opponents": ["random"]}, InputError, "a list of 3 of them"),
+        ({"opponents": "nobody"}, ValueError, "nobody"),
+        ({"autoreset_mode": "Disabled"}, InputError, "autoreset_mode"),
+        ({"render_mode": "human"}, InputError, "do not render"),
+        ({"num_players": 9}, InputError, "num_players=9 is out of range"),
+        ({"compiled": True, "max_cycles": 0}, InputError, "max_cycles=0 is out of range"),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        VectorEnv("nobody_wants_it", **{"num_envs": 2, **kwargs})
+
+
+def test_games_without_a_kernel_have_no_vector_form():
+    with pytest.raises(InputError, match="henhouse has no vector form yet"):
+        VectorEnv("henhouse", 2)
+
+
+def test_bad_seeds_and_options_are_refused():
+    env = VectorEnv("nobody_wants_it", 2)
+    with pytest.raises(InputError, match="seed must be None or an integer >= 0"):
+        env.reset(seed=-1)
+    with pytest.raises(InputError, match=r"one per game needed \(2\), got 3"):
+        env.reset(seed=[1, 2, 3])
+    with pytest.raises(InputError, match="deal from seeds only"):
+        env.reset(options={"deck": ["sheep"] * 72})
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.step(np.array([8, 8]))
+
+
+def test_a_max_cycles_the_learner_never_reaches_is_refused():
+    env = VectorEnv("nobody_wants_it", 2, learner_seat=3, max_cycles=2)
+    with pytest.raises(InputError, match="raise max_cycles"):
+        env.reset(seed=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Stable-Baselines3
+# ----------------------------------------------------------------------------------------------
+
+
+def test_maskable_ppo_trains_on_the_sb3_adapter_unmodified():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    env = SB3VecEnv("nobody_wants_it", num_envs=8, num_players=3, num_rounds=1)
+    assert is_masking_supported(env)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps == 512
+    masks = get_action_masks(env)
+    assert masks.shape == (8, 16) and masks.dtype == bool
+    assert np.array_equal(masks, env.env.action_masks())
+
+
+def test_the_sb3_adapter_follows_sb3s_conventions():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    env = VecMonitor(SB3VecEnv("nobody_wants_it", num_envs=3, max_cycles=6, learner_seat=0))
+    env.seed(4)
+    observations = first = env.reset()
+    assert observations.shape == (3, 55)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        observations, rewards, dones, infos = env.step(
+            random_legal(env.env_method("action_masks"), rng)
+        )
+        assert rewards.dtype == np.float32 and isinstance(infos, list) and len(infos) == 3
+        for index in np.flatnonzero(dones):
+            assert infos[index]["TimeLimit.truncated"] is True  # cut at max_cycles=6
+            assert infos[index]["terminal_observation"].shape == (55,)
+            assert "episode" in infos[index]  # VecMonitor's
+            assert observations[index][4:8].tolist() == [9.0] * 4  # the new deal
+    again = SB3VecEnv("nobody_wants_it", num_envs=3, max_cycles=6, learner_seat=0)
+    again.seed(4)
+    assert np.array_equal(again.reset(), first)  # seed(s) then reset() deals the same games
