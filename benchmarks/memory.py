@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pretrained import FOXY_NETWORK, LONG_RUN  # benchmarks/pretrained.py, beside this script
+from pretrained import EARLIER_DEFAULTS, FOXY_NETWORK, LONG_RUN  # beside this script
 
 from cardzoo.agents import game_agents, make_agent
 from cardzoo.agents.policy import play_settings, read_policy
@@ -79,13 +79,6 @@ OTHER_GAMES: dict[str, tuple[str, dict[str, Any]]] = {
     "minus_two": ("minus_two", {}),
 }
 
-#: the game's defaults when this benchmark was designed, since changed (its default budget now
-#: trains with larger rollouts and minibatches and a falling rate): kept, so that every run of
-#: the report trains as the first ones did
-DESIGNED_WITH: dict[str, dict[str, Any]] = {
-    "minus_two": {"n_envs": 64, "batch_size": 512, "lr_schedule": "constant", "processes": 1},
-}
-
 
 def _runs() -> dict[str, TrainConfig]:
     """Every run of the report, by label."""
@@ -110,7 +103,7 @@ def _runs() -> dict[str, TrainConfig]:
                 timesteps=budget,
                 eval_every=250_000,
                 memory=memory,
-                **DESIGNED_WITH.get(game, {}),
+                **EARLIER_DEFAULTS.get(game, {}),
             )
     return runs
 

@@ -242,3 +242,21 @@ def test_a_run_against_another_agent_than_the_best_heuristic_says_nothing_of_it(
         "gain": {"measure": "win_rate"},
     }
     assert below_best_heuristic("nobody_wants_it", final) is None
+
+
+def test_an_exploit_run_resumes_with_its_own_settings_when_the_game_s_defaults_change(
+    tmp_path, monkeypatch
+):
+    from cardzoo.training.exploit import exploit
+
+    tiny = dict(n_envs=2, eval_every=64, eval_games=4, progress=False)
+    run = tmp_path / "exploit"
+    exploit("nobody_wants_it", "random", run, timesteps=128, **tiny)
+    changed = {**GAME_DEFAULTS["nobody_wants_it"], "n_epochs": 3, "batch_size": 64}
+    monkeypatch.setitem(GAME_DEFAULTS, "nobody_wants_it", changed)
+    result = exploit("nobody_wants_it", "random", run, timesteps=256, resume=True, **tiny)
+    assert result.summary["timesteps"] == 256
+    assert (result.metrics["settings"]["n_epochs"], result.metrics["settings"]["batch_size"]) == (
+        8,
+        512,
+    )
