@@ -121,7 +121,7 @@ PROFILES: dict[str, GameAgents] = {
             batch_size=1024,
             lr_schedule="linear",
         ),
-        minutes=11,
+        minutes=8,
         # the shipped foxy-perfect policy: 99.9 points against perfect_memory's 116.5
         unbeaten=Budget(22_000_000, 54),
     ),
