@@ -361,7 +361,7 @@ class NumpyPolicy:
     def __init__(
         self,
         layers: list[tuple[np.ndarray, np.ndarray, str]],
-        head: OrdinalHead | dict[str, np.ndarray] | None = None,
+        head: OrdinalHead | dict[str, Any] | None = None,
         core: RecurrentCore | dict[str, Any] | None = None,
     ):
         self.layers = layers  # (weight [in, out], bias [out], activation applied after)

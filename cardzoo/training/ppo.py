@@ -392,7 +392,7 @@ def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
     """The policy's head beyond its last layer: None for one logit per action."""
     if config.head != "linear":
         numbers = game.action_numbers()
-        assert numbers is not None  # TrainConfig.check refuses the ordinal head otherwise
+        assert numbers is not None and config.head is not None  # TrainConfig.check saw to it
         return OrdinalHead(*numbers, shared_sharpness=ORDINAL_HEADS[config.head])
     return None
 
