@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pretrained import FOXY_NETWORK, LONG_RUN  # benchmarks/pretrained.py, beside this script
+from pretrained import EARLIER_DEFAULTS, FOXY_NETWORK, LONG_RUN  # beside this script
 
 from cardzoo.agents import game_agents, make_agent
 from cardzoo.agents.policy import play_settings, read_policy
@@ -98,7 +98,12 @@ def _runs() -> dict[str, TrainConfig]:
         for kind, budget, memory in (("feed-forward", FF_TIMESTEPS, "none"),
                                      ("gru", GRU_TIMESTEPS, "gru")):  # fmt: skip
             runs[f"{label}-{kind}"] = TrainConfig(
-                game, params=params, timesteps=budget, eval_every=250_000, memory=memory
+                game,
+                params=params,
+                timesteps=budget,
+                eval_every=250_000,
+                memory=memory,
+                **EARLIER_DEFAULTS.get(game, {}),
             )
     return runs
 

@@ -48,7 +48,7 @@ def cpu_seconds() -> float:
 def user_default(game: str, steps: int) -> tuple[float, float]:
     from sb3_contrib import MaskablePPO
 
-    env = gymnasium.make(gym_id(game), opponents="random", **GAME_DEFAULTS[game].params)
+    env = gymnasium.make(gym_id(game), opponents="random", **GAME_DEFAULTS[game]["params"])
     model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
     started, cpu = time.perf_counter(), cpu_seconds()
     model.learn(steps)
@@ -84,8 +84,8 @@ def breakdown(game: str) -> str:
 
     import numpy as np
 
+    from cardzoo.training.config import run_game
     from cardzoo.training.learner import Learner
-    from cardzoo.training.ppo import _game_params, run_game
     from cardzoo.training.sampler import OpponentMix, Rollout, Sampler, parse_mix, rollout_shapes
 
     config = TrainConfig(game).resolved()
@@ -95,8 +95,7 @@ def breakdown(game: str) -> str:
     mix = OpponentMix(game, parse_mix(game, config.opponents), config.frame_stack)
     mix.pool = [learner.numpy_policy()]
     games = config.n_envs // config.processes
-    sampler = Sampler(game, _game_params(config), mix, games, config.reward, config.points_scale,
-                      config.frame_stack, config.gamma, config.gae_lambda, seed=0)  # fmt: skip
+    sampler = Sampler(config.sampler(games, seed=0), mix)
     shapes = rollout_shapes(games * config.n_steps, sampler.input_size, played.num_actions)
     out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
     policy, value = learner.numpy_policy(), learner.numpy_value()
@@ -115,7 +114,7 @@ def breakdown(game: str) -> str:
             part = "table loop, sampler and numpy glue"
         parts[part] = parts.get(part, 0.0) + own
     started = time.process_time()
-    learner.update(Rollout(**out), config.n_epochs, config.batch_size, ent_coef=config.ent_coef)
+    learner.update(Rollout(**out), **config.update())
     update = time.process_time() - started
     total = sum(parts.values())
     samples = games * config.n_steps

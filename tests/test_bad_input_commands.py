@@ -83,7 +83,7 @@ CASES = {
             "--out",
             str(tmp / "new"),
         ],  # fmt: skip
-        "--frame-stack: frame_stack=100000000 is out of range; allowed 1..64",
+        "--frame-stack: 100,000,000 is out of range; allowed 1..64",
     ),
     "train --count-fields unknown": (
         lambda tmp, run: [
@@ -105,7 +105,7 @@ CASES = {
             "--out",
             str(tmp / "new"),
         ],  # fmt: skip
-        "--timesteps: timesteps=100000000000 is out of range",
+        "--timesteps: 100,000,000,000 is out of range; allowed 1..10,000,000,000",
     ),
     "match --games absurd": (
         lambda tmp, run: ["match", "henhouse", "--agents", "random,random", "--games", str(10**9)],

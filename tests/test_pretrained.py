@@ -89,7 +89,7 @@ def test_every_decision_game_ships_a_policy_and_its_model_card():
     decision_games = [name for name, spec in GAMES.items() if spec.game_class().has_decisions]
     assert decision_games == ["nobody_wants_it", "believe_it_or_not", "minus_two", "foxy"]
     for game in decision_games:
-        default = load_game(game, **PROFILES[game].training.params)
+        default = load_game(game, **PROFILES[game].training.get("params", {}))
         assert policy_module.pretrained_file(game, default) is not None, game
     for path in sorted(policy_module.PRETRAINED.glob("*.npz")):
         card = path.with_suffix(".md").read_text()

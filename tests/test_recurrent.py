@@ -35,7 +35,14 @@ from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.league import decode_policy, encode_policy  # noqa: E402
 from cardzoo.training.learner import Learner, Sequences  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
-from cardzoo.training.sampler import OpponentMix, Sampler, parse_mix, rollout_shapes  # noqa: E402
+from cardzoo.training.sampler import (  # noqa: E402
+    OpponentMix,
+    Sampler,
+    SamplerConfig,
+    parse_mix,
+    rollout_shapes,
+)
+from cardzoo.training.settings import RewardMode  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -67,8 +74,9 @@ def sampled(made: Learner, rollouts: int = 2, n_steps: int = 30, num_games: int 
     game, core = foxy(), made.network.core
     state_size = core.hidden_size * (2 if isinstance(core, torch.nn.LSTM) else 1)
     mix = OpponentMix("foxy", parse_mix("foxy", "random,perfect_memory"))
-    sampler = Sampler("foxy", FOXY, mix, num_games, "win+score", 0.1, 1, 0.9, 0.95, seed=5,
-                      state_size=state_size)  # fmt: skip
+    config = SamplerConfig("foxy", FOXY, num_games, RewardMode.WIN_SCORE, 0.1, 1, (), 0.9, 0.95,
+                           seed=5, state_size=state_size)  # fmt: skip
+    sampler = Sampler(config, mix)
     shapes = rollout_shapes(n_steps * num_games, sampler.input_size, game.num_actions,
                             num_games, state_size)  # fmt: skip
     out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
@@ -455,9 +463,9 @@ def _interrupt(*args, **kwargs):
     [
         (
             {"memory": "rnn"},
-            r"memory='rnn' is not allowed; choose one of \['none', 'gru', 'lstm'\]",
+            r"memory: 'rnn' is not allowed; choose one of \['none', 'gru', 'lstm'\]",
         ),
-        ({"memory_size": 0}, "memory_size=0 is out of range"),
+        ({"memory_size": 0}, "memory_size: 0 is out of range"),
         (
             {"frame_stack": 20},
             "memory: a gru core remembers the game itself; use it without a frame",

@@ -88,7 +88,7 @@ def test_a_game_has_heuristics_and_training_defaults_exactly_when_it_has_decisio
     decides = GAMES[name].game_class().has_decisions
     assert bool(agents.heuristics) == decides
     assert (agents.best is not None) == decides
-    assert (agents.training is not None) == decides
+    assert bool(agents.training) == decides
 
 
 def test_the_list_of_games_holds_no_fact_of_a_game():

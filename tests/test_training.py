@@ -25,10 +25,12 @@ from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
 from cardzoo.training.sampler import (  # noqa: E402
     OpponentMix,
     Sampler,
+    SamplerConfig,
     SamplerWorker,
     parse_mix,
     rollout_shapes,
 )
+from cardzoo.training.settings import RewardMode  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -457,10 +459,16 @@ def test_observations_are_scaled_to_a_fixed_range():
 
 
 def _sampler(game: str, mix: str, params: dict, reward: str = "win", scale: float = 0.0, **kw):
-    options = {"num_games": 1, "frame_stack": 1, "gamma": 0.99, "gae_lambda": 0.95, "seed": 3}
-    options.update(kw)
-    opponents = OpponentMix(game, parse_mix(game, mix), options["frame_stack"])
-    return Sampler(game, params, opponents, reward=reward, points_scale=scale, **options)
+    given = {"game_name": game, "params": params, "num_games": 1, "seed": 3,
+             "reward": RewardMode(reward), "points_scale": scale, **kw}  # fmt: skip
+    config = sampler_config(**given)
+    return Sampler(config, OpponentMix(game, parse_mix(game, mix), config.frame_stack))
+
+
+def sampler_config(**given) -> SamplerConfig:
+    """A sampler's configuration: ``given``, else the values these tests use."""
+    usual = dict(frame_stack=1, stack_fields=(), gamma=0.99, gae_lambda=0.95)
+    return SamplerConfig(**{**usual, **given})
 
 
 def _uniform(sampler: Sampler) -> tuple[NumpyPolicy, NumpyPolicy]:
@@ -643,12 +651,11 @@ def test_mix_weights_are_normalised_and_spaces_allowed():
 
 
 def test_a_worker_process_plays_exactly_as_this_process():
-    arguments = dict(game_name="nobody_wants_it", params={}, num_games=4, reward="win",
-                     points_scale=0.0, frame_stack=1, gamma=0.99, gae_lambda=0.95,
-                     seed=7)  # fmt: skip
+    config = sampler_config(game_name="nobody_wants_it", params={}, num_games=4,
+                            reward=RewardMode.WIN, points_scale=0.0, seed=7)  # fmt: skip
     mix = parse_mix("nobody_wants_it", "random,nwi_dodger")
-    inside = Sampler(mix=OpponentMix("nobody_wants_it", mix), **arguments)
-    worker = SamplerWorker({**arguments, "mix": mix}, 30, inside.game.num_actions)
+    inside = Sampler(config, OpponentMix("nobody_wants_it", mix))
+    worker = SamplerWorker(config, mix, None, 30, inside.game.num_actions)
     try:
         expected = _collect(inside, 30)
         policy, value = _uniform(inside)
@@ -660,10 +667,9 @@ def test_a_worker_process_plays_exactly_as_this_process():
 
 
 def test_a_worker_that_dies_ends_training_with_a_clear_error():
-    arguments = dict(game_name="nobody_wants_it", params={}, num_games=2, reward="win",
-                     points_scale=0.0, frame_stack=1, gamma=0.99, gae_lambda=0.95, seed=7,
-                     mix={"random": 1.0})  # fmt: skip
-    worker = SamplerWorker(arguments, 8, 16)
+    config = sampler_config(game_name="nobody_wants_it", params={}, num_games=2,
+                            reward=RewardMode.WIN, points_scale=0.0, seed=7)  # fmt: skip
+    worker = SamplerWorker(config, {"random": 1.0}, None, 8, 16)
     try:
         worker.process.kill()
         with pytest.raises(RuntimeError, match=r"the sampling worker \(pid \d+\) died"):

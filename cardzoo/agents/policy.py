@@ -37,7 +37,7 @@ import numpy as np
 
 from cardzoo.agents.base import Agent
 from cardzoo.envs.core import Game
-from cardzoo.errors import InputError
+from cardzoo.errors import InputError, SettingError
 
 #: what a saved model records about the game it was trained on (``model.cardzoo`` in SB3's zip)
 MODEL_INFO_KEY = "cardzoo"
@@ -157,9 +157,9 @@ def _positions(game: Game, setting: str, fields: tuple[str, ...]) -> np.ndarray:
     layout = game.observation_layout
     unknown = sorted(set(fields) - set(layout))
     if unknown:
-        raise InputError(
-            f"{setting}: {game.name} has no observation field {unknown}; its fields "
-            f"are {', '.join(layout)}"
+        raise SettingError(
+            setting,
+            f"{game.name} has no observation field {unknown}; its fields are {', '.join(layout)}",
         )
     whole = np.arange(game.observation_size)
     return np.concatenate([whole[layout[name]] for name in fields]) if fields else whole[:0]
@@ -361,7 +361,7 @@ class NumpyPolicy:
     def __init__(
         self,
         layers: list[tuple[np.ndarray, np.ndarray, str]],
-        head: OrdinalHead | dict[str, np.ndarray] | None = None,
+        head: OrdinalHead | dict[str, Any] | None = None,
         core: RecurrentCore | dict[str, Any] | None = None,
     ):
         self.layers = layers  # (weight [in, out], bias [out], activation applied after)

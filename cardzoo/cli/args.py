@@ -15,13 +15,17 @@ Shared arguments (each sets the attribute named in brackets; the value is alread
   against the game with :func:`check_agent_names`, build them with :func:`agent_factory`);
 - :func:`add_out_argument` (``args.out``: a ``Path`` whose folder is writable, checked before
   anything runs; a command with a default folder takes it through :func:`out_folder`);
-- :func:`add_quiet_argument` (``args.quiet``: no progress bar).
+- :func:`add_quiet_argument` (``args.quiet``: no progress bar);
+- :func:`add_setting_options` (training settings, each an option built from its declaration in
+  :mod:`cardzoo.training.config`; ``args.NAME`` is None unless given: read them with
+  :func:`given_settings`, and name a refused one's option with :func:`setting_errors`).
 
 Errors: raise :class:`UsageError` (``UsageError("--seed", "must be ...")``), or wrap checking
 code whose :class:`~cardzoo.errors.InputError` comes from one option in
 ``with option_errors("--param"):``. Any other exception is a bug and keeps its traceback.
 
-May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents` (the command layer is the top floor).
+May import: :mod:`cardzoo.envs`, :mod:`cardzoo.agents`, the training settings
+(:mod:`cardzoo.training.config`, which imports no torch; the command layer is the top floor).
 """
 
 from __future__ import annotations
@@ -31,12 +35,15 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import GAMES, load_game
-from cardzoo.errors import InputError
+from cardzoo.errors import InputError, SettingError
+from cardzoo.training.config import GAME_DEFAULTS, SETTING
+from cardzoo.training.settings import Flag, KindError, Setting
 
 # ----------------------------------------------------------------------------------------------
 # The one error path
@@ -315,6 +322,91 @@ def add_out_argument(
 
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+# ----------------------------------------------------------------------------------------------
+# Training settings, from their one declaration
+# ----------------------------------------------------------------------------------------------
+
+
+def add_setting_options(
+    parser: argparse.ArgumentParser,
+    helps: dict[str, str | None],
+    flags: dict[str, str] | None = None,
+) -> None:
+    """An option for each training setting named in ``helps`` (its help text; None: the
+    declared one, :func:`setting_help`), as the setting declares it
+    (:data:`cardzoo.training.config.SETTING`): its spelling (``--n-envs`` for ``n_envs``, or
+    ``flags[name]``), metavar, choices, and a type that reads and checks the text with the
+    setting's own check. Every default is None, so a command knows what was given
+    (:func:`given_settings`); the help says what a setting left out becomes."""
+    for name, own_help in helps.items():
+        declared = SETTING[name]
+        help = setting_help(declared) if own_help is None else own_help
+        kind = declared.kind
+        options: dict[str, Any] = {"dest": name, "default": None, **kind.argparse()}
+        if not {"action", "choices"} & set(options):  # argparse checks those itself
+            options["type"] = _setting_type(declared)
+            options["metavar"] = kind.metavar
+        flag = (flags or {}).get(name, declared.flag)
+        parser.add_argument(flag, help=help.replace("%", "%%"), **options)
+
+
+def setting_help(declared: Setting) -> str:
+    """A setting's help, with what it becomes when left out: its default, or each game's."""
+    show = declared.kind.show
+    if isinstance(declared.kind, Flag):
+        return declared.help
+    if not declared.per_game:
+        return f"{declared.help} (default {show(declared.default)})"
+    own = {game: defaults[declared.name] for game, defaults in GAME_DEFAULTS.items()}
+    if declared.name == "timesteps":
+        each = [f"{game} {show(n)}, {PROFILES[game].minutes:g} min" for game, n in own.items()]
+        return (
+            f"{declared.help} (default per game, with the minutes of training it took on our "
+            "2-core machine; a machine three times slower takes three times as long: "
+            + "; ".join(each)
+            + ")"
+        )
+    others = [f"{game} {show(value)}" for game, value in own.items() if value != declared.default]
+    if declared.default is None:
+        return f"{declared.help} (default per game: {'; '.join(others)})"
+    if not others:
+        return f"{declared.help} (default {show(declared.default)})"
+    return f"{declared.help} (default {show(declared.default)}; {'; '.join(others)})"
+
+
+def _setting_type(declared: Setting) -> Callable[[str], Any]:
+    """Reads an option's text and checks the value as the setting does (argparse names the
+    option in front of the reason)."""
+
+    def read(text: str) -> Any:
+        try:
+            return declared.check(declared.kind.parse(text))
+        except KindError as refused:
+            raise argparse.ArgumentTypeError(str(refused)) from None
+        except SettingError as refused:
+            raise argparse.ArgumentTypeError(refused.reason) from None
+
+    read.__name__ = declared.name  # argparse's "invalid <name> value" if anything else fails
+    return read
+
+
+def given_settings(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The settings among ``names`` given on the command line (left out: not in the dict)."""
+    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+
+
+@contextlib.contextmanager
+def setting_errors(flags: dict[str, str]) -> Iterator[None]:
+    """Turn a :class:`~cardzoo.errors.SettingError` raised inside the block into a
+    :class:`UsageError` naming the option of its setting, ``flags[setting]`` (where the
+    command has none, the message names the setting)."""
+    try:
+        yield
+    except SettingError as error:
+        flag = flags.get(error.setting)
+        raise UsageError(flag, error.reason if flag else str(error)) from None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from cardzoo.agents.policy import NumpyPolicy, OrdinalHead, core_step
+from cardzoo.training.config import MEMORY_SIZE
 
 ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 
@@ -44,10 +45,10 @@ ILLEGAL_LOGIT = torch.finfo(torch.float32).min
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 #: the recurrent cores a learner may have (the numpy policy plays both: RecurrentCore)
 CORES = {"gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
-#: the core's hidden size unless a run sets it: the update's cost grows with its square; a GRU
-#: of 64 trained at 0.68-1.10 of the feed-forward speed, one of 128 at 0.41-0.69
-#: (benchmarks/training_speed.md, "Memory")
-DEFAULT_MEMORY_SIZE = 64
+#: the core's hidden size unless a run sets it (the setting's default): the update's cost grows
+#: with its square; a GRU of 64 trained at 0.68-1.10 of the feed-forward speed, one of 128 at
+#: 0.41-0.69 (benchmarks/training_speed.md, "Memory")
+DEFAULT_MEMORY_SIZE: int = MEMORY_SIZE.default
 
 
 def _mlp(sizes: list[int], output_gain: float, activation: str = "tanh") -> torch.nn.Sequential:
@@ -316,10 +317,11 @@ class Learner:
         rollout,
         n_epochs: int,
         batch_size: int,
-        clip_range: float = 0.2,
-        ent_coef: float = 0.0,
-        vf_coef: float = 0.5,
-        max_grad_norm: float = 0.5,
+        *,
+        clip_range: float,
+        ent_coef: float,
+        vf_coef: float,
+        max_grad_norm: float,
     ) -> dict[str, float]:
         """``n_epochs`` passes of minibatches over ``rollout``; the mean losses of the last. With a
         recurrent core the minibatches are whole sequences (module docstring)."""

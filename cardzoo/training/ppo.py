@@ -46,15 +46,15 @@ import math
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cardzoo.agents import check_agent_name, game_agents, make_agent
+from cardzoo.agents import game_agents, make_agent
 from cardzoo.agents.policy import (
-    CORE_STATES,
-    PLAY_MODES,
+    ORDINAL_HEADS,
     POLICY_FILE,
     NumpyPolicy,
     OrdinalHead,
@@ -63,14 +63,19 @@ from cardzoo.agents.policy import (
     read_policy,
     save_policy,
 )
-from cardzoo.agents.profiles import PROFILES, TrainingDefaults
-from cardzoo.envs import load_game
 from cardzoo.envs.core import Game
-from cardzoo.envs.helpers import check_choice, check_int
 from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 from cardzoo.stats import mean_interval
+from cardzoo.training.config import (
+    GAME_DEFAULTS,
+    RESUMABLE_CHANGES,
+    SETTINGS,
+    TrainConfig,
+    game_params,
+    run_game,
+)
 from cardzoo.training.league import (
     EXPLOITER,
     SNAPSHOT,
@@ -78,49 +83,20 @@ from cardzoo.training.league import (
     decode_policy,
     encode_policy,
 )
-from cardzoo.training.learner import ACTIVATIONS, CORES, DEFAULT_MEMORY_SIZE, Learner
+from cardzoo.training.learner import Learner
 from cardzoo.training.run_info import machine, source_state, versions
-from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix, rollout_shapes
+from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
 from cardzoo.training.threads import torch_threads
 
-REWARD_MODES = ("win", "win+points", "points", "win+score")
-#: ``constant``: ``learning_rate`` throughout; ``linear``: from ``learning_rate`` at the first
-#: update down to 0 at ``timesteps`` (CleanRL's and SB3's annealing), which settles the policy
-#: at the end of a run instead of leaving it to wander at full step size
-LR_SCHEDULES = ("constant", "linear")
-POLICY_HEADS = ("linear", "ordinal", "ordinal-shared")
-#: the policy's memory: none of its own (feed-forward), or a recurrent core
-MEMORIES = ("none", *CORES)
 FORMAT_VERSION = 1
 #: the first deal of the periodic evaluations (which choose the checkpoint and draw the
-#: learning curve) and of the final evaluation: the ranges of deals they use never meet
-#: (:func:`evaluation_deals`); training deals come from the run's own generator instead
+#: learning curve) and of the final evaluation (``FINAL_EVAL_SEED``, unless a run says
+#: otherwise): the ranges of deals they use never meet (:func:`evaluation_deals`); training
+#: deals come from the run's own generator instead
 PERIODIC_EVAL_SEED = 1_000_000
-#: the settings a resumed run may change: neither changes what has been learned so far
-RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
-FINAL_EVAL_SEED = 2_000_000
-#: the final evaluation's games per line-up unless a run says otherwise
-FINAL_EVAL_GAMES = 1000
 #: the first deal of an exploiter's evaluation against the frozen learner (a diagnostic of the
 #: league, never a report)
 EXPLOITER_EVAL_SEED = 1_500_000
-
-#: upper bounds of the run's sizes (lower bound 1): far beyond any sensible run
-SIZE_BOUNDS = {
-    "timesteps": 10**10,
-    "n_envs": 4096,
-    "processes": 64,
-    "eval_every": 10**10,
-    "eval_games": 10**6,
-    "final_eval_games": 10**6,
-    "pool_size": 1000,
-    "exploiter_timesteps": 10**10,
-    "n_steps": 10**5,
-    "batch_size": 10**6,
-    "n_epochs": 1000,
-    "frame_stack": 64,
-    "memory_size": 4096,
-}
 #: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
 RUN_FILES = (
     "league",
@@ -133,235 +109,7 @@ RUN_FILES = (
     "tb",
 )
 
-#: each game's training defaults, chosen by experiment: declared with the game's agents
-#: (:mod:`cardzoo.agents.profiles`), so a new game needs no change here
-GAME_DEFAULTS: dict[str, TrainingDefaults] = {
-    name: agents.training for name, agents in PROFILES.items() if agents.training is not None
-}
-
-
-@dataclasses.dataclass
-class TrainConfig:
-    """Everything that defines a run. ``None`` fields take the game's :data:`GAME_DEFAULTS`."""
-
-    game: str
-    params: dict[str, Any] = dataclasses.field(default_factory=dict)
-    opponents: str | None = None
-    #: learner decisions (None: the game's default, or on resume the run's own)
-    timesteps: int | None = None
-    seed: int = 0
-    n_envs: int = 64  # games played at once, shared out among the sampling processes
-    processes: int | None = None  # sampling processes beside the learner (the game's default)
-    reward: str | None = None
-    points_scale: float | None = None
-    frame_stack: int | None = None
-    #: with a frame stack: the observation fields kept from earlier frames (all if empty)
-    stack_fields: tuple[str, ...] = ()
-    #: observation fields the learner also sees summed over the game (PolicyInput): a count
-    #: of everything seen, exact at any length (Foxy: ``("card",)``)
-    count_fields: tuple[str, ...] = ()
-    eval_every: int = 100_000
-    eval_games: int = 400
-    #: the final evaluation's games per line-up (None: :data:`FINAL_EVAL_GAMES`, or on resume
-    #: the run's own)
-    final_eval_games: int | None = None
-    #: the agents the evaluations seat in every other seat, the last of them the one that
-    #: chooses the checkpoint and whose own share is the baseline (empty: random and the game's
-    #: best heuristic); ``cardzoo exploit`` names its target here
-    eval_opponents: tuple[str, ...] = ()
-    #: the first deal of the final evaluation (later deals follow it)
-    final_eval_seed: int = FINAL_EVAL_SEED
-    pool_size: int = 10
-    #: the league (:mod:`cardzoo.training.league`): one opponent a game drawn by PFSP with this
-    #: power, and every ``exploiter_every`` decisions (0: never) an exploiter trained for
-    #: ``exploiter_timesteps`` decisions against the learner joins it
-    league: bool = False
-    pfsp_power: float = 2.0
-    exploiter_every: int = 0
-    exploiter_timesteps: int = 200_000
-    # PPO
-    learning_rate: float = 3e-4
-    lr_schedule: str = "constant"
-    n_steps: int = 64  # learner decisions per game and rollout
-    batch_size: int = 512
-    n_epochs: int | None = None  # the game's default (4 unless said otherwise)
-    gamma: float | None = None  # the game's default (0.995 unless said otherwise)
-    gae_lambda: float = 0.95
-    ent_coef: float | None = None
-    net_arch: tuple[int, ...] = (128, 128)
-    #: "linear" (one logit per action), "ordinal" (:class:`OrdinalHead`, for games whose
-    #: actions write a number) or "ordinal-shared" (the same, one sharpness for every kind)
-    head: str | None = None  # the game's default
-    #: the hidden layers' activation: "tanh" (SB3's default) or "relu" (None: the game's)
-    activation: str | None = None
-    #: "none" (a feed-forward policy), or a recurrent core before the MLPs, "gru" or "lstm",
-    #: whose hidden state holds ``memory_size`` numbers (twice that for the LSTM's h and c);
-    #: trained on sequences (:mod:`cardzoo.training.learner`). None: the game's default
-    memory: str | None = None
-    memory_size: int = DEFAULT_MEMORY_SIZE
-    #: how the trained policy plays once saved, in the evaluations and wherever it is an agent:
-    #: "greedy" (its most likely action) or "sample" (a draw from its distribution)
-    play: str = "greedy"
-
-    def resolved(self, build_agents: bool = True) -> TrainConfig:
-        """A copy with the game's defaults filled in, every value checked (with
-        ``build_agents``, the opponents too, by building each once: see :meth:`check`)."""
-        defaults = game_agents(self.game).training
-        if defaults is None:
-            raise InputError(
-                f"{self.game} has no decisions to learn; choose one of {list(GAME_DEFAULTS)}"
-            )
-        config = dataclasses.replace(
-            self,
-            params={**defaults.params, **self.params},
-            opponents=defaults.opponents if self.opponents is None else self.opponents,
-            timesteps=defaults.timesteps if self.timesteps is None else self.timesteps,
-            final_eval_games=FINAL_EVAL_GAMES
-            if self.final_eval_games is None
-            else self.final_eval_games,
-            reward=defaults.reward if self.reward is None else self.reward,
-            points_scale=defaults.points_scale if self.points_scale is None else self.points_scale,
-            frame_stack=defaults.frame_stack if self.frame_stack is None else self.frame_stack,
-            gamma=defaults.gamma if self.gamma is None else self.gamma,
-            n_epochs=defaults.n_epochs if self.n_epochs is None else self.n_epochs,
-            processes=defaults.processes if self.processes is None else self.processes,
-            ent_coef=defaults.ent_coef if self.ent_coef is None else self.ent_coef,
-            head=defaults.head if self.head is None else self.head,
-            activation=defaults.activation if self.activation is None else self.activation,
-            memory=defaults.memory if self.memory is None else self.memory,
-            net_arch=tuple(self.net_arch),
-            stack_fields=tuple(self.stack_fields),
-            count_fields=tuple(self.count_fields),
-            eval_opponents=tuple(self.eval_opponents),
-        )
-        config.check(build_agents)
-        return config
-
-    def check(self, build_agents: bool = True) -> None:
-        """Every value within its bounds, before any work starts. The upper bounds are far
-        beyond sensible runs and stop mistakes (a frame stack of 10⁸, a billion games) before
-        they end in an allocation failure hours later. With ``build_agents`` every opponent is
-        built once (:meth:`_check_agents`); a saved run's settings are read without."""
-        check_choice("reward", self.reward, REWARD_MODES)
-        check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
-        check_choice("head", self.head, POLICY_HEADS)
-        check_choice("activation", self.activation, tuple(ACTIVATIONS))
-        check_choice("play", self.play, PLAY_MODES)
-        check_choice("memory", self.memory, MEMORIES)
-        if self.head != "linear" and load_game(self.game).action_numbers() is None:
-            raise InputError(f"head: {self.game}'s actions are not numbers; use head linear")
-        for name, high in SIZE_BOUNDS.items():
-            check_int(name, getattr(self, name), 1, high)
-        assert self.processes is not None and self.frame_stack is not None  # checked just above
-        check_int("seed", self.seed, 0)
-        check_int("final_eval_seed", self.final_eval_seed, 0)
-        check_int("exploiter_every", self.exploiter_every, 0, SIZE_BOUNDS["timesteps"])
-        if not isinstance(self.league, bool):
-            raise InputError(f"league: true or false, got {self.league!r}")
-        if self.exploiter_every and not self.league:
-            raise InputError("exploiter_every: exploiters join a league; turn league on")
-        for name in self.eval_opponents:
-            if not isinstance(name, str):
-                raise InputError(f"eval_opponents: agent names, got {name!r}")
-            try:
-                check_agent_name(self.game, name)
-            except InputError as error:
-                raise InputError(f"eval_opponents: {error}") from None
-        if not 1 <= len(self.net_arch) <= 8:
-            raise InputError(f"net_arch: 1 to 8 hidden layers, got {list(self.net_arch)}")
-        for size in self.net_arch:
-            check_int("net_arch", size, 1, 4096)
-        if self.memory == "none" and self.memory_size != DEFAULT_MEMORY_SIZE:
-            raise InputError("memory_size: only with a recurrent core (memory gru or lstm)")
-        if self.memory != "none" and self.frame_stack > 1:
-            raise InputError(
-                f"memory: a {self.memory} core remembers the game itself; use it without a frame "
-                f"stack (frame_stack 1, got {self.frame_stack})"
-            )
-        if self.processes > self.n_envs:
-            raise InputError(f"processes: at most n_envs ({self.n_envs}), got {self.processes}")
-        assert self.opponents is not None  # resolved() fills in the game's mix
-        parse_mix(self.game, self.opponents)
-        if self.reward in ("win+points", "points") and not load_game(self.game).has_points_reward:
-            raise InputError(f"reward: {self.game} has no points reward; use win or win+score")
-        if "reward" in self.params:
-            raise InputError("params: the game's reward is set by the run's reward mode (--reward)")
-        for name in (
-            *("learning_rate", "gamma", "gae_lambda", "ent_coef", "points_scale", "pfsp_power"),
-        ):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not (math.isfinite(value) and value >= 0)
-            ):
-                raise InputError(f"{name}: must be a finite number >= 0, got {value!r}")
-        if self.stack_fields and self.frame_stack == 1:
-            raise InputError("stack_fields: only with a frame stack (frame_stack > 1)")
-        if self.stack_fields or self.count_fields:
-            game = load_game(self.game, **self.params)
-            PolicyInput(
-                game, self.frame_stack, self.stack_fields, self.count_fields
-            )  # fields exist
-        if build_agents:
-            self._check_agents()
-
-    def _check_agents(self) -> None:
-        """Every opponent and evaluation opponent is built once for the run's game: a search
-        bot's bad parameter, a policy that cannot play these parameters or a damaged policy
-        file stops the run here, before its folder is touched, not in a sampling process
-        after the run has started."""
-        game = run_game(self)
-        assert self.opponents is not None  # resolved() fills in the game's mix
-        mix = parse_mix(self.game, self.opponents)
-        for field, names in (("opponents", mix), ("eval_opponents", self.evaluation_opponents)):
-            for name in names:
-                if name == SELF:
-                    continue
-                try:
-                    make_agent(self.game, name, game, seed=0)
-                except InputError as error:
-                    raise InputError(f"{field}: {error}") from None
-
-    def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        return {**data, **{name: list(getattr(self, name)) for name in _TUPLE_SETTINGS}}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
-        # runs saved before the head, the activation and the memory were settings had the plain
-        # ones
-        data = {"head": "linear", "activation": "tanh", "memory": "none", **data}
-        return cls(**{**data, **{name: tuple(data.get(name, ())) for name in _TUPLE_SETTINGS}})
-
-    @property
-    def evaluation_opponents(self) -> tuple[str, ...]:
-        """The agents the evaluations play against, the deciding one last."""
-        best = game_agents(self.game).best or "random"  # every game that trains has a best
-        return self.eval_opponents or tuple(dict.fromkeys(["random", best]))
-
-    @property
-    def greedy(self) -> bool:
-        return self.play == "greedy"
-
-    @property
-    def hidden_state_size(self) -> int:
-        """The numbers of the learner's hidden state in one game (0: feed-forward)."""
-        if self.memory == "none":
-            return 0
-        assert self.memory is not None  # resolved() fills in the game's
-        return CORE_STATES[self.memory] * self.memory_size
-
-    def learning_rate_at(self, timesteps: int) -> float:
-        """The step size of the update that follows ``timesteps`` learner decisions."""
-        if self.lr_schedule == "linear":
-            assert self.timesteps is not None  # a resolved configuration's
-            return self.learning_rate * max(0.0, 1.0 - timesteps / self.timesteps)
-        return self.learning_rate
-
-
-#: the settings that are tuples in a configuration and lists in its JSON
-_TUPLE_SETTINGS = ("net_arch", "stack_fields", "count_fields", "eval_opponents")
+__all__ = ["GAME_DEFAULTS", "TrainConfig", "TrainResult", "report", "train"]
 
 
 @dataclasses.dataclass
@@ -391,9 +139,9 @@ def train(
     opponent, the saved files of a run to resume): input refused raises
     :class:`~cardzoo.errors.InputError` and leaves the folder as it was.
 
-    **Decision:** on ``resume``, a ``timesteps`` or ``final_eval_games`` left None keeps the
-    run's own (not the game's default): a run is extended only by asking for a longer one, and
-    resuming a finished run without a new length is refused as having nothing to do."""
+    **Decision:** on ``resume``, a setting left None keeps the run's own (not the game's
+    default, which may have changed since): a run is extended only by asking for a longer one,
+    and resuming a finished run without a new length is refused as having nothing to do."""
     from threadpoolctl import threadpool_limits
 
     if resume and not force:
@@ -402,20 +150,22 @@ def train(
         return _train(config.resolved(), out, resume, force, progress)
 
 
-def resumed_settings(config: TrainConfig, out: str | os.PathLike) -> TrainConfig:
-    """``config`` with the length and final evaluation it leaves None taken from the run saved
-    in ``out`` (unchanged where there is no run there: resuming it is refused later)."""
+def resumed_settings(
+    config: TrainConfig, out: str | os.PathLike, keep: Iterable[str] | None = None
+) -> TrainConfig:
+    """``config`` with the settings in ``keep`` taken from the run saved in ``out`` (unchanged
+    where there is no run there: resuming it is refused later). By default ``keep`` is every
+    setting ``config`` leaves unset (None, or no game parameters): a resumed run keeps its own
+    length, final evaluation and per-game defaults, even where the game's defaults have changed
+    since it started."""
     run = RunFolder(Path(out))
     if not run.config.is_file():
         return config
     saved = run.read_config()
-    return dataclasses.replace(
-        config,
-        timesteps=saved.timesteps if config.timesteps is None else config.timesteps,
-        final_eval_games=saved.final_eval_games
-        if config.final_eval_games is None
-        else config.final_eval_games,
-    )
+    if keep is None:
+        keep = [s.name for s in SETTINGS if getattr(config, s.name) is None or s.name == "params"
+                and not config.params]  # fmt: skip
+    return dataclasses.replace(config, **{name: getattr(saved, name) for name in keep})
 
 
 def _train(
@@ -425,7 +175,7 @@ def _train(
     assert config.timesteps is not None and config.frame_stack is not None
     assert config.activation is not None and config.opponents is not None
     assert config.memory is not None
-    assert config.n_epochs is not None and config.ent_coef is not None
+    assert config.net_arch is not None
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
     resumed = run.check(config, resume=resume, force=force)
@@ -470,7 +220,7 @@ def _train(
         pool = roster = None  # sent with the next rollout only when it changes
         while loop.timesteps < config.timesteps:
             started, cpu_started = time.perf_counter(), time.process_time()
-            rollout = _join([w.wait(b) for w, b in zip(workers, pending)])
+            rollout = Rollout.join([w.wait(b) for w, b in zip(workers, pending)])
             if league is not None:
                 league.record(rollout.results)
             # The workers play the next rollout while the learner updates on this one.
@@ -478,9 +228,7 @@ def _train(
             pending = [w.start(policy, value, pool, _draws(league, roster)) for w in workers]
             pool = roster = None
             learner.set_learning_rate(config.learning_rate_at(loop.timesteps))
-            losses = learner.update(
-                rollout, config.n_epochs, config.batch_size, ent_coef=config.ent_coef
-            )
+            losses = learner.update(rollout, **config.update())
             loop.timesteps += len(rollout.actions)
             loop.train_seconds += time.perf_counter() - started
             # Cores in use: the learner's CPU time here and the samplers' for their rollouts.
@@ -625,28 +373,14 @@ def start_workers(
     alone has no one else for the games dealt before the first rollout: those meet ``pool``
     (the untrained learner at the start). Other mixes skip ``self`` there, as always."""
     first_pool = pool if set(mix) == {SELF} else None
-    assert config.processes is not None  # a resolved configuration's
+    assert config.processes is not None and config.n_envs is not None  # resolved
     shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
+    num_actions = run_game(config).num_actions
     workers: list[SamplerWorker] = []
     try:
         for index, num_games in enumerate(shares):
-            arguments = {
-                "game_name": config.game,
-                "params": _game_params(config),
-                "mix": mix,
-                "num_games": int(num_games),
-                "reward": config.reward,
-                "points_scale": config.points_scale,
-                "frame_stack": config.frame_stack,
-                "stack_fields": config.stack_fields,
-                "count_fields": config.count_fields,
-                "gamma": config.gamma,
-                "gae_lambda": config.gae_lambda,
-                "seed": seed + index,
-                "pool": first_pool,
-                "state_size": config.hidden_state_size,
-            }
-            workers.append(SamplerWorker(arguments, config.n_steps, run_game(config).num_actions))
+            sampler = config.sampler(int(num_games), seed + index)
+            workers.append(SamplerWorker(sampler, mix, first_pool, config.n_steps, num_actions))
     except BaseException:
         for worker in workers:
             worker.close()
@@ -654,41 +388,13 @@ def start_workers(
     return workers
 
 
-def _join(rollouts: list[Rollout]) -> Rollout:
-    """The workers' rollouts as one (copied out of the shared buffers); a recurrent learner's
-    sequences stay whole, each worker's after the previous one's."""
-    # the names of a rollout's arrays (the hidden states only where the workers keep them)
-    arrays = rollout_shapes(0, 0, 0, 0, 0 if rollouts[0].hidden is None else 1)
-    return Rollout(
-        **{name: np.concatenate([getattr(r, name) for r in rollouts]) for name in arrays},
-        episodes=sum(r.episodes for r in rollouts),
-        wins=sum(r.wins for r in rollouts),
-        cpu_seconds=sum(r.cpu_seconds for r in rollouts),
-        results=[result for r in rollouts for result in r.results],
-    )
-
-
-def _game_params(config: TrainConfig) -> dict[str, Any]:
-    """The game's parameters: the run's, with the engine's points reward where the run's reward
-    mode uses points."""
-    params = dict(config.params)
-    if config.reward in ("win+points", "points"):
-        params["reward"] = "points"
-    return params
-
-
 def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
     """The policy's head beyond its last layer: None for one logit per action."""
     if config.head != "linear":
         numbers = game.action_numbers()
-        assert numbers is not None  # TrainConfig.check refuses the ordinal head otherwise
-        return OrdinalHead(*numbers, shared_sharpness=config.head == "ordinal-shared")
+        assert numbers is not None and config.head is not None  # TrainConfig.check saw to it
+        return OrdinalHead(*numbers, shared_sharpness=ORDINAL_HEADS[config.head])
     return None
-
-
-def run_game(config: TrainConfig) -> Game:
-    """The game the run plays (its parameters, with the reward its reward mode needs)."""
-    return load_game(config.game, **_game_params(config))
 
 
 def full_params(config: TrainConfig) -> dict[str, Any]:
@@ -753,7 +459,7 @@ def evaluate(
     the best heuristic, unless the run names others); seats rotated, mirrored deals
     (``num_games`` rounded up to a multiple of the player count). With ``keep`` the matches'
     records come back too (under ``"matches"``, not JSON)."""
-    params = _game_params(config)
+    params = game_params(config)
     n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
     assert config.frame_stack is not None  # a resolved configuration's
@@ -782,7 +488,7 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
         config, policy, config.final_eval_games, config.final_eval_seed, keep=True
     )
     baseline = config.evaluation_opponents[-1]
-    params = _game_params(config)
+    params = game_params(config)
     n = run_game(config).num_players
 
     def seat_under_test(game: Game, seed: int):
@@ -1164,4 +870,32 @@ def report(result: TrainResult) -> str:
         )
     lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
-    return "\n".join(lines)
+    below = below_best_heuristic(metrics["game"], final)
+    return "\n".join(lines if below is None else [*lines, below])
+
+
+def below_best_heuristic(game: str, final: dict[str, Any]) -> str | None:
+    """One plain line when the learner ended below the game's best heuristic's own share (the
+    fair share it has to beat; Foxy: its mean points), saying how long the learning benchmark
+    took to pass it; None otherwise, and for evaluations against other agents."""
+    agents = game_agents(game)
+    baseline = final["baseline_same_seat"]
+    if agents.best is None or baseline["agent"] != agents.best or "gain" not in final:
+        return None
+    measure = final["gain"]["measure"]
+    reached, share = final["against"][agents.best][measure], baseline[measure]
+    if reached >= share:
+        return None
+    shown = (lambda x: f"{x:.1f} points") if measure == "mean_score" else (lambda x: f"{x:.3f}")
+    line = f"below {agents.best}'s own share ({shown(reached)} against {shown(share)}): "
+    if agents.unbeaten is not None:
+        longest = agents.unbeaten
+        return line + (
+            f"the learning benchmark's longest run ({longest.decisions:,} decisions, "
+            f"{longest.minutes:g} minutes of training on our 2-core machine) stayed below it too"
+        )
+    needed = GAME_DEFAULTS[game]["timesteps"]
+    return line + (
+        f"a run with the game's defaults passed it with {needed:,} decisions ({agents.minutes:g} "
+        "minutes of training on our 2-core machine); --resume with a larger --timesteps trains on"
+    )

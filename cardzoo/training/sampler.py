@@ -22,12 +22,10 @@ policy from before the update on rollout ``k``; PPO's ratio is taken against the
 played (its log-probabilities are stored), as asynchronous PPO variants do. The lag is fixed, not
 timing-dependent: the same seed gives the same run.
 
-Rewards, per learner decision (everything its seat earned until its next decision), by the run's
-reward mode: ``win`` the game's reward; ``points`` the game's points reward times
-``points_scale``; ``win+points`` those scaled points and ±1 for the result at the end;
-``win+score`` the game's win reward plus ``points_scale`` times the change of the seat's score
-in the direction the game counts it (``Game.score_direction``) since its previous decision —
-potential-based shaping, which changes how fast good play is found, not which play is best.
+Rewards, per learner decision (everything its seat earned until its next decision), are the
+run's reward mode's (:class:`~cardzoo.training.settings.RewardMode`); the sampler keeps each
+seat's score for the modes that pay its changes (``win+score``, in the direction the game counts
+it, ``Game.score_direction``).
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ import multiprocessing
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from multiprocessing import shared_memory
 from typing import Any, NoReturn
 
@@ -48,8 +46,9 @@ from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
 from cardzoo.envs import load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import spawn_game_rng
-from cardzoo.errors import InputError
+from cardzoo.errors import InputError, SettingError
 from cardzoo.table import Table, Tables
+from cardzoo.training.settings import RewardMode
 
 SELF = "self"
 
@@ -72,16 +71,18 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
             try:
                 check_agent_name(game_name, name)
             except InputError as error:
-                raise InputError(f"opponents: {error}, or self") from None
+                raise SettingError("opponents", f"{error}, or self") from None
         try:
             weight = float(weight_text) if weight_text else 1.0
         except ValueError:
-            raise InputError(f"opponents: weight of {name!r} must be a number") from None
+            raise SettingError("opponents", f"weight of {name!r} must be a number") from None
         if not (weight > 0 and np.isfinite(weight)):
-            raise InputError(f"opponents: weight of {name!r} must be positive, got {weight_text}")
+            raise SettingError(
+                "opponents", f"weight of {name!r} must be positive, got {weight_text}"
+            )
         mix[name] = mix.get(name, 0.0) + weight
     if not mix:
-        raise InputError("opponents: name at least one agent")
+        raise SettingError("opponents", "name at least one agent")
     total = sum(mix.values())
     return {name: weight / total for name, weight in mix.items()}
 
@@ -239,6 +240,23 @@ class Rollout:
     cpu_seconds: float = 0.0  # the sampling process's CPU time for this rollout
     results: list[tuple[str, bool]] = field(default_factory=list)  # (league member, won)
 
+    @classmethod
+    def join(cls, rollouts: list[Rollout]) -> Rollout:
+        """The workers' rollouts as one (copied out of the shared buffers): each array
+        concatenated (a recurrent learner's sequences stay whole, each worker's after the
+        previous one's), the counts added up."""
+        first = rollouts[0]
+        joined: dict[str, Any] = {}
+        for name in (f.name for f in fields(cls)):
+            parts = [getattr(rollout, name) for rollout in rollouts]
+            if isinstance(parts[0], np.ndarray):
+                joined[name] = np.concatenate(parts)
+            elif isinstance(parts[0], (int, float, list)):
+                joined[name] = sum(parts, type(parts[0])())
+            else:  # None: an array this rollout does not have
+                joined[name] = getattr(first, name)
+        return cls(**joined)
+
 
 def rollout_shapes(
     num_samples: int,
@@ -279,42 +297,59 @@ def masked_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
 
 
+@dataclass(frozen=True)
+class SamplerConfig:
+    """What a sampler plays: ``num_games`` games of ``game_name`` with ``params`` (with
+    ``reward="points"`` where the reward mode uses points), the learner paid by ``reward`` and
+    ``points_scale``, its inputs built from its last ``frame_stack`` observations (earlier ones
+    cut to ``stack_fields`` where given) and the sums of ``count_fields`` over the game, its
+    advantages by ``gamma`` and ``gae_lambda``, and with a recurrent core a hidden state of
+    ``state_size`` numbers per game (0: feed-forward). ``seed`` fixes every deal, seat and
+    opponent, and the learner's sampled actions."""
+
+    game_name: str
+    params: dict[str, Any]
+    num_games: int
+    reward: RewardMode
+    points_scale: float
+    frame_stack: int
+    stack_fields: tuple[str, ...]
+    gamma: float
+    gae_lambda: float
+    seed: int
+    state_size: int = 0
+    count_fields: tuple[str, ...] = ()
+
+    def game(self) -> Game:
+        return load_game(self.game_name, **self.params)
+
+    @property
+    def inputs(self) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+        """How the learner's inputs are built (:class:`~cardzoo.agents.policy.PolicyInput`)."""
+        return self.frame_stack, self.stack_fields, self.count_fields
+
+    def input_size(self) -> int:
+        """The numbers of the learner's inputs (its stacked, scaled observations)."""
+        return PolicyInput(self.game(), *self.inputs).size
+
+
 class Sampler:
-    """``num_games`` games in which the learner plays one seat each; see the module docstring.
+    """``config.num_games`` games in which the learner plays one seat each, its opponents drawn
+    from ``mix``; see the module docstring."""
 
-    ``reward`` and ``points_scale`` are the run's reward mode; ``params`` the game's parameters
-    (with ``reward="points"`` where the mode uses points); ``seed`` fixes every deal, seat and
-    opponent, and the learner's sampled actions; ``state_size`` is the learner's hidden state's
-    (0: a feed-forward learner)."""
-
-    def __init__(
-        self,
-        game_name: str,
-        params: dict[str, Any],
-        mix: OpponentMix,
-        num_games: int,
-        reward: str,
-        points_scale: float,
-        frame_stack: int,
-        gamma: float,
-        gae_lambda: float,
-        seed: int,
-        stack_fields: tuple[str, ...] = (),
-        state_size: int = 0,
-        count_fields: tuple[str, ...] = (),
-    ):
-        self.game = load_game(game_name, **params)
+    def __init__(self, config: SamplerConfig, mix: OpponentMix):
+        self.config = config
+        self.game = config.game()
         self.mix = mix
-        self.reward, self.points_scale = reward, points_scale
-        self.gamma, self.gae_lambda = gamma, gae_lambda
-        self.rng = np.random.default_rng(seed)
-        self.learners = [
-            LearnerSeat(self.game, frame_stack, stack_fields, count_fields)
-            for _ in range(num_games)
-        ]
+        self.reward = RewardMode(config.reward)
+        self.rng = np.random.default_rng(config.seed)
+        num_games = config.num_games
+        self.learners = [LearnerSeat(self.game, *config.inputs) for _ in range(num_games)]
         self.input_size = self.learners[0].inputs.size
         #: a recurrent learner's hidden state in each game (None: feed-forward)
-        self.hidden = np.zeros((num_games, state_size), np.float32) if state_size else None
+        self.hidden = (
+            np.zeros((num_games, config.state_size), np.float32) if config.state_size else None
+        )
         self.tables: list[Table] = [None] * num_games  # type: ignore[list-item]
         self.seats = np.zeros(num_games, np.int64)
         self.opponents: list[str | None] = [None] * num_games  # league member of each game
@@ -364,11 +399,13 @@ class Sampler:
             self.decision = self._decision_inputs()
             for slot, won in finished:
                 dones[step, slot] = True
-                rewards[step, slot] += self._final_reward(won)
+                rewards[step, slot] += self.reward.final_reward(won)
                 episodes += 1
                 wins += int(won)
         next_values = value.logits(self._features(policy, self.decision[0])[0])[:, 0]
-        advantages = _gae(rewards, values, dones, next_values, self.gamma, self.gae_lambda)
+        advantages = _gae(
+            rewards, values, dones, next_values, self.config.gamma, self.config.gae_lambda
+        )
         for name, array in (
             *(("logprobs", logprobs), ("values", values), ("advantages", advantages)),
             *(("returns", advantages + values), ("rewards", rewards), ("dones", dones)),
@@ -424,18 +461,13 @@ class Sampler:
         return finished
 
     def _step_reward(self, slot: int, earned: float) -> float:
-        if self.reward == "win+score":
+        change = 0.0
+        if self.reward.shapes_score:
             table, seat = self.tables[slot], int(self.seats[slot])
             potential = self.game.score_direction * float(self.game.scores(table.state)[seat])
-            shaped = self.points_scale * (potential - self.potentials[slot])
+            change = potential - self.potentials[slot]
             self.potentials[slot] = potential
-            return earned + shaped
-        if self.reward in ("points", "win+points"):
-            return earned * self.points_scale
-        return earned
-
-    def _final_reward(self, won: bool) -> float:
-        return (1.0 if won else -1.0) if self.reward == "win+points" else 0.0
+        return self.reward.step_reward(earned, change, self.config.points_scale)
 
     def _deal(self, slot: int) -> None:
         """A new episode in ``slot``: a deal, the learner's seat, the opponents."""
@@ -497,15 +529,24 @@ class SamplerWorker:
     buffers in turn: :meth:`start` asks for a rollout with given weights, :meth:`wait` returns
     it. A worker that dies ends training with an error naming it; it never hangs."""
 
-    def __init__(self, sampler_args: dict[str, Any], n_steps: int, num_actions: int):
+    def __init__(
+        self,
+        config: SamplerConfig,
+        mix: dict[str, float],
+        pool: list[dict[str, Any]] | None,
+        n_steps: int,
+        num_actions: int,
+    ):
+        """A worker playing ``config``'s games against ``mix`` (with ``self``, the policies
+        of ``pool`` until the first rollout brings its own), ``n_steps`` learner decisions a
+        game per rollout."""
         self.n_steps = n_steps
-        num_games = sampler_args["num_games"]
         self.shapes = rollout_shapes(
-            n_steps * num_games,
-            _input_size(sampler_args),
+            n_steps * config.num_games,
+            config.input_size(),
             num_actions,
-            num_games,
-            sampler_args.get("state_size", 0),
+            config.num_games,
+            config.state_size,
         )
         size = sum(
             int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self.shapes.values()
@@ -519,7 +560,7 @@ class SamplerWorker:
         self.connection, child = context.Pipe()
         self.process = context.Process(
             target=_work,
-            args=(child, sampler_args, n_steps, [m.name for m in self.memory], self.shapes),
+            args=(child, config, mix, pool, n_steps, [m.name for m in self.memory], self.shapes),
             daemon=True,
         )
         self.process.start()
@@ -596,12 +637,6 @@ class SamplerWorker:
         self.memory = []
 
 
-def _input_size(sampler_args: dict[str, Any]) -> int:
-    game = load_game(sampler_args["game_name"], **sampler_args["params"])
-    fields = sampler_args.get("stack_fields", ()), sampler_args.get("count_fields", ())
-    return PolicyInput(game, sampler_args["frame_stack"], *fields).size
-
-
 def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict[str, np.ndarray]:
     views, offset = {}, 0
     for name, (shape, dtype) in shapes.items():
@@ -610,7 +645,7 @@ def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict
     return views
 
 
-def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
+def _work(connection, config, mix_weights, pool, n_steps, memory_names, shapes) -> None:
     """The worker process: build the sampler, then serve rollouts until told to close."""
     from threadpoolctl import threadpool_limits
 
@@ -619,16 +654,9 @@ def _work(connection, sampler_args, n_steps, memory_names, shapes) -> None:
     threadpool_limits(1)
     memories = [shared_memory.SharedMemory(name=name) for name in memory_names]
     try:
-        args = dict(sampler_args)
-        mix = OpponentMix(
-            args["game_name"],
-            args.pop("mix"),
-            args["frame_stack"],
-            args.get("stack_fields", ()),
-            args.get("count_fields", ()),
-        )
-        mix.pool = [NumpyPolicy(**state) for state in args.pop("pool", None) or []]
-        sampler = Sampler(mix=mix, **args)
+        mix = OpponentMix(config.game_name, mix_weights, *config.inputs)
+        mix.pool = [NumpyPolicy(**state) for state in pool or []]
+        sampler = Sampler(config, mix)
         buffers = [_views(memory, shapes) for memory in memories]
         connection.send(("ready", None))
         while True:

@@ -30,6 +30,7 @@ from typing import Any
 
 from cardzoo.envs import load_game
 from cardzoo.errors import InputError
+from cardzoo.training.config import SETTING
 from cardzoo.training.rllib.run import RUN_KIND, RunFolder
 
 INSTALL_HINT = "Ray RLlib is not installed: pip install 'cardzoo[rllib]' (or: make rllib-demo)"
@@ -37,23 +38,29 @@ INSTALL_HINT = "Ray RLlib is not installed: pip install 'cardzoo[rllib]' (or: ma
 
 @dataclasses.dataclass(frozen=True)
 class PPOSettings:
-    """PPO's hyperparameters for every game.
+    """PPO's hyperparameters for every game: the defaults of ``cardzoo train``'s settings
+    (:data:`cardzoo.training.config.SETTING`) under RLlib's names.
 
-    Decision: SB3's PPO defaults where RLlib's differ (RLlib's 30 epochs and KL penalty are tuned
-    for its benchmark suites and cost much more time per sample on a laptop), with an entropy
-    bonus of 0.01 so that self-play keeps exploring, gradients clipped at 0.5, and the discount
-    0.995 of ``cardzoo train`` (a player makes up to a few hundred decisions a game)."""
+    Decision: ``cardzoo train``'s defaults where RLlib's differ (RLlib's 30 epochs and KL
+    penalty are tuned for its benchmark suites and cost much more time per sample on a laptop):
+    an entropy bonus of 0.01 so that self-play keeps exploring, gradients clipped at 0.5, and
+    the discount 0.995 (a player makes up to a few hundred decisions a game). What this back
+    end cannot share: the games' own defaults (it trains every seat at once by self-play on the
+    game's own reward, with no opponent mix or reward mode to choose, so one set serves every
+    game), the minibatch size (its own: below), and the command line's options (its runs are
+    counted in iterations of env runners' rollouts, not in one learner's decisions)."""
 
-    lr: float = 3e-4
-    gamma: float = 0.995
-    lambda_: float = 0.95
-    num_epochs: int = 4
+    lr: float = SETTING["learning_rate"].default
+    gamma: float = SETTING["gamma"].default
+    lambda_: float = SETTING["gae_lambda"].default
+    num_epochs: int = SETTING["n_epochs"].default
+    #: its own, chosen with this back end (cardzoo train: 512)
     minibatch_size: int = 256
-    clip_param: float = 0.2
-    entropy_coeff: float = 0.01
-    vf_loss_coeff: float = 0.5
-    grad_clip: float = 0.5
-    hidden: tuple[int, ...] = (128, 128)
+    clip_param: float = SETTING["clip_range"].default
+    entropy_coeff: float = SETTING["ent_coef"].default
+    vf_loss_coeff: float = SETTING["vf_coef"].default
+    grad_clip: float = SETTING["max_grad_norm"].default
+    hidden: tuple[int, ...] = SETTING["net_arch"].default
 
 
 def run_settings(
