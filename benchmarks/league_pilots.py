@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from exploitability import measure  # benchmarks/exploitability.py, beside this script
+from pretrained import QUICK_LEAGUE  # benchmarks/pretrained.py
 
 from cardzoo.agents import game_agents
 from cardzoo.evaluation import play_match
@@ -44,16 +45,6 @@ GAMES = 2000
 EXPLOIT_BUDGET = 1_000_000
 
 LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
-
-#: Believe It or Not (quick) in a league with an exploiter of 500k decisions every 500k
-QUICK_LEAGUE: dict = dict(
-    params={"variant": "quick"},
-    timesteps=2_000_000,
-    eval_every=250_000,
-    league=True,
-    exploiter_every=500_000,
-    exploiter_timesteps=500_000,
-)
 
 #: pilot name -> its run; the name starts with the shipped agent it would replace
 PILOTS: dict[str, TrainConfig] = {
