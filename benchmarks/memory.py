@@ -37,12 +37,12 @@ Results: ``memory_results.json`` (one entry a run, written as each ends), ``memo
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 from typing import Any
 
+from exploitability import report_parser, save_picture  # beside this script
 from pretrained import EARLIER_DEFAULTS, FOXY_NETWORK, LONG_RUN  # beside this script
 
 from cardzoo.agents import game_agents, make_agent
@@ -236,16 +236,11 @@ def _picture(results: dict[str, Any]) -> None:
         axis.set_xticks(range(len(rows)), [label for label, _ in rows], rotation=35, ha="right",
                         fontsize=8)  # fmt: skip
         axis.set_title(title, fontsize=9)
-    figure.tight_layout()
-    figure.savefig(PICTURE, dpi=100)
-    plt.close(figure)
+    save_picture(figure, PICTURE)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=Path, default=Path("runs/memory"))
-    parser.add_argument("--only", help="comma-separated run labels")
-    parser.add_argument("--report", action="store_true", help="only rebuild the report")
+    parser = report_parser(__doc__ or "", "runs/memory", "run labels")
     args = parser.parse_args()
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if not args.report:
