@@ -664,7 +664,8 @@ ORDINAL_HEADS = {"ordinal": False, "ordinal-shared": True}
 
 
 def _head_name(head: OrdinalHead) -> str:
-    return "ordinal-shared" if head.shared_sharpness else "ordinal"
+    """The name a policy file gives ``head`` (:data:`ORDINAL_HEADS`)."""
+    return next(name for name, shared in ORDINAL_HEADS.items() if shared == head.shared_sharpness)
 
 
 def _policy_format(policy: NumpyPolicy, info: dict[str, Any]) -> int:
@@ -703,12 +704,10 @@ def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     frame_stack = info.get("frame_stack", 1)
     if isinstance(frame_stack, bool) or not isinstance(frame_stack, int) or frame_stack < 1:
         raise _not_a_policy(path, f"its frame_stack must be an integer >= 1, got {frame_stack!r}")
-    fields = info.get("stack_fields") or []
-    if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
-        raise _not_a_policy(path, f"its stack_fields must be a list of names, got {fields!r}")
-    fields = info.get("count_fields") or []
-    if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
-        raise _not_a_policy(path, f"its count_fields must be a list of names, got {fields!r}")
+    for setting in ("stack_fields", "count_fields"):
+        fields = info.get(setting) or []
+        if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
+            raise _not_a_policy(path, f"its {setting} must be a list of names, got {fields!r}")
     return info
 
 

@@ -171,16 +171,18 @@ class League:
 def encode_policy(state: dict[str, Any]) -> dict[str, Any]:
     """A pool policy as JSON: its layers, its ordinal head's numbers and kinds, and its recurrent
     core's kind and weights, if it has them."""
-    head, core = state.get("head"), state.get("core")
     return {
         "layers": [[w.tolist(), b.tolist(), activation] for w, b, activation in state["layers"]],
-        "head": None
-        if head is None
-        else {key: getattr(value, "tolist", lambda v=value: v)() for key, value in head.items()},
-        "core": None
-        if core is None
-        else {key: value if key == "kind" else value.tolist() for key, value in core.items()},
+        "head": _as_json(state.get("head")),
+        "core": _as_json(state.get("core")),
     }
+
+
+def _as_json(part: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A head's or a core's state with its arrays as lists (its flags and names as they are)."""
+    if part is None:
+        return None
+    return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in part.items()}
 
 
 def decode_policy(data: dict[str, Any]) -> dict[str, Any]:
