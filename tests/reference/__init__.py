@@ -1,0 +1,1 @@
+"""Reference engines the games are held to in the tests."""
