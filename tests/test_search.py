@@ -178,9 +178,10 @@ def test_playout_kernel_follows_the_engine_step_by_step():
             row = playout.apply_packed(GAME, playout.pack([state])[0], action, seed=1)
             expected = playout.pack([after])[0]
             if after.round_number != round_number or after.terminal:
-                layout = playout.row_layout(GAME.num_players, GAME.num_rounds)
-                scoring = slice(layout["nwi_holder"], layout["size"])
-                assert np.array_equal(row[scoring], expected[scoring])  # points, penalties
+                for name in ("nwi_holder", "points", "penalty_cards"):  # the scoring
+                    start, shape = kernel.parts(GAME.num_players, GAME.num_rounds)[name]
+                    scoring = slice(start, start + np.prod(shape))
+                    assert np.array_equal(row[scoring], expected[scoring]), name
                 continue  # a new deal: the kernel's own
             assert np.array_equal(row, expected), GAME.action_name(action)
             compared += 1

@@ -15,6 +15,12 @@ list) of :data:`SIZE` numbers, of one of two kinds:
 - :data:`XORSHIFT`: xorshift32, cheap, for the search playouts, which need many numbers and no
   particular stream.
 
+A third kind, :data:`WAITING`, stands for a numpy generator held elsewhere and not loaded yet: an
+engine that steps one game on its kernel (:mod:`cardzoo.envs.packed`) loads the game's own
+``numpy.random.Generator`` only for the rare step that draws (a deal, a reshuffle). A draw from a
+waiting generator gives 0 and turns it into :data:`MISSED`; the engine then undoes the step and
+runs it again with the generator loaded.
+
 :func:`shuffle` is numpy's Fisher-Yates for either kind. **Decision:** the generator reproduces
 numpy's published algorithms (``SeedSequence``, PCG64, ``random_interval``); the tests hold it
 equal to numpy on many seeds. Numba's on-disk cache does not notice a change in this module from
@@ -33,7 +39,7 @@ PLAIN, jit = kernel_jit(__name__)
 # seeding.
 KIND, XORSHIFT_STATE, STATE, INC, HAS_UINT32, UINTEGER, WORK = 0, 1, 2, 10, 18, 19, 20
 SIZE = 28
-XORSHIFT, NUMPY = 0, 1
+XORSHIFT, NUMPY, WAITING, MISSED = 0, 1, 2, 3
 
 M16, M32 = 0xFFFF, 0xFFFFFFFF
 #: PCG64's multiplier 0x2360ED051FC65DA44385DF649FCCF645 in 16-bit limbs, least significant first
@@ -226,10 +232,15 @@ def seed_numpy(rng, seed):
 @jit
 def below(rng, count):
     """A number in 0..count-1 (count >= 1): numpy's draw, or xorshift's high bits (its low bits
-    are the weak ones)."""
-    if rng[KIND] == NUMPY:
+    are the weak ones); 0 from a generator not loaded (:data:`WAITING`), which is then
+    :data:`MISSED`."""
+    kind = rng[KIND]
+    if kind == NUMPY:
         return interval(rng, count - 1)
-    return (next_xorshift(rng) * count) >> 32
+    if kind == XORSHIFT:
+        return (next_xorshift(rng) * count) >> 32
+    rng[KIND] = MISSED
+    return 0
 
 
 @jit

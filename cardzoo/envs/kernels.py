@@ -125,7 +125,7 @@ def pack_rows(
     """The states as rows of an int64 array: the attributes ``scalars`` first, then each array
     ``parts[i]`` flattened at ``layout[parts[i]]`` (``layout["size"]``: a row's length). A state
     that follows itself (one world after several first actions) is packed once."""
-    rows = np.empty((len(states), layout["size"]), np.int64)
+    rows = np.zeros((len(states), layout["size"]), np.int64)
     previous = None
     for index, state in enumerate(states):
         row = rows[index]

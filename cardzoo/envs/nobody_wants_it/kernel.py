@@ -1,16 +1,42 @@
-"""Nobody Wants It's rules on a packed int64 row: the kernel of the playouts and the vector games.
+"""Nobody Wants It's rules on a packed int64 row: the game's one engine.
 
-Small integer functions only (no numpy calls), so that one source runs both compiled by numba
-and as plain Python (:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as
-``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
-``kernel_plain``, never compiled). Rows are laid out as
-:func:`~cardzoo.envs.nobody_wants_it.playout.row_layout` says. ``rng`` is a generator of
-:mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game must deal and reshuffle
-exactly as the engine does for the same seed (the vector games), xorshift32 for the playouts.
+Every rule and every observation field of the game is written here, once, as small integer
+functions (no numpy calls), so that one source runs both compiled by numba and as plain Python
+(:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as ``kernel``, compiled
+when numba is installed, with numba's on-disk cache, and as ``kernel_plain``, never compiled).
+Three drivers play it: the game's ``Game``/``State`` (:mod:`.rules`: one game, one decision at a
+time; the state *is* a row, its named fields views into it), the vector games (the functions of
+"Many games at once", through :mod:`cardzoo.envs.batch`) and the search playouts
+(:func:`playouts`). They live in this file because numba's cache notices a change in a cached
+function's own file only.
 
-Two drivers play many rows per call: :func:`playouts` (search rollouts) and the functions of
-"Many games at once" (:mod:`cardzoo.envs.batch`, the vector environments). They live in this
-file because numba's cache notices a change in a cached function's own file only.
+``rng`` is a generator of :mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game
+must deal and reshuffle exactly as numpy's generator of the same seed does (a game's own
+generator, the vector games), xorshift32 for the playouts.
+
+A row, for ``n`` players and ``rounds`` rounds: the scalars (:data:`ROUND` ... :data:`TERMINAL`),
+then the parts every table size has at fixed places, then the parts per player:
+
+========================  ==============================================================
+where                     what
+========================  ==============================================================
+``DRAW``                  the draw pile, 72 slots of species, bottom card first (its top
+                          card at ``DRAW + row[DRAW_SIZE] - 1``); slots beyond its size
+                          keep old values
+``DISCARD``               the discard pile, the same way
+``COUNTS``                the discard pile's cards per species (4)
+``NWI``                   where each round's NWI cards are, 4 per round (room for 3): a
+                          seat, :data:`ON_PILE` or :data:`OUT_OF_GAME`
+``HANDS``                 cards per player and species (``4 n``)
+``HANDS + 4 n``           cards per player (``n``)
+``HANDS + 5 n``           the species a player set aside for a horse exchange, or
+                          :data:`NO_GIFT` (``n``)
+``HANDS + 6 n``           points of finished rounds (``n``)
+``HANDS + 7 n``           penalty cards per player: 2-point, 4-point (``2 n``)
+``HANDS + 9 n``           the decks fixed by reset options, 72 species per round in deal
+                          order (all -1 where the round is shuffled); the rules only read
+                          them
+========================  ==============================================================
 """
 
 from cardzoo.envs import kernel_random
@@ -25,252 +51,357 @@ _random = kernel_dependency(kernel_random, PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 
-# The scalars at the start of a packed row.
+# The scalars at the start of a row.
 ROUND, DEALER, ACTIVE, CURRENT, DECISION, DRAW_SIZE, DISCARD_SIZE, TERMINAL = range(8)
-NUM_ACTIONS = 16
-# Where each observation field starts, in the order of the ``starts`` argument of observe().
-OBSERVATION_FIELDS = (
-    "hand",
-    "hand_sizes",
-    "discard_top",
-    "discard_counts",
-    "draw_size",
-    "nwi_position",
-    "scores",
-    "round",
-    "decision",
-    "active",
-    "to_act",
-)
+NUM_SCALARS = 8
+# Where the parts of a row start (see the module docstring).
+DRAW = NUM_SCALARS
+DISCARD = DRAW + 72
+COUNTS = DISCARD + 72
+NWI = COUNTS + 4
+MAX_ROUNDS = 3
+HANDS = NWI + 4 * MAX_ROUNDS
+HAND_SIZE = 9  # cards dealt to each player
+
+# The decision being asked.
+TURN, PIG_ANSWER, HORSE_GIFT = range(3)
+# Where an NWI card can be besides a player's seat, and a horse_gifts entry of a player who has
+# not chosen yet.
+ON_PILE, OUT_OF_GAME, NO_GIFT = -1, -2, -1
+# Action ids (the species-indexed groups start at these).
+PLAY_ONE, PLAY_PAIR, PASS_TAKE_DRAW, PASS_TAKE_DISCARD = 0, 4, 8, 9
+PIG_TAKE_DRAW, PIG_TAKE_PIG, HORSE_GIVE, NUM_ACTIONS = 10, 11, 12, 16
+SHEEP, PIG, HORSE, COW = range(4)
+SMALL_PENALTY, BIG_PENALTY = 2, 4
+
+
+def parts(n, rounds):
+    """Where each named part of a row starts, and its shape (``name -> (start, shape)``), in the
+    names of the game's State; plain Python, for the drivers."""
+    return {
+        "hands": (HANDS, (n, 4)),
+        "hand_sizes": (HANDS + 4 * n, (n,)),
+        "draw_pile": (DRAW, (72,)),
+        "discard_pile": (DISCARD, (72,)),
+        "discard_counts": (COUNTS, (4,)),
+        "nwi_holder": (NWI, (rounds, 4)),
+        "horse_gifts": (HANDS + 5 * n, (n,)),
+        "penalty_cards": (HANDS + 7 * n, (n, 2)),
+        "points": (HANDS + 6 * n, (n,)),
+        "fixed_decks": (HANDS + 9 * n, (rounds, 72)),
+    }
+
+
+def observation_sizes(n):
+    """The fields of a player's observation vector in order, with their sizes (plain Python: the
+    game's ``observation_layout`` is built from it; :func:`observe` fills them)."""
+    return [
+        ("hand", 4),
+        ("hand_sizes", n),
+        ("discard_top", 4),
+        ("discard_counts", 4),
+        ("draw_size", 1),
+        ("nwi_position", 4 * (n + 1)),
+        ("scores", n),
+        ("round", MAX_ROUNDS),
+        ("decision", 3),
+        ("active", n),
+        ("to_act", n),
+    ]
+
+
+#: the observation fields in the order of the ``starts`` argument of :func:`observe`
+OBSERVATION_FIELDS = tuple(name for name, _size in observation_sizes(1))
 
 
 @jit
-def offsets(n, rounds):
-    hands = 8
-    hand_sizes = hands + 4 * n
-    draw = hand_sizes + n
-    discard = draw + 72
-    counts = discard + 72
-    nwi = counts + 4
-    gifts = nwi + 4 * rounds
-    points = gifts + n
-    return hands, hand_sizes, draw, discard, counts, nwi, gifts, points
+def row_size(n, rounds, points_reward):
+    """The length of a packed row."""
+    return HANDS + 9 * n + 72 * rounds
+
+
+# ----------------------------------------------------------------------------------------------
+# The rules
+# ----------------------------------------------------------------------------------------------
 
 
 @jit
-def add_penalty(row, n, rounds, player, value):
-    _, _, _, _, _, _, _, points = offsets(n, rounds)
-    row[points + player] += value
-    row[points + n + 2 * player + value // 4] += 1  # penalty_cards: [2-point, 4-point]
+def gain(row, n, player, species, amount):
+    row[HANDS + 4 * player + species] += amount
+    row[HANDS + 4 * n + player] += amount
 
 
 @jit
-def gain(row, n, rounds, player, species, amount):
-    hands, hand_sizes, _, _, _, _, _, _ = offsets(n, rounds)
-    row[hands + 4 * player + species] += amount
-    row[hand_sizes + player] += amount
-
-
-@jit
-def deal(row, n, rounds, dealer, rng):
-    hands, hand_sizes, draw, _, counts, _, gifts, _ = offsets(n, rounds)
-    for card in range(72):
-        row[draw + card] = card // 18
-    shuffle(row, draw, 72, rng)
-    # The engine deals the shuffled deck from its first card; this deals from the end.
+def deal(row, n, dealer, rng):
+    """Deal the round ``row[ROUND]`` from ``dealer``: its fixed deck, or all 72 cards shuffled
+    with ``rng``; card k goes to seat (dealer + 1 + k) mod n until everybody holds 9, the rest
+    is the draw pile (its top card the first not dealt). The dealer's left neighbour plays."""
+    deck = HANDS + 9 * n + 72 * (row[ROUND] - 1)
+    if row[deck] < 0:
+        for card in range(72):
+            row[DRAW + card] = card // 18
+        shuffle(row, DRAW, 72, rng)
+    else:
+        for card in range(72):
+            row[DRAW + card] = row[deck + card]
+    # The pile is stacked bottom first: the deck's first card on top.
     for card in range(36):
-        row[draw + card], row[draw + 71 - card] = row[draw + 71 - card], row[draw + card]
-    size = 72
+        row[DRAW + card], row[DRAW + 71 - card] = row[DRAW + 71 - card], row[DRAW + card]
+    for index in range(4 * n):
+        row[HANDS + index] = 0
     for player in range(n):
-        for species in range(4):
-            row[hands + 4 * player + species] = 0
-        row[hand_sizes + player] = 0
-        row[gifts + player] = -1
-    for k in range(9 * n):
+        row[HANDS + 4 * n + player] = HAND_SIZE
+        row[HANDS + 5 * n + player] = NO_GIFT
+    size = 72
+    for k in range(HAND_SIZE * n):
         size -= 1
-        gain(row, n, rounds, (dealer + 1 + k) % n, row[draw + size], 1)
+        row[HANDS + 4 * ((dealer + 1 + k) % n) + row[DRAW + size]] += 1
     row[DRAW_SIZE] = size
     row[DISCARD_SIZE] = 0
     for species in range(4):
-        row[counts + species] = 0
+        row[COUNTS + species] = 0
     row[DEALER] = dealer
     row[ACTIVE] = (dealer + 1) % n
     row[CURRENT] = (dealer + 1) % n
-    row[DECISION] = 0
+    row[DECISION] = TURN
 
 
 @jit
-def draw_card(row, n, rounds, player, rng):
-    _, _, draw, discard, counts, _, _, _ = offsets(n, rounds)
+def new_game(row, n, rounds, rng):
+    """A new game in ``row``, whose deck part says which rounds' decks are fixed: round 1 dealt
+    by the last seat, so that seat 0 plays first; every NWI card on its pile."""
+    row[ROUND] = 1
+    row[TERMINAL] = 0
+    for place in range(4 * rounds):
+        row[NWI + place] = ON_PILE
+    for index in range(3 * n):  # points, then penalty cards
+        row[HANDS + 6 * n + index] = 0
+    deal(row, n, n - 1, rng)
+
+
+@jit
+def draw_card(row, n, player, rng):
+    """``player`` draws the top card of the draw pile; an empty draw pile is first replaced by
+    the discard pile, shuffled; if both are empty nothing is drawn."""
     if row[DRAW_SIZE] == 0:
         size = row[DISCARD_SIZE]
         if size == 0:
             return
+        shuffle(row, DISCARD, size, rng)
         for i in range(size):
-            row[draw + i] = row[discard + i]
-        shuffle(row, draw, size, rng)
+            row[DRAW + i] = row[DISCARD + i]
         row[DRAW_SIZE] = size
         row[DISCARD_SIZE] = 0
         for species in range(4):
-            row[counts + species] = 0
+            row[COUNTS + species] = 0
     row[DRAW_SIZE] -= 1
-    gain(row, n, rounds, player, row[draw + row[DRAW_SIZE]], 1)
+    gain(row, n, player, row[DRAW + row[DRAW_SIZE]], 1)
 
 
 @jit
-def discard_card(row, n, rounds, player, species):
-    _, _, _, discard, counts, _, _, _ = offsets(n, rounds)
-    gain(row, n, rounds, player, species, -1)
-    row[discard + row[DISCARD_SIZE]] = species
+def discard_card(row, n, player, species):
+    gain(row, n, player, species, -1)
+    row[DISCARD + row[DISCARD_SIZE]] = species
     row[DISCARD_SIZE] += 1
-    row[counts + species] += 1
+    row[COUNTS + species] += 1
 
 
 @jit
-def take_discard_top(row, n, rounds, player):
-    _, _, _, discard, counts, _, _, _ = offsets(n, rounds)
+def take_discard_top(row, n, player):
     row[DISCARD_SIZE] -= 1
-    species = row[discard + row[DISCARD_SIZE]]
-    row[counts + species] -= 1
-    gain(row, n, rounds, player, species, 1)
+    species = row[DISCARD + row[DISCARD_SIZE]]
+    row[COUNTS + species] -= 1
+    gain(row, n, player, species, 1)
+
+
+@jit
+def penalty(sizes, start, n, closer, player):
+    """The penalty card (0, 2 or 4 points) of ``player`` when ``closer`` ends the round, from the
+    hand sizes ``sizes[start:start + n]``: the single largest hand takes a 4 and the second
+    largest a 2; hands tied for the largest take a 2 each (no 4, no second); never the closer."""
+    if player == closer:
+        return 0
+    most, ties, second = -1, 0, -1
+    for other in range(n):
+        if other == closer:
+            continue
+        size = sizes[start + other]
+        if size > most:
+            most, ties, second = size, 1, most
+        elif size == most:
+            ties += 1
+        elif size > second:
+            second = size
+    mine = sizes[start + player]
+    if mine == most:
+        return SMALL_PENALTY if ties > 1 else BIG_PENALTY
+    if ties == 1 and mine == second:
+        return SMALL_PENALTY
+    return 0
 
 
 @jit
 def end_round(row, n, rounds, closer, rng):
-    _, hand_sizes, _, _, _, nwi, _, points = offsets(n, rounds)
-    most, ties = -1, 0
+    """Penalty cards; the round's NWI cards score their round's value for their holders and
+    unclaimed ones leave the game; then the closer deals the next round, or the game is over."""
+    points = HANDS + 6 * n
     for player in range(n):
-        size = row[hand_sizes + player] if player != closer else -1
-        if size > most:
-            most, ties = size, 1
-        elif size == most:
-            ties += 1
-    second = -1
-    for player in range(n):
-        size = row[hand_sizes + player] if player != closer else -1
-        if size < most and size > second:
-            second = size
-    for player in range(n):
-        size = row[hand_sizes + player] if player != closer else -1
-        if ties > 1:
-            if size == most:
-                add_penalty(row, n, rounds, player, 2)
-        elif size == most:
-            add_penalty(row, n, rounds, player, 4)
-        elif size == second and second >= 0:
-            add_penalty(row, n, rounds, player, 2)
+        value = penalty(row, HANDS + 4 * n, n, closer, player)
+        if value:
+            row[points + player] += value
+            row[HANDS + 7 * n + 2 * player + value // BIG_PENALTY] += 1
     round_number = row[ROUND]
     for species in range(4):
-        place = nwi + 4 * (round_number - 1) + species
+        place = NWI + 4 * (round_number - 1) + species
         holder = row[place]
-        if holder == -1:
-            row[place] = -2  # unclaimed: out of the game
+        if holder == ON_PILE:
+            row[place] = OUT_OF_GAME
         elif holder >= 0:
             row[points + holder] += round_number
     if round_number == rounds:
         row[TERMINAL] = 1
     else:
         row[ROUND] = round_number + 1
-        deal(row, n, rounds, closer, rng)
+        deal(row, n, closer, rng)
 
 
 @jit
 def end_turn(row, n, rounds, rng):
-    _, hand_sizes, _, _, _, _, _, _ = offsets(n, rounds)
+    """The round ends with the turn of a player left without cards; else the left neighbour
+    plays."""
     player = row[ACTIVE]
-    if row[hand_sizes + player] == 0:
+    if row[HANDS + 4 * n + player] == 0:
         end_round(row, n, rounds, player, rng)
     else:
         row[ACTIVE] = (player + 1) % n
         row[CURRENT] = (player + 1) % n
-        row[DECISION] = 0
+        row[DECISION] = TURN
 
 
 @jit
 def apply_action(row, n, rounds, action, rng):
-    hands, hand_sizes, _, _, _, nwi, gifts, _ = offsets(n, rounds)
+    """The player to decide takes ``action`` (legal: not checked)."""
     player = row[CURRENT]
     decision = row[DECISION]
-    if decision == 1:  # pig answer
-        if action == 11:
-            take_discard_top(row, n, rounds, player)
+    if decision == PIG_ANSWER:
+        if action == PIG_TAKE_PIG:
+            take_discard_top(row, n, player)
         else:
-            draw_card(row, n, rounds, player, rng)
+            draw_card(row, n, player, rng)
         end_turn(row, n, rounds, rng)
-    elif decision == 2:  # horse gift
-        gain(row, n, rounds, player, action - 12, -1)
-        row[gifts + player] = action - 12
+    elif decision == HORSE_GIFT:
+        # The card is set aside at once; when everybody has chosen, all give to the left.
+        gifts = HANDS + 5 * n
+        gain(row, n, player, action - HORSE_GIVE, -1)
+        row[gifts + player] = action - HORSE_GIVE
         if (player + 1) % n != row[ACTIVE]:
             row[CURRENT] = (player + 1) % n
             return
         for giver in range(n):
-            gain(row, n, rounds, (giver + 1) % n, row[gifts + giver], 1)
+            gain(row, n, (giver + 1) % n, row[gifts + giver], 1)
         for giver in range(n):
-            row[gifts + giver] = -1
+            row[gifts + giver] = NO_GIFT
         end_turn(row, n, rounds, rng)
-    elif action < 4:
-        discard_card(row, n, rounds, player, action)
-        if action == 1:
-            row[DECISION] = 1
+    elif action < PLAY_PAIR:
+        species = action - PLAY_ONE
+        discard_card(row, n, player, species)
+        if species == PIG:  # the left neighbour answers
+            row[DECISION] = PIG_ANSWER
             row[CURRENT] = (player + 1) % n
             return
-        if action == 2 and row[hand_sizes + player] > 0:
-            row[DECISION] = 2
+        if species == HORSE and row[HANDS + 4 * n + player] > 0:
+            row[DECISION] = HORSE_GIFT  # the active player chooses first
             return
-        if action == 3:
-            draw_card(row, n, rounds, player, rng)
+        if species == COW:
+            draw_card(row, n, player, rng)
         end_turn(row, n, rounds, rng)
-    elif action < 8:
-        species = action - 4
-        discard_card(row, n, rounds, player, species)
-        discard_card(row, n, rounds, player, species)
-        place = nwi + 4 * (row[ROUND] - 1) + species
+    elif action < PASS_TAKE_DRAW:
+        # A pair: the round's NWI card of its species moves to the left (from its pile: to the
+        # player's left neighbour).
+        species = action - PLAY_PAIR
+        discard_card(row, n, player, species)
+        discard_card(row, n, player, species)
+        place = NWI + 4 * (row[ROUND] - 1) + species
         holder = row[place]
-        row[place] = (player + 1) % n if holder == -1 else (holder + 1) % n
+        row[place] = (player + 1) % n if holder == ON_PILE else (holder + 1) % n
         end_turn(row, n, rounds, rng)
     else:
-        if action == 8:
-            draw_card(row, n, rounds, player, rng)
+        if action == PASS_TAKE_DRAW:
+            draw_card(row, n, player, rng)
         else:
-            take_discard_top(row, n, rounds, player)
+            take_discard_top(row, n, player)
         end_turn(row, n, rounds, rng)
-    return
+
+
+@jit
+def seat_reward(row, n, rounds, seat, points_before, points_reward):
+    """What ``seat`` earned by the action just applied: minus the points it gained (points
+    reward), or at the end of the game +1 for a winner (a lowest score) and -1 for the others."""
+    points = HANDS + 6 * n
+    if points_reward:
+        return points_before - row[points + seat]
+    if row[TERMINAL] == 0:
+        return 0
+    for player in range(n):
+        if row[points + player] < row[points + seat]:
+            return -1
+    return 1
+
+
+@jit
+def apply_rewarded(row, n, rounds, points_reward, action, rewards, rng):
+    """:func:`apply_action`, and into ``rewards`` what each seat earned by it (:func:`seat_reward`).
+    Returns 1 if the step gives rewards (the end of a round with the points reward, the end of
+    the game with the win reward), else 0 (and every reward is 0)."""
+    points = HANDS + 6 * n
+    for player in range(n):
+        rewards[player] = row[points + player]  # the points before, for a moment
+    round_number = row[ROUND]
+    apply_action(row, n, rounds, action, rng)
+    for player in range(n):
+        rewards[player] = seat_reward(row, n, rounds, player, rewards[player], points_reward)
+    if points_reward:
+        return 1 if row[TERMINAL] == 1 or row[ROUND] != round_number else 0
+    return row[TERMINAL]
+
+
+@jit
+def legal_actions(row, n, rounds):
+    """The legal actions of the player to decide, as bits: bit ``a`` set if action ``a`` is
+    legal (none once the game is over)."""
+    if row[TERMINAL]:
+        return 0
+    decision = row[DECISION]
+    if decision == PIG_ANSWER:
+        return (1 << PIG_TAKE_DRAW) | (1 << PIG_TAKE_PIG)
+    hand = HANDS + 4 * row[CURRENT]
+    bits = 0
+    if decision == HORSE_GIFT:
+        for species in range(4):
+            if row[hand + species] > 0:
+                bits |= 1 << (HORSE_GIVE + species)
+        return bits
+    for species in range(4):
+        held = row[hand + species]
+        if held > 0:
+            bits |= 1 << (PLAY_ONE + species)
+            if held > 1:
+                bits |= 1 << (PLAY_PAIR + species)
+    bits |= 1 << PASS_TAKE_DRAW
+    if row[DISCARD_SIZE] > 0:
+        bits |= 1 << PASS_TAKE_DISCARD
+    return bits
 
 
 @jit
 def legal_mask(row, n, rounds, mask):
-    """The legal actions of the player to decide, 1 or 0 in ``mask`` (all 0 once the game is
-    over); returns how many there are."""
-    for action in range(NUM_ACTIONS):
-        mask[action] = 0
-    if row[TERMINAL]:
-        return 0
-    hands = 8 + 4 * row[CURRENT]
-    decision = row[DECISION]
-    if decision == 1:  # pig answer
-        mask[10] = 1
-        mask[11] = 1
-        return 2
+    """The legal actions of the player to decide, 1 or 0 in ``mask``; returns how many."""
+    bits = legal_actions(row, n, rounds)
     count = 0
-    for species in range(4):
-        held = row[hands + species]
-        if decision == 2:  # horse gift
-            if held > 0:
-                mask[12 + species] = 1
-                count += 1
-            continue
-        if held > 0:
-            mask[species] = 1
-            count += 1
-        if held > 1:
-            mask[4 + species] = 1
-            count += 1
-    if decision == 0:
-        mask[8] = 1
-        count += 1
-        if row[DISCARD_SIZE] > 0:
-            mask[9] = 1
-            count += 1
+    for action in range(NUM_ACTIONS):
+        legal = (bits >> action) & 1
+        mask[action] = legal
+        count += legal
     return count
 
 
@@ -288,43 +419,32 @@ def random_action(row, n, rounds, rng, mask):
 
 @jit
 def observe(row, n, rounds, player, starts, out):
-    """The observation vector of ``player`` into ``out`` (``starts``: where each field of
-    OBSERVATION_FIELDS starts, from the engine's observation layout)."""
-    hands, hand_sizes, _, discard, counts, nwi, _, points = offsets(n, rounds)
-    for index in range(len(out)):
-        out[index] = 0.0
+    """The observation vector of ``player`` into ``out``, which holds zeros (``starts``: where
+    each field of OBSERVATION_FIELDS starts). Seats are relative: the observer first, then
+    leftwards."""
+    hand = HANDS + 4 * player
     for species in range(4):
-        out[starts[0] + species] = row[hands + 4 * player + species]
-        out[starts[3] + species] = row[counts + species]
+        out[starts[0] + species] = row[hand + species]
+        out[starts[3] + species] = row[COUNTS + species]
+    hand_sizes, points = HANDS + 4 * n, HANDS + 6 * n
     for relative in range(n):
         seat = (player + relative) % n
         out[starts[1] + relative] = row[hand_sizes + seat]
         out[starts[6] + relative] = row[points + seat]
     if row[DISCARD_SIZE] > 0:
-        out[starts[2] + row[discard + row[DISCARD_SIZE] - 1]] = 1.0
+        out[starts[2] + row[DISCARD + row[DISCARD_SIZE] - 1]] = 1.0
     out[starts[4]] = row[DRAW_SIZE]
     round_number = row[ROUND]
+    nwi = NWI + 4 * (round_number - 1)
     for species in range(4):
-        holder = row[nwi + 4 * (round_number - 1) + species]
-        place = 0 if holder < 0 else (holder - player + n) % n + 1  # 0: on its pile
+        # One-hot per species: on its pile (or, after the last round, unclaimed), or a seat.
+        holder = row[nwi + species]
+        place = 0 if holder < 0 else (holder - player + n) % n + 1
         out[starts[5] + species * (n + 1) + place] = 1.0
     out[starts[7] + round_number - 1] = 1.0
     out[starts[8] + row[DECISION]] = 1.0
     out[starts[9] + (row[ACTIVE] - player + n) % n] = 1.0
     out[starts[10] + (row[CURRENT] - player + n) % n] = 1.0
-
-
-@jit
-def new_game(row, n, rounds, rng):
-    """A new game: round 1 dealt by the last seat, so that seat 0 plays first."""
-    _, _, _, _, _, nwi, _, points = offsets(n, rounds)
-    row[ROUND] = 1
-    row[TERMINAL] = 0
-    for place in range(4 * rounds):
-        row[nwi + place] = -1  # every NWI card on its pile
-    for index in range(3 * n):  # points, then penalty cards
-        row[points + index] = 0
-    deal(row, n, rounds, n - 1, rng)
 
 
 @jit
@@ -334,27 +454,26 @@ def shedding_action(row, n, rounds, nwi_aware):
     # nwi_aware: among pairs, first one that passes on an NWI card I hold, last one that
     # brings an NWI card to me (nwi_dodger's first and last choices).
     player = row[CURRENT]
-    hands = 8 + 4 * player
+    hand = HANDS + 4 * player
     decision = row[DECISION]
-    if decision == 1:
-        return 11 if row[hands + 1] % 2 == 1 else 10
-    if decision == 2:
-        for species in (3, 0, 2, 1):
-            if row[hands + species] % 2 == 1:
-                return 12 + species
-        for species in (3, 0, 2, 1):
-            if row[hands + species] > 0:
-                return 12 + species
-    _, _, _, _, _, nwi, _, _ = offsets(n, rounds)
+    if decision == PIG_ANSWER:
+        return PIG_TAKE_PIG if row[hand + PIG] % 2 == 1 else PIG_TAKE_DRAW
+    if decision == HORSE_GIFT:
+        for species in (COW, SHEEP, HORSE, PIG):
+            if row[hand + species] % 2 == 1:
+                return HORSE_GIVE + species
+        for species in (COW, SHEEP, HORSE, PIG):
+            if row[hand + species] > 0:
+                return HORSE_GIVE + species
     best, best_value = -1, -1000
     for species in range(4):
-        count = row[hands + species]
+        count = row[hand + species]
         if count < 2:
             continue
         value = count
         if nwi_aware:
-            holder = row[nwi + 4 * (row[ROUND] - 1) + species]
-            lands_on = (player + 1) % n if holder == -1 else (holder + 1) % n
+            holder = row[NWI + 4 * (row[ROUND] - 1) + species]
+            lands_on = (player + 1) % n if holder == ON_PILE else (holder + 1) % n
             if holder == player:
                 value += 100
             elif lands_on == player:
@@ -362,11 +481,11 @@ def shedding_action(row, n, rounds, nwi_aware):
         if value > best_value:
             best, best_value = species, value
     if best >= 0:
-        return 4 + best
-    for species in (1, 2, 0, 3):
-        if row[hands + species] > 0:
-            return species
-    return 8
+        return PLAY_PAIR + best
+    for species in (PIG, HORSE, SHEEP, COW):
+        if row[hand + species] > 0:
+            return PLAY_ONE + species
+    return PASS_TAKE_DRAW
 
 
 @jit
@@ -410,16 +529,19 @@ def playouts(
 # ----------------------------------------------------------------------------------------------
 # Every function here takes the game's parameters last, as Game.kernel_parameters() gives them:
 # (num_players, num_rounds, points_reward). Game b is rows[b], dealt and reshuffled by its
-# generator rngs[b] (numpy's, as the engine's state.rng), which is drawn from env_rngs[b] for
-# every new game (as an environment's reset draws the game's generator from its own); steps[b]
-# counts its agent steps against max_cycles. Ends: 0 running, 1 over by the rules, 2 truncated.
+# generator rngs[b] (numpy's, as a game's own), which is drawn from env_rngs[b] for every new
+# game (as an environment's reset draws the game's generator from its own); steps[b] counts its
+# agent steps against max_cycles. Ends: 0 running, 1 over by the rules, 2 truncated.
 RUNNING, OVER, TRUNCATED = 0, 1, 2
 
 
 @jit
-def row_size(n, rounds, points_reward):
-    """The length of a packed row."""
-    return offsets(n, rounds)[7] + 3 * n  # points, then penalty cards
+def start_game(row, rng, env_rng, n, rounds):
+    """A new game in ``row``, every round shuffled, its generator drawn from ``env_rng``."""
+    for index in range(72 * rounds):
+        row[HANDS + 9 * n + index] = -1
+    seed_numpy(rng, next_seed(env_rng))
+    new_game(row, n, rounds, rng)
 
 
 @jit
@@ -427,8 +549,7 @@ def start_games(rows, rngs, env_rngs, steps, games, n, rounds, points_reward):
     """A new game in every row b with games[b] true."""
     for b in range(len(rows)):
         if games[b]:
-            seed_numpy(rngs[b], next_seed(env_rngs[b]))
-            new_game(rows[b], n, rounds, rngs[b])
+            start_game(rows[b], rngs[b], env_rngs[b], n, rounds)
             steps[b] = 0
 
 
@@ -441,6 +562,8 @@ def observe_games(rows, players, starts, observations, masks, n, rounds, points_
             continue
         row = rows[b]
         player = row[CURRENT] if players[b] < 0 else players[b]
+        for index in range(len(observations[b])):
+            observations[b][index] = 0.0
         observe(row, n, rounds, player, starts, observations[b])
         if player == row[CURRENT]:
             legal_mask(row, n, rounds, masks[b])
@@ -456,21 +579,6 @@ def current_players(rows, players, n, rounds, points_reward):
 
 
 @jit
-def seat_reward(row, n, rounds, seat, points_before, points_reward):
-    """What ``seat`` earned by the action just applied: minus the points it gained (points
-    reward), or at the end of the game +1 for a winner and -1 for the others."""
-    points = offsets(n, rounds)[7]
-    if points_reward:
-        return points_before - row[points + seat]
-    if row[TERMINAL] == 0:
-        return 0
-    for player in range(n):
-        if row[points + player] < row[points + seat]:
-            return -1
-    return 1
-
-
-@jit
 def end_of(row, steps, max_cycles):
     if row[TERMINAL]:
         return OVER
@@ -482,28 +590,25 @@ def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, rounds,
     """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
     player to decide; rewards[b] what each seat earned (0 on a truncating step), ends[b] how the
     game stands. Rows with actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
-    points = offsets(n, rounds)[7]
     for b in range(len(rows)):
-        row = rows[b]
         ends[b] = RUNNING
         for player in range(n):
             rewards[b][player] = 0
         if actions[b] < 0:
             continue
-        for player in range(n):
-            rewards[b][player] = row[points + player]  # the points before, for a moment
-        apply_action(row, n, rounds, actions[b], rngs[b])
+        row = rows[b]
+        apply_rewarded(row, n, rounds, points_reward, actions[b], rewards[b], rngs[b])
         steps[b] += 1
         ends[b] = end_of(row, steps[b], max_cycles)
-        for player in range(n):
-            earned = seat_reward(row, n, rounds, player, rewards[b][player], points_reward)
-            rewards[b][player] = 0 if ends[b] == TRUNCATED else earned
+        if ends[b] == TRUNCATED:
+            for player in range(n):
+                rewards[b][player] = 0
 
 
 @jit
 def take_action(row, rng, steps, b, action, seat, max_cycles, n, rounds, points_reward):
     """Game b (``row``) takes ``action``; returns what ``seat`` earned (0 on a truncating step)."""
-    before = row[offsets(n, rounds)[7] + seat]
+    before = row[HANDS + 6 * n + seat]
     apply_action(row, n, rounds, action, rng)
     steps[b] += 1
     if end_of(row, steps[b], max_cycles) == TRUNCATED:
@@ -577,8 +682,7 @@ def step_seats(
             if deals == max_deals:
                 return b
             deals += 1
-            seed_numpy(rngs[b], next_seed(env_rngs[b]))
-            new_game(row, n, rounds, rngs[b])
+            start_game(row, rngs[b], env_rngs[b], n, rounds)
             steps[b] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             play_others(

@@ -36,16 +36,12 @@ from cardzoo.envs.kernels import (
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
 
-NUM_SCALARS = 8
-
 
 def row_layout(num_players: int, num_rounds: int) -> dict[str, int]:
     """Where each part of a packed row starts (the engine's field names, at the kernel's
-    :func:`~.kernel.offsets`), and the row's length (``"size"``)."""
-    n = num_players
-    starts = dict(zip(_ARRAY_PARTS, _kernel.offsets(n, num_rounds)))
-    starts["penalty_cards"] = starts["points"] + n  # [2-point, 4-point] cards per player
-    starts["size"] = starts["penalty_cards"] + 2 * n
+    :func:`~.kernel.parts`), and the row's length (``"size"``)."""
+    starts = {name: start for name, (start, _) in _kernel.parts(num_players, num_rounds).items()}
+    starts["size"] = int(_kernel.row_size(num_players, num_rounds, 0))
     return starts
 
 
@@ -81,7 +77,9 @@ def pack(states: Sequence[State]) -> np.ndarray:
         raise ValueError("pack needs at least one state")
     first = states[0]
     layout = row_layout(first.hands.shape[0], first.nwi_holder.shape[0])
-    return pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
+    rows = pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
+    rows[:, layout["fixed_decks"] :] = -1  # a playout's later rounds are shuffled
+    return rows
 
 
 def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
