@@ -45,14 +45,18 @@ with observations and masks, 20x the game's AEC environment and 4x ``crazy_eight
 vector form at least the game's engine (decisions/s).
 
 Every game in ``cardzoo.envs.GAMES`` is measured at its default parameters; a game whose module
-fails to import is reported as missing. References whose packages are not installed (the ``bench``
-extra: ``pettingzoo[classic]``, ``open_spiel``) are reported as not installed.
+fails to import is reported as missing. References whose packages are not installed (the
+``bench`` extra: ``pettingzoo[classic]``, ``open_spiel``) are reported as not installed. A game
+whose engine is its kernel (Nobody Wants It) runs it compiled where numba is installed;
+``--no-numba`` measures as an installation without numba does (numba made unimportable: every
+kernel plain Python, the compiled vector rows errors).
 
     python benchmarks/throughput.py                     # full run (~3 minutes), writes RESULTS.md
     python benchmarks/throughput.py --games henhouse --references rps,leduc_holdem_v4
     python benchmarks/throughput.py --quick             # smoke run, a second or two per game
     python benchmarks/throughput.py --games nobody_wants_it --references crazy_eights
     python benchmarks/throughput.py --profile henhouse  # cProfile of both paths of one game
+    python benchmarks/throughput.py --games nobody_wants_it --no-numba  # as without numba
 """
 
 from __future__ import annotations
@@ -620,6 +624,7 @@ def report(
         *machine_lines(load_before),
         f"- settings: {args.seconds:g} s ({args.clock} time) per run, {args.repeats} runs per "
         f"benchmark, runs interleaved; OMP/OPENBLAS/MKL_NUM_THREADS=1"
+        + ("; without numba (--no-numba): every kernel plain" if args.no_numba else "")
         + ("; QUICK smoke run: numbers are not meaningful" if args.quick else ""),
         f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         f"- command: `{' '.join(['python benchmarks/throughput.py', *args.argv])}`",
@@ -698,7 +703,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=1024,
         help="games per call of the compiled vector rows (the plain ones: a tenth; default 1024)",
     )
+    parser.add_argument(
+        "--no-numba",
+        action="store_true",
+        help="measure as an installation without numba does: every kernel plain Python",
+    )
     args = parser.parse_args(argv)
+    if args.no_numba:
+        if "numba" in sys.modules:
+            parser.error("--no-numba: numba is loaded in this process already")
+        sys.modules["numba"] = None  # importing numba now raises ImportError, as if missing
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.seconds is None:
         args.seconds = 0.2 if args.quick else 3.0

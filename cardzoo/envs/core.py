@@ -73,7 +73,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cardzoo.envs.helpers import check_choice, is_index
+from cardzoo.envs.helpers import check_choice, copy_generator, is_index
 from cardzoo.envs.restore import restored_state
 from cardzoo.envs.snapshot import SNAPSHOT_FORMAT, encode, field_spec
 
@@ -97,25 +97,38 @@ def _array_fields(state: State) -> tuple[str, ...]:
     return names
 
 
-def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    """A generator of the same kind at the same position, independent of ``rng``."""
-    bit_generator = type(rng.bit_generator)()
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
-
-
 @dataclasses.dataclass
 class State:
     """Base of every game's state. Subclasses add numpy arrays and scalars as dataclass fields.
 
     Fields hold numpy arrays (bool, int or float), ints, floats, bools and the game's generator
     ``rng``; a fresh state from ``new_state`` already holds every field with its final type, dtype
-    and shape. That is what makes :meth:`Game.snapshot` and :meth:`Game.restore` generic.
+    and shape. That is what makes :meth:`Game.snapshot` and :meth:`Game.restore` generic. A
+    state kept otherwise (a game on its kernel: :class:`~cardzoo.envs.packed.PackedState`)
+    answers the three methods below for its own fields.
     """
 
     rng: np.random.Generator
     current_player: int = 0
     terminal: bool = False
+
+    def field_values(self) -> dict[str, Any]:
+        """The state's fields by name, as a snapshot holds them (``rng`` first)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_field_values(cls, game: Game, values: dict[str, Any]) -> State:
+        """The state of ``game`` that :meth:`field_values` gave (checked by the caller)."""
+        return cls(**values)
+
+    def copy(self, rng: np.random.Generator | None = None) -> State:
+        """An independent copy (see :meth:`Game.copy_state`): the arrays copied, the generator
+        copied or, if given, ``rng`` itself."""
+        copied = copy.copy(self)  # scalars are immutable; arrays are copied below
+        for name in _array_fields(self):
+            setattr(copied, name, getattr(self, name).copy())
+        copied.rng = copy_generator(self.rng) if rng is None else rng
+        return copied
 
 
 class Game(ABC):
@@ -235,16 +248,12 @@ class Game(ABC):
     # --- search: copies, sampled worlds, playouts -------------------------------------------
 
     def copy_state(self, state: State, rng: np.random.Generator | None = None) -> State:
-        """An independent copy of ``state``, its arrays copied: much cheaper than
-        ``copy.deepcopy`` (a state is a flat dataclass of arrays and scalars). The copy's
-        generator is a copy of ``state.rng`` at its position (the copy continues exactly as the
-        original would), or ``rng`` itself if given: making a new generator is most of the cost
-        of a copy, and a search that plays sampled worlds one after another can share one."""
-        copied = copy.copy(state)  # scalars are immutable; arrays are copied below
-        for name in _array_fields(state):
-            setattr(copied, name, getattr(state, name).copy())
-        copied.rng = _copy_generator(state.rng) if rng is None else rng
-        return copied
+        """An independent copy of ``state``, its arrays copied (:meth:`State.copy`): much cheaper
+        than ``copy.deepcopy``. The copy's generator is a copy of ``state.rng`` at its position
+        (the copy continues exactly as the original would), or ``rng`` itself if given: making a
+        new generator is most of the cost of a copy, and a search that plays sampled worlds one
+        after another can share one."""
+        return state.copy(rng)
 
     def resample(self, state: State, player: int, rng: np.random.Generator) -> State:
         """A new full state that ``player`` cannot tell from ``state``: the same own cards,
@@ -371,7 +380,7 @@ class Game(ABC):
     def snapshot(self, state: State) -> dict[str, Any]:
         """A JSON-serialisable dict of the format version, the game's parameters and the whole
         state."""
-        fields = {f.name: encode(getattr(state, f.name)) for f in dataclasses.fields(state)}
+        fields = {name: encode(value) for name, value in state.field_values().items()}
         return {
             "format": SNAPSHOT_FORMAT,
             "game": self.name,
@@ -392,7 +401,7 @@ class Game(ABC):
     def _field_specs(self) -> dict[str, tuple]:
         """Field name -> what a snapshot must hold for it, read off a fresh state."""
         template = self.new_state(np.random.default_rng(0))
-        return {f.name: field_spec(getattr(template, f.name)) for f in dataclasses.fields(template)}
+        return {name: field_spec(value) for name, value in template.field_values().items()}
 
     def to_json(self, state: State) -> str:
         return json.dumps(self.snapshot(state))

@@ -131,6 +131,13 @@ def spawn_game_rng(env_rng: np.random.Generator) -> np.random.Generator:
     return np.random.default_rng(env_rng.integers(2**63))
 
 
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """A generator of the same kind at the same position, independent of ``rng``."""
+    bit_generator = type(rng.bit_generator)()
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
 def game_rng_from_seed(seed: int | None) -> np.random.Generator:
     """The game generator that ``env.reset(seed=seed)`` gives the engine (used by the match
     runner, so every game it reports can be replayed in the environment)."""

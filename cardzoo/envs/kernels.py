@@ -1,10 +1,12 @@
-"""What the games' playout kernels share: one source, compiled by numba or run as plain Python.
+"""What the games' kernels share: one source, compiled by numba or run as plain Python.
 
-Each game with fast playouts keeps its rules as small integer functions in ``<game>/kernel.py``
-(no numpy calls), so that the same source runs compiled by numba when the ``search`` extra is
+A game with a kernel keeps its rules as small integer functions in ``<game>/kernel.py`` (no
+numpy calls), so that the same source runs compiled by numba when the ``search`` extra is
 installed (with numba's on-disk cache) and as plain Python on lists otherwise, with identical
-results. ``<game>/playout.py`` loads the kernel twice: as itself, compiled where numba is, and as
-``<kernel>_plain``, never compiled (the tests compare the two).
+results. The kernel is loaded twice: as itself, compiled where numba is, and as
+``<kernel>_plain``, never compiled (the tests compare the two). It plays search playouts
+(``<game>/playout.py``), many games a call (:mod:`cardzoo.envs.batch`) and, for a game whose
+one engine it is, every single game (:mod:`cardzoo.envs.packed`).
 
 A kernel starts with ``PLAIN, jit = kernel_jit(__name__)`` and decorates its functions with
 ``jit``. Numba's cache does not notice a change in a jitted function of another module that a
@@ -13,31 +15,54 @@ source. The one exception is :mod:`cardzoo.envs.kernel_random` (numpy's generato
 and xorshift32), which a kernel takes through :func:`kernel_dependency` so that its plain copy
 calls the plain generator; the Minus Two and Believe It or Not kernels still keep a xorshift32
 of their own.
+
+numba is imported when a compiled kernel is first wanted (``kernels.numba`` too), never by a
+plain copy (:func:`plain_copy`): a game whose engine is its kernel can be imported, and played
+plain, without loading numba.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import check_choice
 
-try:  # optional: the ``search`` extra
-    import numba
-except ImportError:  # pragma: no cover - depends on the installation
-    numba = None
+_NUMBA: list[ModuleType | None] = []  # numba once looked for (None: not installed)
+
+
+def _numba() -> ModuleType | None:
+    """numba (the optional ``search`` extra), imported at the first call; None if missing."""
+    if not _NUMBA:
+        try:
+            import numba
+        except ImportError:  # pragma: no cover - depends on the installation
+            numba = None
+        _NUMBA.append(numba)
+    return _NUMBA[0]
+
+
+def __getattr__(name: str) -> Any:
+    """``kernels.numba``: numba if it is installed, else None (imported on first use)."""
+    if name == "numba":
+        return _numba()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def kernel_jit(module_name: str) -> tuple[bool, Callable]:
     """``(plain, jit)`` for the kernel module ``module_name``: plain in the copy loaded as plain
     Python or without numba, and then ``jit`` leaves functions as they are; else ``jit`` is
     numba's ``njit`` with its on-disk cache."""
-    plain = module_name.endswith("_plain") or numba is None
-    return plain, (_as_written if plain else numba.njit(cache=True))
+    numba = None if module_name.endswith("_plain") else _numba()
+    if numba is None:
+        return True, _as_written
+    return False, numba.njit(cache=True)
 
 
 def _as_written(function: Callable) -> Callable:
@@ -47,25 +72,33 @@ def _as_written(function: Callable) -> Callable:
 _PLAIN_COPIES: dict[str, ModuleType] = {}
 
 
+def plain_copy(module_name: str) -> ModuleType:
+    """The kernel module ``module_name`` as plain Python, loaded from its file (as
+    ``<name>_plain``) without importing the module itself, so without numba; once per process."""
+    plain = _PLAIN_COPIES.get(module_name)
+    if plain is None:
+        found = importlib.util.find_spec(module_name)
+        assert found is not None and found.origin is not None, module_name
+        spec = importlib.util.spec_from_file_location(module_name + "_plain", found.origin)
+        assert spec is not None and spec.loader is not None
+        plain = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(plain)
+        _PLAIN_COPIES[module_name] = plain
+    return plain
+
+
 def plain_and_compiled(kernel: ModuleType) -> tuple[ModuleType, ModuleType | None]:
     """The kernel as plain Python, and compiled (None without numba). The plain copy is loaded
     once per process."""
     if kernel.PLAIN:
         return kernel, None
-    plain = _PLAIN_COPIES.get(kernel.__name__)
-    if plain is None:
-        spec = importlib.util.spec_from_file_location(kernel.__name__ + "_plain", kernel.__file__)
-        plain = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(plain)
-        _PLAIN_COPIES[kernel.__name__] = plain
-    return plain, kernel
+    return plain_copy(kernel.__name__), kernel
 
 
-def kernel_dependency(kernel: ModuleType, plain: bool) -> ModuleType:
-    """Another kernel module (``kernel``) as a kernel calls it: compiled from a compiled kernel,
-    its plain copy from a plain one (a kernel's ``PLAIN`` says which it is)."""
-    plain_copy, compiled = plain_and_compiled(kernel)
-    return plain_copy if plain or compiled is None else compiled
+def kernel_dependency(module_name: str, plain: bool) -> ModuleType:
+    """Another kernel module (``module_name``) as a kernel calls it: compiled from a compiled
+    kernel, its plain copy from a plain one (a kernel's ``PLAIN`` says which it is)."""
+    return plain_copy(module_name) if plain else importlib.import_module(module_name)
 
 
 def use_compiled(compiled: bool | None, available: ModuleType | None) -> bool:

@@ -76,7 +76,7 @@ def _state_from_fields(game: Game, fields: Any, what: str) -> State:
         for name, spec in specs.items()
     }
     try:
-        return game.state_class(**values)
+        return game.state_class.from_field_values(game, values)
     except (TypeError, ValueError, IndexError) as error:
         raise invalid(what, str(error)) from None
 

@@ -1,4 +1,4 @@
-"""The deck of Nobody Wants It: four species of 18 cards (the engine and the compiled playouts
+"""The deck of Nobody Wants It: four species of 18 cards (the game's kernel and its ``Game``
 both read it)."""
 
 SPECIES = ("sheep", "pig", "horse", "cow")

@@ -2,20 +2,18 @@
 
 Search agents (:mod:`cardzoo.agents.search`) finish thousands of sampled games per move by a
 cheap default policy (:data:`POLICIES`: uniformly random legal actions, or mostly a shedding
-heuristic). Through the engine (``legal_mask`` + ``apply``, numpy calls on tiny arrays) that
-costs milliseconds per game; here a game is packed into one int64 row (:func:`pack`) and a batch
-of rows is played out by a few small integer functions (:mod:`.kernel`).
+heuristic). A game's state is already its kernel's packed row (:mod:`cardzoo.envs.packed`):
+:func:`pack` stacks the rows of many states, and the kernel plays the batch out in one call
+(:func:`~.kernel.playouts`), with the game's own rules.
 
-Those functions are compiled by numba when it is installed (the ``search`` extra; compiled once
-per machine and kept in numba's on-disk cache) and run as plain Python otherwise, on Python
-lists. **Decision:** both run the very same source, with
-integer arithmetic only and a random generator of their own (xorshift32, seeded per game from
-the caller's numpy ``Generator``), so the compiled and the plain results are identical, bit for
-bit, on every machine; only the speed differs (benchmarks/search.py measures both).
-
-The rules are the engine's (:mod:`cardzoo.envs.nobody_wants_it.rules`); tests play both side by
-side. Random choices differ from the engine's (its deals and reshuffles draw from the game's
-numpy generator): a playout is another sample of the same game, not a replay.
+The kernel is compiled by numba when it is installed (the ``search`` extra; compiled once per
+machine and kept in numba's on-disk cache) and runs as plain Python otherwise, on Python lists.
+**Decision:** both run the very same source, with integer arithmetic only and a random
+generator of their own (xorshift32, seeded per game from the caller's numpy ``Generator``), so
+the compiled and the plain results are identical, bit for bit, on every machine; only the speed
+differs (benchmarks/search.py measures both). A playout's deals and reshuffles draw from that
+generator, not the game's, and a playout shuffles every later round even where reset options
+fixed its deck: a playout is another sample of the same game, not a replay.
 """
 
 from __future__ import annotations
@@ -25,78 +23,39 @@ from collections.abc import Sequence
 import numpy as np
 
 from cardzoo.envs import kernel_random
-from cardzoo.envs.core import Game, State
+from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
-from cardzoo.envs.kernels import (
-    pack_rows,
-    plain_and_compiled,
-    playout_inputs,
-    run_playouts,
-)
+from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
+from cardzoo.envs.packed import PackedState
 
 
 def row_layout(num_players: int, num_rounds: int) -> dict[str, int]:
-    """Where each part of a packed row starts (the engine's field names, at the kernel's
+    """Where each part of a packed row starts (the state's field names, at the kernel's
     :func:`~.kernel.parts`), and the row's length (``"size"``)."""
     starts = {name: start for name, (start, _) in _kernel.parts(num_players, num_rounds).items()}
     starts["size"] = int(_kernel.row_size(num_players, num_rounds, 0))
     return starts
 
 
-_ARRAY_PARTS = (
-    "hands",
-    "hand_sizes",
-    "draw_pile",
-    "discard_pile",
-    "discard_counts",
-    "nwi_holder",
-    "horse_gifts",
-    "points",
-    "penalty_cards",
-)
-
-
-#: the scalars at the start of a row, in the kernel's order (ROUND, DEALER, ... TERMINAL)
-_SCALARS = (
-    "round_number",
-    "dealer",
-    "active_player",
-    "current_player",
-    "decision",
-    "draw_size",
-    "discard_size",
-    "terminal",
-)
-
-
-def pack(states: Sequence[State]) -> np.ndarray:
-    """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
+def pack(states: Sequence[PackedState]) -> np.ndarray:
+    """The states' rows as one int64 array, their later rounds shuffled (no fixed deck). A
+    state that follows itself (one world after several first actions) is copied once."""
     if not states:
         raise ValueError("pack needs at least one state")
-    first = states[0]
-    layout = row_layout(first.hands.shape[0], first.nwi_holder.shape[0])
-    rows = pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
-    rows[:, layout["fixed_decks"] :] = -1  # a playout's later rounds are shuffled
+    rows = np.empty((len(states), len(states[0].row)), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        rows[index] = rows[index - 1] if state is previous else state.row
+        previous = state
+    rows[:, states[0].layout.parts["fixed_decks"][0] :] = -1
     return rows
 
 
-def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
-    """The engine's state of a packed row (for tests and debugging); ``rng`` becomes its
-    generator, and no deck is fixed."""
-    layout = row_layout(game.num_players, game.num_rounds)
-    state = game.new_state(rng)
-    state.round_number, state.dealer, state.active_player, state.current_player = (
-        int(v) for v in row[:4]
-    )
-    state.decision, state.draw_size, state.discard_size = (int(v) for v in row[4:7])
-    state.terminal = bool(row[TERMINAL])
-    for name in _ARRAY_PARTS:
-        target = getattr(state, name)
-        start = layout[name]
-        target[...] = row[start : start + target.size].reshape(target.shape)
-    return state
+def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> PackedState:
+    """The game's state of a packed row (for tests and debugging), ``rng`` its generator."""
+    return game.state_class(game.row_layout, np.array(row, np.int64), rng)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ discarded, and the card nobody wants must not be yours when the hand ends.
 
 This docstring states the rules as implemented, completely; every point the original leaves open
 is settled by a named, bold decision with its reason. User guide: ``docs/nobody_wants_it.md``.
+The rules themselves are written once, in the game's kernel
+(:mod:`cardzoo.envs.nobody_wants_it.kernel`): :class:`NobodyWantsIt` runs it on one game at a
+time (:mod:`cardzoo.envs.packed`), the vector games and the search playouts on many.
 
 Components
     72 animal cards, 18 of each species: ``sheep``, ``pig``, ``horse``, ``cow`` (species 0..3 in
@@ -150,11 +153,8 @@ Version: ``nobody_wants_it_v0``.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
@@ -164,77 +164,67 @@ from cardzoo.envs.helpers import (
     known_options,
     layout_from_sizes,
     require,
-    seat_order,
 )
-from cardzoo.envs.nobody_wants_it.cards import (  # the deck, shared with the playouts
+from cardzoo.envs.kernels import plain_copy
+from cardzoo.envs.nobody_wants_it.cards import (  # noqa: F401  (the deck, as agents read it here)
     CARDS_PER_SPECIES,
     COW,
     HORSE,
     NUM_CARDS,
     NUM_SPECIES,
     PIG,
-    SHEEP,  # noqa: F401  (one of the rules' names, as the agents read them)
+    SHEEP,
     SPECIES,
 )
+from cardzoo.envs.packed import KernelGame, PackedState, Part, RowLayout, Scalar
 
-HAND_SIZE = 9
-MAX_ROUNDS = 3
-SMALL_PENALTY, BIG_PENALTY = 2, 4
-
-# Action ids (species-indexed groups start at these).
-PLAY_ONE = 0
-PLAY_PAIR = 4
-PASS_TAKE_DRAW = 8
-PASS_TAKE_DISCARD = 9
-PIG_TAKE_DRAW = 10
-PIG_TAKE_PIG = 11
-HORSE_GIVE = 12
-NUM_ACTIONS = 16
-
-# The decision being asked.
-TURN, PIG_ANSWER, HORSE_GIFT = range(3)
+#: the game's kernel as plain Python, read without loading numba: the rules' numbers, and the rules
+#: themselves where a number is asked outside a game (:meth:`NobodyWantsIt.penalty_points`)
+_kernel = plain_copy("cardzoo.envs.nobody_wants_it.kernel")
+# The rules' numbers, as the agents and the tests read them here.
+MAX_ROUNDS, HAND_SIZE = _kernel.MAX_ROUNDS, _kernel.HAND_SIZE
+SMALL_PENALTY, BIG_PENALTY = _kernel.SMALL_PENALTY, _kernel.BIG_PENALTY
+PLAY_ONE, PLAY_PAIR = _kernel.PLAY_ONE, _kernel.PLAY_PAIR
+PASS_TAKE_DRAW, PASS_TAKE_DISCARD = _kernel.PASS_TAKE_DRAW, _kernel.PASS_TAKE_DISCARD
+PIG_TAKE_DRAW, PIG_TAKE_PIG = _kernel.PIG_TAKE_DRAW, _kernel.PIG_TAKE_PIG
+HORSE_GIVE, NUM_ACTIONS = _kernel.HORSE_GIVE, _kernel.NUM_ACTIONS
+TURN, PIG_ANSWER, HORSE_GIFT = _kernel.TURN, _kernel.PIG_ANSWER, _kernel.HORSE_GIFT
+ON_PILE, OUT_OF_GAME, NO_GIFT = _kernel.ON_PILE, _kernel.OUT_OF_GAME, _kernel.NO_GIFT
 DECISION_NAMES = ("turn", "pig answer", "horse gift")
-
-# Where an NWI card can be besides a player's seat.
-ON_PILE = -1
-OUT_OF_GAME = -2
-NO_GIFT = -1  # horse_gifts entry of a player who has not chosen yet
-
 REWARD_MODES = ("win", "points")
 
-# A species count clipped to 2 (none, one, a pair or more), indexed by the count.
-_CLIP_TO_PAIR = (0, 1) + (2,) * NUM_CARDS
 
+class NobodyWantsItState(PackedState):
+    """All of one game, as the kernel's row: the round, whose turn and decision it is, hands,
+    piles, NWI cards, horse gifts set aside, penalty cards and points. Every field reads and
+    writes the row (numbers as Python ints, arrays as numpy views)."""
 
-@dataclasses.dataclass
-class NobodyWantsItState(State):
-    """All of one game: the round, whose turn and decision it is, hands, piles, NWI cards,
-    horse gifts set aside, penalty cards and points."""
-
-    round_number: int = 1  # 1-based
-    dealer: int = 0
-    active_player: int = 0  # whose turn it is (current_player is who decides now)
-    decision: int = TURN
-    hands: np.ndarray = None  # (n, 4) int64 cards per species
-    hand_sizes: np.ndarray = None  # (n,) int64, always hands.sum(axis=1)
+    current_player = Scalar(_kernel.CURRENT)  # who decides now
+    terminal = Scalar(_kernel.TERMINAL, bool)
+    round_number = Scalar(_kernel.ROUND)  # 1-based
+    dealer = Scalar(_kernel.DEALER)
+    active_player = Scalar(_kernel.ACTIVE)  # whose turn it is
+    decision = Scalar(_kernel.DECISION)  # TURN, PIG_ANSWER or HORSE_GIFT
+    hands = Part()  # (n, 4) cards per species
+    hand_sizes = Part()  # (n,) always hands.sum(axis=1)
     # Piles are stacks, bottom card first: the top card is at index size - 1.
-    draw_pile: np.ndarray = None  # (72,) int8 species
-    draw_size: int = 0
-    discard_pile: np.ndarray = None  # (72,) int8 species
-    discard_size: int = 0
-    discard_counts: np.ndarray = None  # (4,) int64, always the species counts of the discard pile
-    nwi_holder: np.ndarray = None  # (num_rounds, 4) int8: holder seat, ON_PILE or OUT_OF_GAME
-    horse_gifts: np.ndarray = None  # (n,) int8 species set aside for a horse exchange, or NO_GIFT
-    penalty_cards: np.ndarray = None  # (n, 2) int64: how many 2-point and 4-point cards taken
-    points: np.ndarray = None  # (n,) int64 points of finished rounds
-    fixed_decks: np.ndarray = None  # (num_rounds, 72) int8 decks from reset options; -1 = shuffle
+    draw_pile = Part(np.int8)  # (72,) species
+    draw_size = Scalar(_kernel.DRAW_SIZE)
+    discard_pile = Part(np.int8)  # (72,) species
+    discard_size = Scalar(_kernel.DISCARD_SIZE)
+    discard_counts = Part()  # (4,) always the species counts of the discard pile
+    nwi_holder = Part(np.int8)  # (num_rounds, 4): holder seat, ON_PILE or OUT_OF_GAME
+    horse_gifts = Part(np.int8)  # (n,) species set aside for a horse exchange, or NO_GIFT
+    penalty_cards = Part()  # (n, 2): how many 2-point and 4-point cards taken
+    points = Part()  # (n,) points of finished rounds
+    fixed_decks = Part(np.int8)  # (num_rounds, 72) decks from reset options; -1 = shuffle
 
 
 #: the default ``max_cycles`` per player (see the module docstring: Decision (default max_cycles))
 MAX_CYCLES_PER_PLAYER = 500
 
 
-class NobodyWantsIt(Game):
+class NobodyWantsIt(KernelGame):
     name = "nobody_wants_it"
     description = "farm animals: shed your hand, pairs pass the penalty cards to the left"
     state_class = NobodyWantsItState
@@ -256,30 +246,10 @@ class NobodyWantsIt(Game):
         check_choice("reward", reward, REWARD_MODES)
         self.reward = reward
         n = self.num_players
-        self.observation_layout = layout_from_sizes(
-            [
-                ("hand", NUM_SPECIES),
-                ("hand_sizes", n),
-                ("discard_top", NUM_SPECIES),
-                ("discard_counts", NUM_SPECIES),
-                ("draw_size", 1),
-                ("nwi_position", NUM_SPECIES * (n + 1)),
-                ("scores", n),
-                ("round", MAX_ROUNDS),
-                ("decision", len(DECISION_NAMES)),
-                ("active", n),
-                ("to_act", n),
-            ]
-        )
-        self._left = [(seat + 1) % n for seat in range(n)]
-        self._left_array = np.array(self._left)
-        self._seat_orders = [seat_order(seat, n) for seat in range(n)]
-        self._build_mask_tables()
-        self._full_deck = np.repeat(np.arange(NUM_SPECIES, dtype=np.int8), CARDS_PER_SPECIES)
-        # deal_receivers[dealer][k]: the seat that receives the k-th card dealt.
-        dealt = np.arange(n * HAND_SIZE)
-        self._deal_receivers = [(dealer + 1 + dealt) % n for dealer in range(n)]
-        self._build_observation_indices()
+        self.observation_layout = layout_from_sizes(_kernel.observation_sizes(n))
+        parts = _kernel.parts(n, self.num_rounds)
+        size = _kernel.row_size(n, self.num_rounds, 0)  # the plain copy: numba stays unloaded
+        self._set_up_kernel(RowLayout(parts, size))
         self._species_ids = np.arange(NUM_SPECIES, dtype=np.int8)
         self._others = [[other for other in range(n) if other != seat] for seat in range(n)]
 
@@ -335,43 +305,9 @@ class NobodyWantsIt(Game):
     def new_state(
         self, rng: np.random.Generator, options: dict | None = None
     ) -> NobodyWantsItState:
-        n = self.num_players
-        state = NobodyWantsItState(
-            rng=rng,
-            hands=np.zeros((n, NUM_SPECIES), np.int64),
-            hand_sizes=np.zeros(n, np.int64),
-            draw_pile=np.zeros(NUM_CARDS, np.int8),
-            discard_pile=np.zeros(NUM_CARDS, np.int8),
-            discard_counts=np.zeros(NUM_SPECIES, np.int64),
-            nwi_holder=np.full((self.num_rounds, NUM_SPECIES), ON_PILE, np.int8),
-            horse_gifts=np.full(n, NO_GIFT, np.int8),
-            penalty_cards=np.zeros((n, 2), np.int64),
-            points=np.zeros(n, np.int64),
-            fixed_decks=self._parse_options(options),
-        )
-        self._start_round(state, dealer=n - 1)
+        state = self._new_packed_state(rng, {"fixed_decks": self._parse_options(options)})
+        assert isinstance(state, NobodyWantsItState)
         return state
-
-    def _start_round(self, state: NobodyWantsItState, dealer: int) -> None:
-        """Deal the round ``state.round_number`` from ``dealer``: 9 cards each, the rest is the
-        draw pile, whose top card is the first one not dealt."""
-        n = self.num_players
-        deck = state.fixed_decks[state.round_number - 1]
-        if deck[0] < 0:
-            deck = state.rng.permutation(self._full_deck)
-        dealt = n * HAND_SIZE
-        seats_and_species = self._deal_receivers[dealer] * NUM_SPECIES + deck[:dealt]
-        state.hands[:] = np.bincount(seats_and_species, minlength=n * NUM_SPECIES).reshape(n, -1)
-        state.hand_sizes[:] = HAND_SIZE
-        rest = deck[dealt:]
-        state.draw_size = rest.size
-        state.draw_pile[: rest.size] = rest[::-1]
-        state.discard_size = 0
-        state.discard_counts[:] = 0
-        state.horse_gifts[:] = NO_GIFT
-        state.dealer = dealer
-        state.active_player = state.current_player = self._left[dealer]
-        state.decision = TURN
 
     def _parse_options(self, options: dict | None) -> np.ndarray:
         """The decks fixed by ``reset`` options, one row per round (-1 rows: shuffle)."""
@@ -398,180 +334,13 @@ class NobodyWantsIt(Game):
         check_card_counts(option, deck, expected, SPECIES, description)
         return deck
 
-    # --- legal actions ----------------------------------------------------------------------
-
-    def legal_mask(self, state: NobodyWantsItState, player: int) -> np.ndarray:
-        if state.terminal or player != state.current_player:
-            return self._no_actions.copy()
-        if state.decision == PIG_ANSWER:
-            return self._pig_answer_mask.copy()
-        # Masks are looked up, not built: they depend only on each species' count clipped to 2
-        # (none, one, a pair) and on whether the discard pile is empty.
-        sheep, pig, horse, cow = state.hands[player].tolist()
-        clip = _CLIP_TO_PAIR
-        key = clip[sheep] + 3 * clip[pig] + 9 * clip[horse] + 27 * clip[cow]
-        if state.decision == TURN:
-            return self._turn_masks[key + (81 if state.discard_size else 0)].copy()
-        return self._horse_masks[key].copy()
-
-    def _build_mask_tables(self) -> None:
-        self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
-        self._pig_answer_mask = self._no_actions.copy()
-        self._pig_answer_mask[[PIG_TAKE_DRAW, PIG_TAKE_PIG]] = 1
-        self._turn_masks, self._horse_masks = [], []
-        for discard_empty in (True, False):
-            for key in range(81):
-                clipped = np.array([key // 3**species % 3 for species in range(NUM_SPECIES)])
-                turn = self._no_actions.copy()
-                turn[PLAY_ONE:PLAY_PAIR] = clipped >= 1
-                turn[PLAY_PAIR:PASS_TAKE_DRAW] = clipped >= 2
-                turn[PASS_TAKE_DRAW] = 1
-                turn[PASS_TAKE_DISCARD] = not discard_empty
-                self._turn_masks.append(turn)
-                if discard_empty:
-                    horse = self._no_actions.copy()
-                    horse[HORSE_GIVE:] = clipped >= 1
-                    self._horse_masks.append(horse)
-
-    # --- playing ----------------------------------------------------------------------------
-
-    def apply(self, state: NobodyWantsItState, action: int) -> np.ndarray | None:
-        if state.decision == TURN:
-            return self._take_turn(state, action)
-        if state.decision == PIG_ANSWER:
-            if action == PIG_TAKE_PIG:
-                self._take_discard_top(state, state.current_player)
-            else:
-                self._draw(state, state.current_player)
-            return self._end_turn(state)
-        return self._give_for_horse(state, action - HORSE_GIVE)
-
-    def _take_turn(self, state: NobodyWantsItState, action: int) -> np.ndarray | None:
-        player = state.active_player
-        if action < PLAY_PAIR:
-            species = action - PLAY_ONE
-            self._discard(state, player, species)
-            if species == PIG:
-                state.decision = PIG_ANSWER
-                state.current_player = self._left[player]
-                return None
-            if species == HORSE and state.hand_sizes[player] > 0:
-                state.decision = HORSE_GIFT  # the active player chooses first
-                return None
-            if species == COW:
-                self._draw(state, player)
-        elif action < PASS_TAKE_DRAW:
-            species = action - PLAY_PAIR
-            self._discard(state, player, species)
-            self._discard(state, player, species)
-            self._move_nwi(state, species, player)
-        elif action == PASS_TAKE_DRAW:
-            self._draw(state, player)
-        else:
-            self._take_discard_top(state, player)
-        return self._end_turn(state)
-
-    def _give_for_horse(self, state: NobodyWantsItState, species: int) -> np.ndarray | None:
-        """The current player sets a card aside; after the last chooser, all give at once."""
-        player = state.current_player
-        state.hands[player, species] -= 1
-        state.hand_sizes[player] -= 1
-        state.horse_gifts[player] = species
-        next_chooser = self._left[player]
-        if next_chooser != state.active_player:
-            state.current_player = next_chooser
-            return None
-        # Everybody has chosen: each card goes to the giver's left neighbour (distinct receivers).
-        state.hands[self._left_array, state.horse_gifts] += 1
-        state.hand_sizes += 1
-        state.horse_gifts[:] = NO_GIFT
-        return self._end_turn(state)
-
-    def _move_nwi(self, state: NobodyWantsItState, species: int, player: int) -> None:
-        """A pair of ``species`` by ``player``: the round's NWI card of that species moves left."""
-        holders = state.nwi_holder[state.round_number - 1]
-        holder = holders[species]
-        holders[species] = self._left[player] if holder == ON_PILE else self._left[holder]
-
-    def _discard(self, state: NobodyWantsItState, player: int, species: int) -> None:
-        state.hands[player, species] -= 1
-        state.hand_sizes[player] -= 1
-        state.discard_pile[state.discard_size] = species
-        state.discard_size += 1
-        state.discard_counts[species] += 1
-
-    def _take_discard_top(self, state: NobodyWantsItState, player: int) -> None:
-        state.discard_size -= 1
-        species = state.discard_pile[state.discard_size]
-        state.discard_counts[species] -= 1
-        state.hands[player, species] += 1
-        state.hand_sizes[player] += 1
-
-    def _draw(self, state: NobodyWantsItState, player: int) -> None:
-        """``player`` draws the top card of the draw pile, reshuffling the discard pile into a new
-        draw pile first if it is empty; nothing happens if both piles are empty."""
-        if state.draw_size == 0:
-            if state.discard_size == 0:
-                return
-            self._reshuffle_discard_pile(state)
-        state.draw_size -= 1
-        species = state.draw_pile[state.draw_size]
-        state.hands[player, species] += 1
-        state.hand_sizes[player] += 1
-
-    def _reshuffle_discard_pile(self, state: NobodyWantsItState) -> None:
-        size = state.discard_size
-        cards = state.discard_pile[:size]
-        state.rng.shuffle(cards)  # in place, with the game's generator
-        state.draw_pile[:size] = cards
-        state.draw_size = size
-        state.discard_size = 0
-        state.discard_counts[:] = 0
-
-    def _end_turn(self, state: NobodyWantsItState) -> np.ndarray | None:
-        player = state.active_player
-        if state.hand_sizes[player] == 0:
-            return self._end_round(state, closer=player)
-        state.active_player = state.current_player = self._left[player]
-        state.decision = TURN
-        return None
-
     # --- round and game end -----------------------------------------------------------------
-
-    def _end_round(self, state: NobodyWantsItState, closer: int) -> np.ndarray | None:
-        penalties = self.penalty_points(state.hand_sizes, closer)
-        state.penalty_cards[:, 0] += penalties == SMALL_PENALTY
-        state.penalty_cards[:, 1] += penalties == BIG_PENALTY
-        holders = state.nwi_holder[state.round_number - 1]
-        holders[holders == ON_PILE] = OUT_OF_GAME  # unclaimed NWI cards leave the game
-        kept = holders[holders >= 0]
-        nwi_points = np.bincount(kept, minlength=self.num_players) * state.round_number
-        gained = penalties + nwi_points
-        state.points += gained
-        if state.round_number == self.num_rounds:
-            state.terminal = True
-            if self.reward == "win":
-                return np.where(self.winners(state), 1.0, -1.0)
-        else:
-            state.round_number += 1
-            self._start_round(state, dealer=closer)
-        return -gained.astype(np.float64) if self.reward == "points" else None
 
     def penalty_points(self, hand_sizes: np.ndarray, closer: int) -> np.ndarray:
         """Penalty card (0, 2 or 4 points) of each player when ``closer`` ends the round."""
-        counts = hand_sizes.astype(np.int64)
-        counts[closer] = -1  # the closer never takes a penalty card
-        penalties = np.zeros(self.num_players, np.int64)
-        most = counts.max()
-        at_most = counts == most
-        if at_most.sum() > 1:
-            penalties[at_most] = SMALL_PENALTY  # shared first place: 2 each, no 4, no second
-            return penalties
-        penalties[at_most] = BIG_PENALTY
-        below = counts[(counts < most) & (counts >= 0)]
-        if below.size:
-            penalties[counts == below.max()] = SMALL_PENALTY
-        return penalties
+        sizes = np.asarray(hand_sizes).tolist()
+        penalty, n = _kernel.penalty, self.num_players
+        return np.array([penalty(sizes, 0, n, closer, player) for player in range(n)], np.int64)
 
     def scores(self, state: NobodyWantsItState) -> np.ndarray:
         return state.points.astype(np.int64)
@@ -654,59 +423,6 @@ class NobodyWantsIt(Game):
         )
 
     # --- what a player sees -----------------------------------------------------------------
-
-    def observe(
-        self, state: NobodyWantsItState, player: int, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        if out is None:
-            out = np.zeros(self.observation_size, np.float32)
-        else:
-            out.fill(0.0)
-        seats = self._seat_orders[player]
-        out[self._hand_part] = state.hands[player]
-        out[self._hand_sizes_part] = state.hand_sizes[seats]
-        if state.discard_size:
-            out[self._discard_top_start + state.discard_pile[state.discard_size - 1]] = 1.0
-        out[self._discard_counts_part] = state.discard_counts
-        out[self._draw_size_index] = state.draw_size
-        # Each species' NWI holder as an index into that species' one-hot block, seat-relative.
-        nwi_index = self._nwi_index[player]
-        holders = state.nwi_holder[state.round_number - 1].tolist()
-        for block, holder in zip(self._nwi_blocks, holders):
-            out[block + nwi_index[holder]] = 1.0
-        out[self._scores_part] = state.points[seats]
-        out[self._round_start + state.round_number - 1] = 1.0
-        out[self._decision_start + state.decision] = 1.0
-        out[self._active_index[player][state.active_player]] = 1.0
-        out[self._to_act_index[player][state.current_player]] = 1.0
-        return out
-
-    def _build_observation_indices(self) -> None:
-        """Slices and index tables that let :meth:`observe` write each field in one step."""
-        n, layout = self.num_players, self.observation_layout
-        self._hand_part = layout["hand"]
-        self._hand_sizes_part = layout["hand_sizes"]
-        self._discard_top_start = layout["discard_top"].start
-        self._discard_counts_part = layout["discard_counts"]
-        self._draw_size_index = layout["draw_size"].start
-        self._scores_part = layout["scores"]
-        self._round_start = layout["round"].start
-        self._decision_start = layout["decision"].start
-        nwi_start = layout["nwi_position"].start
-        self._nwi_blocks = [nwi_start + species * (n + 1) for species in range(NUM_SPECIES)]
-        # _nwi_index[observer][holder]: 1 + the holder's seat relative to the observer; the two
-        # trailing zeros catch holder ON_PILE (-1) and OUT_OF_GAME (-2) by negative indexing.
-        self._nwi_index = [
-            [(holder - observer) % n + 1 for holder in range(n)] + [0, 0] for observer in range(n)
-        ]
-        # _active_index[observer][seat]: where the one-hot bit of that seat goes.
-        self._active_index, self._to_act_index = (
-            [
-                [layout[field].start + (seat - observer) % n for seat in range(n)]
-                for observer in range(n)
-            ]
-            for field in ("active", "to_act")
-        )
 
     def render(self, state: NobodyWantsItState, player: int | None = None) -> str:
         n = self.num_players
@@ -798,7 +514,7 @@ class NobodyWantsIt(Game):
             require((gifts == NO_GIFT).all(), "horse gifts outside a horse exchange")
         elif state.decision == PIG_ANSWER:
             require(discard.size > 0, "a pig answer without a pig on the discard pile")
-            require(actor == self._left[active], "the pig is answered by the left neighbour")
+            require(actor == (active + 1) % n, "the pig is answered by the left neighbour")
             require(discard[-1] == PIG, "a pig answer without a pig on the discard pile")
         else:
             chosen = (np.arange(n) - active) % n < (actor - active) % n

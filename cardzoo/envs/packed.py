@@ -1,0 +1,371 @@
+"""A game whose one engine is its kernel: the state is the kernel's packed row.
+
+A kernel (``<game>/kernel.py``, :mod:`cardzoo.envs.kernels`) holds a game's rules as small
+integer functions on one int64 row, the same source compiled by numba where it is installed and
+run as plain Python otherwise. A game built on it (:class:`KernelGame`) keeps no rules of its
+own: its :class:`PackedState` *is* such a row, and every rule and observation field is the
+kernel's, written once for one game at a time, many games a call (:mod:`cardzoo.envs.batch`) and
+the search playouts.
+
+The state's named fields (``state.hands``, ``state.draw_size``, ...) read and write the row:
+scalars (:class:`Scalar`) are plain Python numbers, arrays (:class:`Part`) numpy views laid out by
+the game's :class:`RowLayout`, so code that reads or changes ``state.hands`` works as on any
+state, and snapshots, copies and restores stay generic (:meth:`PackedState.field_values`).
+
+**Decision (the row's container).** Plain Python indexes a list several times faster than a
+numpy array, and numba takes numpy arrays. So a state's row is a Python list while it runs on
+the plain kernel and nobody has asked for an array field, and a numpy int64 array from the
+moment a view is handed out (or the compiled kernel runs it): from then on it stays an array, so
+that every view stays live; the plain kernel then runs on a list copy written back after each
+change (slower, and only for states whose fields are read: tests, pictures, search).
+
+**Decision (the generator).** A state holds a real ``numpy.random.Generator`` (``state.rng``,
+copied or shared as :class:`~cardzoo.envs.core.State` says), and every state draws exactly what
+it gives, as the numpy engines did. The plain kernel takes the generator itself (its shuffles
+are numpy's own: :mod:`cardzoo.envs.kernel_random`). The compiled kernel draws from numpy's
+PCG64 reproduced bit for bit; loading the generator into that form costs more than a step, and
+most steps draw nothing, so a step runs first with a generator that is not loaded
+(``WAITING``); if it wanted to draw (a deal, a reshuffle) it is undone and run again with the
+state's generator loaded, whose new position is then written back.
+
+**Decision (compiled or plain).** One game at a time runs the compiled kernel where numba is
+installed (a call costs about a microsecond of numba's dispatch, less than the numpy engines'
+rules; the first call in a process loads the compiled kernel from numba's on-disk cache), and
+the plain one otherwise; :data:`COMPILED` says which (tests set it to False to play the plain
+one).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import struct
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.helpers import copy_generator
+from cardzoo.envs.kernels import plain_and_compiled, plain_copy, use_compiled
+
+#: the generator's layout and numpy's state in and out (plain Python: numba stays unloaded)
+_random = plain_copy("cardzoo.envs.kernel_random")
+_KIND, _WAITING, _MISSED = _random.KIND, _random.WAITING, _random.MISSED
+
+#: whether games on their kernel run it compiled: None where numba is installed, False plain
+COMPILED: bool | None = None
+
+
+class RowLayout:
+    """Where the array fields of one game's states lie in its row: ``parts`` maps a field's name
+    to its start and shape; ``size`` is the row's length."""
+
+    def __init__(self, parts: dict[str, tuple[int, tuple[int, ...]]], size: int):
+        self.parts = {name: (int(start), tuple(shape)) for name, (start, shape) in parts.items()}
+        self.size = int(size)
+
+
+class Scalar:
+    """A field that is one number of the row, at ``index``: an int (or a bool: ``kind=bool``)."""
+
+    def __init__(self, index: int, kind: type = int):
+        self.index = index
+        self.kind = kind
+
+    def __get__(self, state: PackedState | None, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        return self.kind(state._row[self.index])
+
+    def __set__(self, state: PackedState, value: Any) -> None:
+        state._row[self.index] = int(value)
+
+
+class Part:
+    """A field that is an array of the row: a numpy view laid out by the state's
+    :class:`RowLayout`; assigning to it writes into the row. Snapshots hold it as ``dtype``."""
+
+    def __init__(self, dtype: type = np.int64):
+        self.dtype = np.dtype(dtype)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, state: PackedState | None, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        view = state._views.get(self.name)
+        return state._view(self.name) if view is None else view
+
+    def __set__(self, state: PackedState, value: Any) -> None:
+        self.__get__(state)[...] = value
+
+
+class PackedState(State):
+    """A state that is its game's kernel row (see the module docstring). A subclass declares
+    its fields as :class:`Scalar` and :class:`Part` class attributes, in snapshot order
+    (``current_player`` and ``terminal`` among them); ``rng`` is the game's generator."""
+
+    #: the names of the fields, in the order they are declared (snapshots list them so)
+    fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = [name for name, value in vars(cls).items() if isinstance(value, (Scalar, Part))]
+        cls.fields = (*cls.fields, *declared)
+
+    def __init__(self, layout: RowLayout, row: list | np.ndarray, rng: np.random.Generator):
+        #: where the fields lie in the row (one per game)
+        self.layout = layout
+        self._row = row
+        self._views: dict[str, np.ndarray] = {}
+        self.rng = rng
+
+    # --- the row ----------------------------------------------------------------------------
+
+    @property
+    def row(self) -> list | np.ndarray:
+        """The packed row itself (a list or an int64 array; not a copy), for drivers that copy
+        rows into arrays of their own (the search playouts)."""
+        return self._row
+
+    def _array(self) -> np.ndarray:
+        """The row as a numpy array, from now on (see the module docstring)."""
+        if type(self._row) is list:
+            self._row = np.array(self._row, np.int64)
+        return self._row
+
+    def _view(self, name: str) -> np.ndarray:
+        start, shape = self.layout.parts[name]
+        view = self._array()[start : start + math.prod(shape)].reshape(shape)
+        self._views[name] = view
+        return view
+
+    def _write(self, name: str, value: Any) -> None:
+        """Set a field without asking for a view (the row stays a list if it is one)."""
+        if name not in self.layout.parts:
+            setattr(self, name, value)
+            return
+        start, shape = self.layout.parts[name]
+        self._row[start : start + math.prod(shape)] = np.ravel(value).tolist()
+
+    # --- what State asks for: snapshots, restores, copies -----------------------------------
+
+    def field_values(self) -> dict[str, Any]:
+        values: dict[str, Any] = {"rng": self.rng}
+        for name in self.fields:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                value = value.astype(type(self).__dict__[name].dtype)
+            values[name] = value
+        return values
+
+    @classmethod
+    def from_field_values(cls, game: Game, values: dict[str, Any]) -> State:
+        assert isinstance(game, KernelGame)
+        state = cls(game.row_layout, game.engine.new_row(), values["rng"])
+        for name in cls.fields:
+            state._write(name, values[name])
+        return state
+
+    def copy(self, rng: np.random.Generator | None = None) -> PackedState:
+        row = self._row.copy()
+        return type(self)(self.layout, row, copy_generator(self.rng) if rng is None else rng)
+
+    def __deepcopy__(self, memo: dict) -> PackedState:
+        return type(self)(self.layout, self._row.copy(), copy_generator(self.rng))
+
+    def __copy__(self) -> PackedState:
+        return self.copy(self.rng)
+
+    def __reduce__(self) -> tuple:
+        row = self._row if type(self._row) is list else self._row.tolist()
+        return (_unpickle, (type(self), self.layout, row, self.rng))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, PackedState)
+        same_row = list(self._row) == list(other._row)
+        return same_row and self.rng.bit_generator.state == other.rng.bit_generator.state
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.fields)
+        return f"{type(self).__name__}({shown})"
+
+
+def _unpickle(
+    cls: type[PackedState], layout: RowLayout, row: list, rng: np.random.Generator
+) -> PackedState:
+    return cls(layout, row, rng)
+
+
+class KernelEngine:
+    """The kernel module ``kernel_module`` run on one state at a time, compiled (numba; None:
+    where it is installed) or plain; plain, numba is not even imported."""
+
+    def __init__(self, kernel_module: str, layout: RowLayout, compiled: bool | None = None):
+        self.kernel: ModuleType
+        if compiled is False:
+            self.compiled, self.kernel = False, plain_copy(kernel_module)
+        else:
+            plain, compiled_kernel = plain_and_compiled(importlib.import_module(kernel_module))
+            self.compiled = use_compiled(compiled, compiled_kernel)
+            self.kernel = compiled_kernel if compiled_kernel and self.compiled else plain
+        self.layout = layout
+        # The kernel's generator: loaded with a state's own only for a step that draws.
+        self.generator: list[int] | np.ndarray
+        if self.compiled:
+            self.generator = np.zeros(_random.SIZE, np.int64)
+        else:
+            self.generator = [0] * _random.SIZE
+
+    def new_row(self) -> list[int] | np.ndarray:
+        """A row of zeros in the container the kernel runs fastest on."""
+        size = self.layout.size
+        return np.zeros(size, np.int64) if self.compiled else [0] * size
+
+    def row(self, state: PackedState) -> list[int] | np.ndarray:
+        """``state``'s row as the kernel reads it (a plain kernel reads an array too)."""
+        row = state._row
+        if self.compiled and type(row) is list:
+            row = state._array()
+        return row
+
+    def change(self, state: PackedState, function: Any, args: tuple, draws: bool = False) -> Any:
+        """``function(row, *args, generator)``: a kernel function that changes the state's row
+        and may draw from its generator; ``draws``: it surely does. Returns what the function
+        returns."""
+        row = state._row
+        if not self.compiled:  # the state's numpy generator itself: nothing to load
+            if type(row) is list:
+                return function(row, *args, state.rng)
+            work = row.tolist()  # a row with views: changed as a list, written back
+            result = function(work, *args, state.rng)
+            row[:] = work
+            return result
+        if type(row) is list:
+            row = state._array()
+        generator = self.generator
+        if not draws:
+            saved = row.copy()
+            generator[_KIND] = _WAITING
+            result = function(row, *args, generator)
+            if generator[_KIND] != _MISSED:
+                return result
+            row[:] = saved  # it wanted to draw: undone, and run again with the generator
+        _random.set_numpy_state(generator, state.rng.bit_generator.state)
+        result = function(row, *args, generator)
+        state.rng.bit_generator.state = _random.numpy_state(generator)
+        return result
+
+
+class KernelGame(Game):
+    """A :class:`~cardzoo.envs.core.Game` whose rules are all its kernel's
+    (:attr:`~cardzoo.envs.core.Game.kernel_module`). Its state class is a :class:`PackedState`;
+    a subclass builds its :class:`RowLayout` and calls :meth:`_set_up_kernel` in ``__init__``.
+    The kernel has, taking the game's :meth:`~cardzoo.envs.core.Game.kernel_parameters` after
+    the row, and its generator last (a :mod:`~cardzoo.envs.kernel_random` generator compiled,
+    the state's ``numpy.random.Generator`` plain: these functions may draw only by
+    ``kernel_random.shuffle``):
+
+    - ``new_game(row, *parameters, rng)``: a new game, in a row holding what reset options fix;
+    - ``legal_actions(row, *parameters)``: the legal actions of the player to decide, as bits;
+    - ``apply_rewarded(row, *parameters, action, rewards, rng)``: an action, and what each seat
+      earned by it into ``rewards``; returns 1 if the step gives rewards, else 0;
+    - ``observe(row, *parameters, player, starts, out)``: a player's observation into a zeroed
+      ``out``, its fields (``OBSERVATION_FIELDS``) starting at ``starts``;
+    - ``CURRENT``: where a row holds the player to decide.
+
+    A game object keeps scratch buffers for its kernel's calls: one thread at a time may use it
+    (as one environment), as with every PettingZoo environment.
+    """
+
+    state_class: ClassVar[type[PackedState]]
+    row_layout: RowLayout
+
+    def _set_up_kernel(self, layout: RowLayout) -> None:
+        assert self.kernel_module is not None
+        self.row_layout = layout
+        self.engine = KernelEngine(self.kernel_module, layout, COMPILED)
+        self._parameters = self.kernel_parameters()
+        kernel = self.engine.kernel
+        self._new_game, self._legal_actions = kernel.new_game, kernel.legal_actions
+        self._apply_rewarded, self._observe = kernel.apply_rewarded, kernel.observe
+        starts = [self.observation_layout[name].start for name in kernel.OBSERVATION_FIELDS]
+        self._starts: list[int] | np.ndarray = starts
+        self._rewards: list[int] | np.ndarray = [0] * self.num_players
+        if self.engine.compiled:
+            self._starts = np.array(starts, np.int64)
+            self._rewards = np.zeros(self.num_players)
+        self._compiled = self.engine.compiled
+        self._current = kernel.CURRENT
+        self._masks: dict[int, np.ndarray] = {}  # bits -> mask
+        self._no_actions = np.zeros(self.num_actions, np.int8)
+        self._observation_struct = struct.Struct(f"{self.observation_size}f")
+
+    def __reduce__(self) -> tuple:
+        """Pickled (and deep-copied) as its parameters: the kernel is loaded again where it is
+        unpickled, compiled or plain as :data:`COMPILED` says there."""
+        return (_game_from_params, (type(self), self.params()))
+
+    def _new_packed_state(self, rng: np.random.Generator, fixed: dict[str, Any]) -> PackedState:
+        """A new game: a row holding the ``fixed`` fields (reset options), dealt by the kernel
+        with ``rng`` as the state's generator."""
+        state = self.state_class(self.row_layout, self.engine.new_row(), rng)
+        for name, value in fixed.items():
+            state._write(name, value)
+        self.engine.change(state, self._new_game, self._parameters, draws=True)
+        return state
+
+    def legal_mask(self, state: State, player: int) -> np.ndarray:
+        row = state._row  # type: ignore[attr-defined]
+        if player != row[self._current]:
+            return self._no_actions.copy()
+        if self._compiled and type(row) is list:
+            row = state._array()  # type: ignore[attr-defined]
+        bits = self._legal_actions(row, *self._parameters)
+        mask = self._masks.get(bits)
+        if mask is None:
+            mask = self._masks[bits] = np.array(
+                [(bits >> action) & 1 for action in range(self.num_actions)], np.int8
+            )
+        return mask.copy()
+
+    def apply(self, state: State, action: int) -> np.ndarray | None:
+        rewards, row = self._rewards, state._row  # type: ignore[attr-defined]
+        if type(row) is list and not self._compiled:  # the common plain case, without a detour
+            rewarded = self._apply_rewarded(row, *self._parameters, action, rewards, state.rng)
+        else:
+            arguments = (*self._parameters, action, rewards)
+            rewarded = self.engine.change(state, self._apply_rewarded, arguments)  # type: ignore[arg-type]
+        return np.array(rewards, np.float64) if rewarded else None
+
+    def observe(self, state: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        row = state._row  # type: ignore[attr-defined]
+        if self._compiled:
+            if type(row) is list:
+                row = state._array()  # type: ignore[attr-defined]
+            if out is None:
+                out = np.zeros(self.observation_size, np.float32)
+            else:
+                out.fill(0.0)
+            self._observe(row, *self._parameters, player, self._starts, out)
+            return out
+        # Plain: into a list, then into float32 in one call.
+        values = [0.0] * self.observation_size
+        self._observe(row, *self._parameters, player, self._starts, values)
+        if out is None:
+            out = np.empty(self.observation_size, np.float32)
+        elif out.dtype.char != "f" or not out.flags.c_contiguous:
+            out[...] = values
+            return out
+        self._observation_struct.pack_into(out, 0, *values)
+        return out
+
+
+def _game_from_params(cls: type[KernelGame], params: dict[str, Any]) -> KernelGame:
+    return cls(**params)
