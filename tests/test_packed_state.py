@@ -16,7 +16,7 @@ import pytest
 from reference.nobody_wants_it import NumpyNobodyWantsIt
 from test_nobody_wants_it_reference import KERNELS, live_state
 
-from cardzoo.envs import packed
+from cardzoo.envs import kernels, packed
 from cardzoo.envs.nobody_wants_it import kernel
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 
@@ -146,3 +146,29 @@ def test_import_cardzoo_and_a_plain_game_load_no_numba():
     env.reset(seed=0)
     env.step(8)
     assert done.stdout.strip() == str(env.observe("player_1")["observation"].tolist())
+
+
+@pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
+def test_a_game_moves_to_the_compiled_kernel_after_switch_after_steps(monkeypatch):
+    """Decision: a game starts plain (a short use never loads numba) and runs compiled once it
+    has taken SWITCH_AFTER steps, playing on exactly as it would have."""
+    monkeypatch.setattr(packed, "COMPILED", None)
+    monkeypatch.setattr(packed, "SWITCH_AFTER", 40)
+    switching = NobodyWantsIt(num_players=3)
+    monkeypatch.setattr(packed, "COMPILED", False)
+    plain = NobodyWantsIt(num_players=3)
+    state, expected = (game.new_state(np.random.default_rng(7)) for game in (switching, plain))
+    compiled_after = []
+    choices = np.random.default_rng(8)
+    while not state.terminal:
+        legal = np.flatnonzero(switching.legal_mask(state, state.current_player))
+        assert np.array_equal(
+            legal, np.flatnonzero(plain.legal_mask(expected, state.current_player))
+        )
+        assert np.array_equal(switching.observe(state, 1), plain.observe(expected, 1))
+        action = int(legal[choices.integers(legal.size)])
+        assert str(switching.apply(state, action)) == str(plain.apply(expected, action))
+        compiled_after.append(switching.engine.compiled)
+    assert compiled_after[:39] == [False] * 39 and all(compiled_after[39:])
+    assert len(compiled_after) > 100 and type(state.row) is np.ndarray
+    assert switching.snapshot(state) == plain.snapshot(expected)

@@ -28,16 +28,19 @@ most steps draw nothing, so a step runs first with a generator that is not loade
 (``WAITING``); if it wanted to draw (a deal, a reshuffle) it is undone and run again with the
 state's generator loaded, whose new position is then written back.
 
-**Decision (compiled or plain).** One game at a time runs the compiled kernel where numba is
-installed (a call costs about a microsecond of numba's dispatch, less than the numpy engines'
-rules; the first call in a process loads the compiled kernel from numba's on-disk cache), and
-the plain one otherwise; :data:`COMPILED` says which (tests set it to False to play the plain
-one).
+**Decision (compiled or plain).** The compiled kernel plays a game faster than the plain one
+(a call costs about a microsecond, mostly numba's dispatch), but loading it costs a process
+about half a second (numba, and the kernel from numba's on-disk cache), and compiling it the
+first time on a machine several seconds. So a game starts on the plain kernel and moves to the
+compiled one, where numba is installed, once it has taken :data:`SWITCH_AFTER` steps: a short
+use never loads numba, a long one soon runs compiled. The two give the same games (the tests
+hold both to the numpy engine). :data:`COMPILED` forces one (the tests play each).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import struct
 from types import ModuleType
@@ -53,8 +56,13 @@ from cardzoo.envs.kernels import plain_and_compiled, plain_copy, use_compiled
 _random = plain_copy("cardzoo.envs.kernel_random")
 _KIND, _WAITING, _MISSED = _random.KIND, _random.WAITING, _random.MISSED
 
-#: whether games on their kernel run it compiled: None where numba is installed, False plain
+#: whether a game on its kernel runs it compiled: True from the start (numba required), False
+#: never, None (the default) once it has taken :data:`SWITCH_AFTER` steps, where numba is
+#: installed; read when a game is built
 COMPILED: bool | None = None
+#: the steps (``apply`` calls) after which a game moves to the compiled kernel: about half a
+#: second of plain play, what loading the compiled kernel costs a process
+SWITCH_AFTER = 50_000
 
 
 class RowLayout:
@@ -80,6 +88,7 @@ class Scalar:
 
     def __set__(self, state: PackedState, value: Any) -> None:
         state._row[self.index] = int(value)
+        state._legal = -1
 
 
 class Part:
@@ -121,6 +130,10 @@ class PackedState(State):
         self._row = row
         self._views: dict[str, np.ndarray] = {}
         self.rng = rng
+        #: the legal actions (bits) of the player to decide, as the kernel's last step left
+        #: them; -1: not known. Trusted while no view of the row is out (every other write
+        #: forgets it).
+        self._legal = -1
 
     # --- the row ----------------------------------------------------------------------------
 
@@ -149,6 +162,7 @@ class PackedState(State):
             return
         start, shape = self.layout.parts[name]
         self._row[start : start + math.prod(shape)] = np.ravel(value).tolist()
+        self._legal = -1
 
     # --- what State asks for: snapshots, restores, copies -----------------------------------
 
@@ -171,7 +185,9 @@ class PackedState(State):
 
     def copy(self, rng: np.random.Generator | None = None) -> PackedState:
         row = self._row.copy()
-        return type(self)(self.layout, row, copy_generator(self.rng) if rng is None else rng)
+        copied = type(self)(self.layout, row, copy_generator(self.rng) if rng is None else rng)
+        copied._legal = self._legal
+        return copied
 
     def __deepcopy__(self, memo: dict) -> PackedState:
         return type(self)(self.layout, self._row.copy(), copy_generator(self.rng))
@@ -204,36 +220,28 @@ def _unpickle(
 
 
 class KernelEngine:
-    """The kernel module ``kernel_module`` run on one state at a time, compiled (numba; None:
-    where it is installed) or plain; plain, numba is not even imported."""
+    """The kernel module ``kernel_module`` run on one state at a time, plain (numba is not even
+    imported) or compiled (:meth:`compile`)."""
 
-    def __init__(self, kernel_module: str, layout: RowLayout, compiled: bool | None = None):
-        self.kernel: ModuleType
-        if compiled is False:
-            self.compiled, self.kernel = False, plain_copy(kernel_module)
-        else:
-            plain, compiled_kernel = plain_and_compiled(importlib.import_module(kernel_module))
-            self.compiled = use_compiled(compiled, compiled_kernel)
-            self.kernel = compiled_kernel if compiled_kernel and self.compiled else plain
+    def __init__(self, kernel_module: str, layout: RowLayout):
+        self.kernel_module = kernel_module
         self.layout = layout
-        # The kernel's generator: loaded with a state's own only for a step that draws.
-        self.generator: list[int] | np.ndarray
-        if self.compiled:
-            self.generator = np.zeros(_random.SIZE, np.int64)
-        else:
-            self.generator = [0] * _random.SIZE
+        self.compiled = False
+        self.kernel: ModuleType = plain_copy(kernel_module)
+        # The compiled kernel's generator: loaded with a state's own only for a step that draws.
+        self.generator = np.zeros(_random.SIZE, np.int64)
+        self.generator[_KIND] = _WAITING
+
+    def compile(self) -> None:
+        """Run the compiled kernel from now on (numba required)."""
+        plain, compiled = plain_and_compiled(importlib.import_module(self.kernel_module))
+        self.compiled = use_compiled(True, compiled)
+        self.kernel = compiled
 
     def new_row(self) -> list[int] | np.ndarray:
         """A row of zeros in the container the kernel runs fastest on."""
         size = self.layout.size
         return np.zeros(size, np.int64) if self.compiled else [0] * size
-
-    def row(self, state: PackedState) -> list[int] | np.ndarray:
-        """``state``'s row as the kernel reads it (a plain kernel reads an array too)."""
-        row = state._row
-        if self.compiled and type(row) is list:
-            row = state._array()
-        return row
 
     def change(self, state: PackedState, function: Any, args: tuple, draws: bool = False) -> Any:
         """``function(row, *args, generator)``: a kernel function that changes the state's row
@@ -249,10 +257,9 @@ class KernelEngine:
             return result
         if type(row) is list:
             row = state._array()
-        generator = self.generator
+        generator = self.generator  # WAITING between calls
         if not draws:
             saved = row.copy()
-            generator[_KIND] = _WAITING
             result = function(row, *args, generator)
             if generator[_KIND] != _MISSED:
                 return result
@@ -260,6 +267,7 @@ class KernelEngine:
         _random.set_numpy_state(generator, state.rng.bit_generator.state)
         result = function(row, *args, generator)
         state.rng.bit_generator.state = _random.numpy_state(generator)
+        generator[_KIND] = _WAITING
         return result
 
 
@@ -274,8 +282,9 @@ class KernelGame(Game):
 
     - ``new_game(row, *parameters, rng)``: a new game, in a row holding what reset options fix;
     - ``legal_actions(row, *parameters)``: the legal actions of the player to decide, as bits;
-    - ``apply_rewarded(row, *parameters, action, rewards, rng)``: an action, and what each seat
-      earned by it into ``rewards``; returns 1 if the step gives rewards, else 0;
+    - ``step(row, *parameters, action, rewards, rng)``: an action, and what each seat earned
+      by it into ``rewards``; returns the legal actions that follow (bits) shifted left by one,
+      plus 1 if the step gives rewards;
     - ``observe(row, *parameters, player, starts, out)``: a player's observation into a zeroed
       ``out``, its fields (``OBSERVATION_FIELDS``) starting at ``starts``;
     - ``CURRENT``: where a row holds the player to decide.
@@ -290,22 +299,46 @@ class KernelGame(Game):
     def _set_up_kernel(self, layout: RowLayout) -> None:
         assert self.kernel_module is not None
         self.row_layout = layout
-        self.engine = KernelEngine(self.kernel_module, layout, COMPILED)
+        self.engine = KernelEngine(self.kernel_module, layout)
         self._parameters = self.kernel_parameters()
-        kernel = self.engine.kernel
-        self._new_game, self._legal_actions = kernel.new_game, kernel.legal_actions
-        self._apply_rewarded, self._observe = kernel.apply_rewarded, kernel.observe
-        starts = [self.observation_layout[name].start for name in kernel.OBSERVATION_FIELDS]
-        self._starts: list[int] | np.ndarray = starts
-        self._rewards: list[int] | np.ndarray = [0] * self.num_players
-        if self.engine.compiled:
-            self._starts = np.array(starts, np.int64)
-            self._rewards = np.zeros(self.num_players)
-        self._compiled = self.engine.compiled
-        self._current = kernel.CURRENT
         self._masks: dict[int, np.ndarray] = {}  # bits -> mask
         self._no_actions = np.zeros(self.num_actions, np.int8)
         self._observation_struct = struct.Struct(f"{self.observation_size}f")
+        #: the steps before the compiled kernel is taken (-1: never; see COMPILED)
+        self._switch_in = -1
+        if COMPILED:
+            self.engine.compile()
+        elif COMPILED is None and numba_installed():
+            self._switch_in = SWITCH_AFTER
+        self._take_kernel()
+
+    def _take_kernel(self) -> None:
+        """Call the engine's kernel, plain or compiled, from now on."""
+        kernel, self._compiled = self.engine.kernel, self.engine.compiled
+        self._new_game, self._legal_actions = kernel.new_game, kernel.legal_actions
+        self._step, self._observe = kernel.step, kernel.observe
+        self._current = kernel.CURRENT
+        starts = [self.observation_layout[name].start for name in kernel.OBSERVATION_FIELDS]
+        self._starts: list[int] | np.ndarray = starts
+        self._rewards: list[int] | np.ndarray = [0] * self.num_players
+        if self._compiled:
+            self._starts = np.array(starts, np.int64)
+            self._rewards = np.zeros(self.num_players)
+
+    def _count_step(self) -> None:
+        self._switch_in -= 1
+        if self._switch_in == 0:
+            self.engine.compile()
+            self._take_kernel()
+
+    def _without_views(self, state: PackedState) -> PackedState:
+        """``state``, made here and its views used here only, with its views forgotten: the
+        plain kernel runs it on a list again (a search plays its sampled worlds on)."""
+        state._views.clear()
+        state._legal = -1
+        if not self._compiled and type(state._row) is not list:
+            state._row = state._row.tolist()
+        return state
 
     def __reduce__(self) -> tuple:
         """Pickled (and deep-copied) as its parameters: the kernel is loaded again where it is
@@ -325,9 +358,11 @@ class KernelGame(Game):
         row = state._row  # type: ignore[attr-defined]
         if player != row[self._current]:
             return self._no_actions.copy()
-        if self._compiled and type(row) is list:
-            row = state._array()  # type: ignore[attr-defined]
-        bits = self._legal_actions(row, *self._parameters)
+        bits = state._legal  # type: ignore[attr-defined]
+        if bits < 0 or state._views:  # type: ignore[attr-defined]
+            if self._compiled and type(row) is list:
+                row = state._array()  # type: ignore[attr-defined]
+            bits = self._legal_actions(row, *self._parameters)
         mask = self._masks.get(bits)
         if mask is None:
             mask = self._masks[bits] = np.array(
@@ -338,11 +373,15 @@ class KernelGame(Game):
     def apply(self, state: State, action: int) -> np.ndarray | None:
         rewards, row = self._rewards, state._row  # type: ignore[attr-defined]
         if type(row) is list and not self._compiled:  # the common plain case, without a detour
-            rewarded = self._apply_rewarded(row, *self._parameters, action, rewards, state.rng)
+            done = self._step(row, *self._parameters, action, rewards, state.rng)
         else:
             arguments = (*self._parameters, action, rewards)
-            rewarded = self.engine.change(state, self._apply_rewarded, arguments)  # type: ignore[arg-type]
-        return np.array(rewards, np.float64) if rewarded else None
+            done = self.engine.change(state, self._step, arguments)  # type: ignore[arg-type]
+        state._legal = done >> 1  # type: ignore[attr-defined]
+        given = np.array(rewards, np.float64) if done & 1 else None
+        if self._switch_in > 0:
+            self._count_step()
+        return given
 
     def observe(self, state: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
         row = state._row  # type: ignore[attr-defined]
@@ -360,12 +399,23 @@ class KernelGame(Game):
         self._observe(row, *self._parameters, player, self._starts, values)
         if out is None:
             out = np.empty(self.observation_size, np.float32)
-        elif out.dtype.char != "f" or not out.flags.c_contiguous:
+        elif out.dtype.char != "f":
             out[...] = values
             return out
-        self._observation_struct.pack_into(out, 0, *values)
+        try:
+            self._observation_struct.pack_into(out, 0, *values)
+        except (BufferError, TypeError):  # not one contiguous block of memory
+            out[...] = values
         return out
 
 
 def _game_from_params(cls: type[KernelGame], params: dict[str, Any]) -> KernelGame:
     return cls(**params)
+
+
+def numba_installed() -> bool:
+    """Whether numba can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):  # numba blocked (sys.modules["numba"] = None)
+        return False

@@ -367,6 +367,15 @@ def apply_rewarded(row, n, rounds, points_reward, action, rewards, rng):
 
 
 @jit
+def step(row, n, rounds, points_reward, action, rewards, rng):
+    """One step of one game (the single-game driver's: :class:`~cardzoo.envs.packed.KernelGame`):
+    :func:`apply_rewarded`, and the legal actions of the decision that follows, in one call.
+    Returns their bits shifted left by one, plus 1 if the step gives rewards."""
+    rewarded = apply_rewarded(row, n, rounds, points_reward, action, rewards, rng)
+    return (legal_actions(row, n, rounds, points_reward) << 1) | rewarded
+
+
+@jit
 def legal_actions(row, n, rounds, points_reward):
     """The legal actions of the player to decide, as bits: bit ``a`` set if action ``a`` is
     legal (none once the game is over)."""

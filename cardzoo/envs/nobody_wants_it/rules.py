@@ -388,7 +388,7 @@ class NobodyWantsIt(KernelGame):
                 world.horse_gifts[other] = unseen[dealt]
                 dealt += 1
         world.draw_pile[: unseen.size - dealt] = unseen[dealt:]
-        return world
+        return self._without_views(world)
 
     def random_playouts(
         self,
