@@ -120,7 +120,8 @@ def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled:
             if actions[b] < 0:
                 continue
             compared += 1
-            assert np.array_equal(rewards[b], [env.rewards[a] for a in env.possible_agents])
+            expected = [env.rewards[agent] for agent in env.possible_agents]
+            assert str(rewards[b].tolist()) == str(expected)  # -0.0 where the env gives it
             terminated, truncated = all(env.terminations.values()), all(env.truncations.values())
             assert ends[b] == (OVER if terminated else TRUNCATED if truncated else RUNNING)
             if terminated or truncated:

@@ -428,23 +428,24 @@ def random_action(row, n, rounds, rng, mask):
 def observe(row, n, rounds, points_reward, player, starts, out):
     """The observation vector of ``player`` into ``out``, which holds zeros (``starts``: where
     each field of OBSERVATION_FIELDS starts). Seats are relative: the observer first, then
-    leftwards. (Parts are copied as slices, written out: as fast as loops for numba, several
-    times faster in plain Python.)"""
-    hand, start = HANDS + 4 * player, starts[0]
-    out[start : start + 4] = row[hand : hand + 4]
-    start = starts[3]
-    out[start : start + 4] = row[COUNTS : COUNTS + 4]
-    later = n - player  # the observer and the seats to their left come before the others
-    start, part = starts[1], HANDS + 4 * n  # hand sizes
-    out[start : start + later] = row[part + player : part + n]
-    out[start + later : start + n] = row[part : part + player]
-    start, part = starts[6], HANDS + 6 * n  # points
-    out[start : start + later] = row[part + player : part + n]
-    out[start + later : start + n] = row[part : part + player]
+    leftwards. (Written out element by element: slices cost numba more than loops, and loops
+    cost plain Python more than writing four numbers out.)"""
+    hand, start, counts = HANDS + 4 * player, starts[0], starts[3]
+    out[start], out[start + 1] = row[hand], row[hand + 1]
+    out[start + 2], out[start + 3] = row[hand + 2], row[hand + 3]
+    out[counts], out[counts + 1] = row[COUNTS], row[COUNTS + 1]
+    out[counts + 2], out[counts + 3] = row[COUNTS + 2], row[COUNTS + 3]
+    sizes, scores, seat = starts[1], starts[6], HANDS + 4 * n + player  # hand_sizes[player]
+    for relative in range(n):
+        if relative == n - player:  # past the last seat: on from seat 0
+            seat -= n
+        out[sizes + relative] = row[seat]
+        out[scores + relative] = row[seat + 2 * n]  # points[seat]
+        seat += 1
     if row[DISCARD_SIZE] > 0:
         out[starts[2] + row[DISCARD + row[DISCARD_SIZE] - 1]] = 1.0
     out[starts[4]] = row[DRAW_SIZE]
-    round_number = row[ROUND]
+    round_number, later = row[ROUND], n - player  # seat s is (s + later) % n seats to the left
     nwi, block = NWI + 4 * (round_number - 1), starts[5]
     for species in range(4):
         # One-hot per species: on its pile (or, after the last round, unclaimed), or a seat.
@@ -600,19 +601,25 @@ def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, rounds,
     """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
     player to decide; rewards[b] what each seat earned (0 on a truncating step), ends[b] how the
     game stands. Rows with actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
+    points = HANDS + 6 * n
     for b in range(len(rows)):
+        row, seat_rewards = rows[b], rewards[b]
         ends[b] = RUNNING
         for player in range(n):
-            rewards[b][player] = 0
+            seat_rewards[player] = 0
         if actions[b] < 0:
             continue
-        row = rows[b]
-        rewarded = apply_rewarded(row, n, rounds, points_reward, actions[b], rewards[b], rngs[b])
+        # What apply_rewarded does, written out: numba runs the whole batch about 15% faster so
+        for player in range(n):
+            seat_rewards[player] = row[points + player]  # the points before, for a moment
+        round_number = row[ROUND]
+        apply_action(row, n, rounds, actions[b], rngs[b])
         steps[b] += 1
         ends[b] = end_of(row, steps[b], max_cycles)
-        if ends[b] == TRUNCATED or not rewarded:
-            for player in range(n):
-                rewards[b][player] = 0
+        ended = row[TERMINAL] == 1 or row[ROUND] != round_number
+        for player in range(n):
+            earned = seat_reward(row, n, rounds, player, seat_rewards[player], points_reward)
+            seat_rewards[player] = earned if ended and ends[b] != TRUNCATED else 0
 
 
 @jit
