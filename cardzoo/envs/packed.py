@@ -16,8 +16,9 @@ state, and snapshots, copies and restores stay generic (:meth:`PackedState.field
 numpy array, and numba takes numpy arrays. So a state's row is a Python list while it runs on
 the plain kernel and nobody has asked for an array field, and a numpy int64 array from the
 moment a view is handed out (or the compiled kernel runs it): from then on it stays an array, so
-that every view stays live; the plain kernel then runs on a list copy written back after each
-change (slower, and only for states whose fields are read: tests, pictures, search).
+that every view stays live, and the plain kernel changes a list copy written back (slower, and
+only for states whose fields are read: tests, pictures, search). A state whose views its maker
+alone used (a search's sampled world) forgets them, and is a list again at its next change.
 
 **Decision (the generator).** A state holds a real ``numpy.random.Generator`` (``state.rng``,
 copied or shared as :class:`~cardzoo.envs.core.State` says), and every state draws exactly what
@@ -249,12 +250,14 @@ class KernelEngine:
         returns."""
         row = state._row
         if not self.compiled:  # the state's numpy generator itself: nothing to load
-            if type(row) is list:
-                return function(row, *args, state.rng)
-            work = row.tolist()  # a row with views: changed as a list, written back
-            result = function(work, *args, state.rng)
-            row[:] = work
-            return result
+            if type(row) is not list:
+                if state._views:  # views are out: changed as a list, written back
+                    work = row.tolist()
+                    result = function(work, *args, state.rng)
+                    row[:] = work
+                    return result
+                row = state._row = row.tolist()  # no view out: a list again
+            return function(row, *args, state.rng)
         if type(row) is list:
             row = state._array()
         generator = self.generator  # WAITING between calls
@@ -333,11 +336,9 @@ class KernelGame(Game):
 
     def _without_views(self, state: PackedState) -> PackedState:
         """``state``, made here and its views used here only, with its views forgotten: the
-        plain kernel runs it on a list again (a search plays its sampled worlds on)."""
+        plain kernel may run it on a list again (a search plays its sampled worlds on)."""
         state._views.clear()
         state._legal = -1
-        if not self._compiled and type(state._row) is not list:
-            state._row = state._row.tolist()
         return state
 
     def __reduce__(self) -> tuple:
