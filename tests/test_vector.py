@@ -406,6 +406,16 @@ def test_bad_seeds_and_options_are_refused(name):
         env.step(np.array([8, 8]))
 
 
+@each_game
+def test_search_opponents_are_refused_before_any_game_is_dealt(name):
+    """Search agents plan from the engine's state, which the vector forms do not keep."""
+    env = VectorEnv(name, 2, opponents=["random", "pimc:simulations=5"], num_players=3)
+    with pytest.raises(InputError, match=f"{name}: opponent 'pimc' searches from the game's"):
+        env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.step(np.array([0, 0]))
+
+
 def test_a_max_cycles_the_learner_never_reaches_is_refused():
     env = VectorEnv("nobody_wants_it", 2, learner_seat=3, max_cycles=2)
     with pytest.raises(InputError, match="raise max_cycles"):
