@@ -225,11 +225,15 @@ def sample_chance(outcomes: list[tuple[int, float]], u: float) -> int:
     return outcomes[-1][0]  # rounding: the probabilities summed to a hair under u
 
 
-def pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+def pick_legal(masks: np.ndarray, uniform: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One random legal action per row of ``masks``: ``legal[int(u * len(legal))]``, as every
-    random player here picks, for all games in one numpy call."""
-    chosen = (uniform * masks.sum(axis=1)).astype(np.int64)
-    return np.argmax(np.cumsum(masks, axis=1) > chosen[:, None], axis=1)
+    random player here picks, for all games in one numpy call; and the number of legal actions
+    of each row. The running counts are int16 (numpy would sum int8 masks into int64): a third
+    of the time on 34 actions, the same picks."""
+    counts = np.cumsum(masks, axis=1, dtype=np.int16)
+    num_legal = counts[:, -1]
+    chosen = (uniform * num_legal).astype(np.int16)
+    return np.argmax(counts > chosen[:, None], axis=1), num_legal
 
 
 def play_vector(games, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
@@ -241,10 +245,10 @@ def play_vector(games, seconds: float, seed: int, clock: Clock = time.process_ti
     start = clock()
     deadline = start + seconds
     while True:
-        masks = step.action_mask
-        choices += int((masks.sum(axis=1) >= 2).sum())
-        step = games.step(pick_legal(masks, rng.random(len(masks))))
-        decisions += len(masks)
+        actions, num_legal = pick_legal(step.action_mask, rng.random(games.num_envs))
+        choices += int(np.count_nonzero(num_legal >= 2))
+        step = games.step(actions)
+        decisions += len(actions)
         ended += int((step.terminated | step.truncated).sum())
         if clock() >= deadline:
             break
@@ -262,12 +266,10 @@ def play_vector_gym(env, seconds: float, seed: int, clock: Clock = time.process_
     start = clock()
     deadline = start + seconds
     while True:
-        masks = infos["action_mask"]
-        choices += int((masks.sum(axis=1)[~resetting] >= 2).sum())
+        actions, num_legal = pick_legal(infos["action_mask"], rng.random(env.num_envs))
+        choices += int(np.count_nonzero(num_legal[~resetting] >= 2))
         before = env.batch.steps.copy()
-        _observations, _rewards, terminated, truncated, infos = env.step(
-            pick_legal(masks, rng.random(len(masks)))
-        )
+        _observations, _rewards, terminated, truncated, infos = env.step(actions)
         after = env.batch.steps
         decisions += int(np.where(resetting, after, after - before).sum())
         learner += int((~resetting).sum())
