@@ -292,65 +292,74 @@ def apply_action(row, n, cards, species, quick, action):
 
 
 @jit
-def legal_mask(row, n, cards, species, mask):
-    """The engine's legal_mask of the player to decide: 1 or 0 per action in ``mask`` (all 0
-    once the game is over); returns how many actions are legal."""
-    for action in range(NUM_ACTIONS):
-        mask[action] = 0
-    if row[TERMINAL]:
-        return 0
+def legal_actions(row, n, cards, species, legal):
+    # The engine's legal_mask as a list: writes the legal action ids into ``legal`` in
+    # increasing order and returns how many there are.
     hands, seats, _, _, _, _, _, _, _ = offsets(n, cards)
     player = row[CURRENT]
     decision = row[DECISION]
     count = 0
     if decision == LEAD:
         for s in range(species):
-            mask[DECLARE + s] = 1
-        return species
-    if decision in (CHOOSE_TURN, CHOOSE_PEEK):
+            legal[count] = DECLARE + s
+            count += 1
+    elif decision in (CHOOSE_TURN, CHOOSE_PEEK):
         first = TURN_CARD if decision == CHOOSE_TURN else PEEK_AT
-        size = last_size(row, n, cards)
-        for k in range(size):
-            mask[first + k] = 1
-        return size
-    if decision == BUILD:
+        for k in range(last_size(row, n, cards)):
+            legal[count] = first + k
+            count += 1
+    elif decision == BUILD:
         if row[BUILDING_SIZE] < MAX_PLACEMENT:
             for t in range(NUM_TYPES):
                 if row[hands + NUM_TYPES * player + t] > 0:
-                    mask[t] = 1
+                    legal[count] = t
                     count += 1
         if row[BUILDING_SIZE] > 0:
-            mask[FINISH] = 1
+            legal[count] = FINISH
             count += 1
-        return count
-    owner = last_owner(row, n, cards)  # RESPOND
-    if row[seats + owner] > 0 and row[seats + player] > 0:
-        mask[BELIEVE] = 1
+    else:  # RESPOND
+        owner = last_owner(row, n, cards)
+        if row[seats + owner] > 0 and row[seats + player] > 0:
+            legal[count] = BELIEVE
+            count += 1
+        legal[count] = DOUBT
         count += 1
-    mask[DOUBT] = 1
-    count += 1
-    if row[SPECIAL_PLAYED] == 0:
-        if row[hands + NUM_TYPES * player + PEEK] > 0:
-            mask[PLAY_PEEK] = 1
-            count += 1
-        skip_allowed = next_in(row, n, cards, player) != owner
-        if row[hands + NUM_TYPES * player + SKIP] > 0 and skip_allowed:
-            mask[PLAY_SKIP] = 1
-            count += 1
+        if row[SPECIAL_PLAYED] == 0:
+            if row[hands + NUM_TYPES * player + PEEK] > 0:
+                legal[count] = PLAY_PEEK
+                count += 1
+            skip_allowed = next_in(row, n, cards, player) != owner
+            if row[hands + NUM_TYPES * player + SKIP] > 0 and skip_allowed:
+                legal[count] = PLAY_SKIP
+                count += 1
     return count
 
 
 @jit
-def random_action(row, n, cards, species, rng, mask):
-    """Uniform among the legal actions: the k-th of them in increasing order, k drawn from
-    ``rng`` (``mask``: scratch of NUM_ACTIONS)."""
-    pick = below(rng, legal_mask(row, n, cards, species, mask))
-    for action in range(NUM_ACTIONS):
-        if mask[action]:
-            if pick == 0:
-                return action
-            pick -= 1
-    return -1
+def legal_mask(row, n, cards, species, mask):
+    """The engine's legal_mask of the player to decide: 1 or 0 per action in ``mask`` (all 0
+    once the game is over); returns how many actions are legal."""
+    if row[TERMINAL]:
+        for action in range(NUM_ACTIONS):
+            mask[action] = 0
+        return 0
+    # legal_actions lists the actions in ``mask`` itself, in increasing order; each is then
+    # moved to its own place, from the last one: an action id is at least its index in the
+    # list, so no entry still to be read is overwritten.
+    count = legal_actions(row, n, cards, species, mask)
+    for index in range(count, NUM_ACTIONS):
+        mask[index] = 0
+    for index in range(count - 1, -1, -1):
+        action = mask[index]
+        mask[index] = 0
+        mask[action] = 1
+    return count
+
+
+@jit
+def random_action(row, n, cards, species, rng, legal):
+    """Uniform among the legal actions (``legal``: scratch of NUM_ACTIONS)."""
+    return legal[below(rng, legal_actions(row, n, cards, species, legal))]
 
 
 @jit
@@ -564,10 +573,14 @@ def chance_claim_true(row, n, cards, player, honesty):
 
 
 @jit
-def respond_action(row, n, cards, player, honesty, mask):
+def respond_action(row, n, cards, player, honesty, legal, count):
     hands, _, _, _, _, _, _, _, _ = offsets(n, cards)
     numerator, denominator = chance_claim_true(row, n, cards, player, honesty)
-    can_believe, can_peek, can_skip = mask[BELIEVE], mask[PLAY_PEEK], mask[PLAY_SKIP]
+    can_believe = can_peek = can_skip = False
+    for i in range(count):
+        can_believe = can_believe or legal[i] == BELIEVE
+        can_peek = can_peek or legal[i] == PLAY_PEEK
+        can_skip = can_skip or legal[i] == PLAY_SKIP
     unsure = 10 * numerator > 3 * denominator and 10 * numerator < 7 * denominator
     if can_peek and unsure and row[PEEK_PLAYER] != player:
         return PLAY_PEEK
@@ -595,8 +608,7 @@ def turn_action(row, n, cards, player, rng):
 
 
 @jit
-def heuristic_action(row, n, cards, species, honesty, mask, rng):
-    # ``mask``: the legal actions (legal_mask's) of the player to decide
+def heuristic_action(row, n, cards, species, honesty, legal, count, rng):
     player = row[CURRENT]
     decision = row[DECISION]
     if decision == LEAD:
@@ -607,12 +619,12 @@ def heuristic_action(row, n, cards, species, honesty, mask, rng):
         return turn_action(row, n, cards, player, rng)
     if decision == CHOOSE_PEEK:
         return PEEK_AT + below(rng, last_size(row, n, cards))
-    return respond_action(row, n, cards, player, honesty, mask)
+    return respond_action(row, n, cards, player, honesty, legal, count)
 
 
 @jit
 def playouts(
-    rows, first_actions, seeds, n, cards, species, quick, max_steps, rng, mask, random_permille
+    rows, first_actions, seeds, n, cards, species, quick, max_steps, rng, legal, random_permille
 ):
     # rows[b] played to the end of the game (or max_steps), first_actions[b] first unless it is
     # -1; each action uniformly random among the legal ones with probability
@@ -625,11 +637,11 @@ def playouts(
             apply_action(row, n, cards, species, quick, first_actions[b])
             steps += 1
         while row[TERMINAL] == 0 and steps < max_steps:
+            count = legal_actions(row, n, cards, species, legal)
             if random_permille >= 1000 or below(rng, 1000) < random_permille:
-                action = random_action(row, n, cards, species, rng, mask)
+                action = legal[below(rng, count)]
             else:
-                legal_mask(row, n, cards, species, mask)
-                action = heuristic_action(row, n, cards, species, 35, mask, rng)
+                action = heuristic_action(row, n, cards, species, 35, legal, count, rng)
             apply_action(row, n, cards, species, quick, action)
             steps += 1
 

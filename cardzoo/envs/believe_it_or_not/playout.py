@@ -131,7 +131,7 @@ def playouts(
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
     arguments = (*game.kernel_parameters(), game.default_max_cycles)
-    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS)  # a generator, a legal-action mask
+    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS)  # a generator, the legal actions
     options = (POLICIES[policy],)
     return run_playouts(
         _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
@@ -151,21 +151,21 @@ def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = Fals
 
 def legal_packed(game: Game, row: np.ndarray) -> list[int]:
     """The legal actions of a packed row, by the kernel (for tests)."""
-    mask = [0] * _kernel.NUM_ACTIONS
-    _PLAIN.legal_mask(list(map(int, row)), *game.kernel_parameters()[:3], mask)
-    return [action for action, legal in enumerate(mask) if legal]
+    legal = [0] * _kernel.NUM_ACTIONS
+    count = _PLAIN.legal_actions(list(map(int, row)), *game.kernel_parameters()[:3], legal)
+    return legal[:count]
 
 
 def policy_action(game: Game, row: np.ndarray, seed: int = 1) -> int:
     """The action the heuristic part of the rollout policy takes in a packed row (for tests;
     ``seed`` drives its random choices: ties, the card to turn)."""
-    mask = [0] * _kernel.NUM_ACTIONS
+    legal = [0] * _kernel.NUM_ACTIONS
     values = list(map(int, row))
     n, cards, species, _quick = game.kernel_parameters()
-    _PLAIN.legal_mask(values, n, cards, species, mask)
+    count = _PLAIN.legal_actions(values, n, cards, species, legal)
     rng = [0] * kernel_random.SIZE
     _PLAIN.seed_xorshift(rng, seed)
-    return int(_PLAIN.heuristic_action(values, n, cards, species, 35, mask, rng))
+    return int(_PLAIN.heuristic_action(values, n, cards, species, 35, legal, count, rng))
 
 
 def winners(game: Game, rows: np.ndarray) -> np.ndarray:
