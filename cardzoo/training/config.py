@@ -229,6 +229,16 @@ class TrainConfig:
         per_game=True,
         saved_before="linear",
     )
+    hold_special: int | None = setting(
+        Count(0, MOST_DECISIONS, metavar="STEPS"),
+        0,
+        "with an ordinal head: the learner may not choose the special kinds of action (Foxy's "
+        "circled numbers) for its first STEPS decisions; then they start as sharp as the plain "
+        "numbers and 1/20 as likely. A once-a-game action is learned once the numbers it needs "
+        "are right, instead of given up while they are still wrong (0: allowed from the start)",
+        per_game=True,
+        saved_before=0,
+    )
     activation: str | None = setting(
         Choice(("tanh", "relu")),
         "tanh",
@@ -298,6 +308,11 @@ class TrainConfig:
             raise SettingError("params", str(error)) from None
         if self.head != "linear" and game.action_numbers() is None:
             raise SettingError("head", f"{self.game}'s actions are not numbers; use head linear")
+        numbers = game.action_numbers()
+        if self.hold_special and (self.head == "linear" or numbers is None or numbers[1].max() < 1):
+            raise SettingError("hold_special", f"only with an ordinal head on a game with special "
+                               f"kinds of action (Foxy's circle); {self.game} with head "
+                               f"{self.head} has none")  # fmt: skip
         if self.exploiter_every and not self.league:
             raise SettingError("exploiter_every", "exploiters join a league; turn league on")
         for name in self.eval_opponents:

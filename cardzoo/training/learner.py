@@ -379,6 +379,23 @@ class Learner:
             plan = sequences.plan(order[start : start + per_batch])
             yield torch.from_numpy(plan.samples), plan
 
+    def restart_special_kinds(self) -> None:
+        """Start the ordinal head's special kinds of action again beside its trained plain kind
+        (:meth:`~cardzoo.agents.policy.OrdinalHead.restarted_rows`), their optimiser moments
+        cleared: what ``hold_special`` does when the learner may first choose them."""
+        head = self.network.head
+        assert head is not None, "only a policy with an ordinal head has kinds of action"
+        last = self.network.policy[-1]
+        moments = [self.optimizer.state.get(weights, {}) for weights in (last.weight, last.bias)]
+        with torch.no_grad():
+            for row, source, added in head.restarted_rows():
+                last.weight[row] = last.weight[source]
+                last.bias[row] = last.bias[source] + added
+                for state in moments:
+                    for name in ("exp_avg", "exp_avg_sq"):
+                        if name in state:
+                            state[name][row] = 0.0
+
     def numpy_policy(self) -> NumpyPolicy:
         """The policy (with its core, if any) as the samplers and the agents play it."""
         return NumpyPolicy.from_torch(self.network.policy, self.network.head, self.network.core)

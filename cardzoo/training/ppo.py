@@ -174,7 +174,7 @@ def _train(
     # resolved (TrainConfig.resolved): the game's defaults are filled in
     assert config.timesteps is not None and config.frame_stack is not None
     assert config.activation is not None and config.opponents is not None
-    assert config.memory is not None
+    assert config.memory is not None and config.hold_special is not None
     assert config.net_arch is not None
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
@@ -213,10 +213,18 @@ def _train(
     try:
         pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
         roster = league.roster() if league else None  # sent again only when it changes
+        head = learner.network.head
+        special = None if head is None or not config.hold_special else head.special_actions()
+        hold: int = config.hold_special
+
+        def held() -> np.ndarray | None:  # hold_special: what the learner may not choose yet
+            return special if special is not None and loop.timesteps < hold else None
+
         pending = [
-            w.start(learner.numpy_policy(), learner.numpy_value(), pool, _draws(league, roster))
+            w.start(learner.numpy_policy(), learner.numpy_value(), pool, _draws(league, roster),
+                    held())
             for w in workers
-        ]
+        ]  # fmt: skip
         pool = roster = None  # sent with the next rollout only when it changes
         while loop.timesteps < config.timesteps:
             started, cpu_started = time.perf_counter(), time.process_time()
@@ -225,11 +233,16 @@ def _train(
                 league.record(rollout.results)
             # The workers play the next rollout while the learner updates on this one.
             policy, value = learner.numpy_policy(), learner.numpy_value()
-            pending = [w.start(policy, value, pool, _draws(league, roster)) for w in workers]
+            pending = [
+                w.start(policy, value, pool, _draws(league, roster), held()) for w in workers
+            ]
             pool = roster = None
             learner.set_learning_rate(config.learning_rate_at(loop.timesteps))
             losses = learner.update(rollout, **config.update())
+            was_held = held() is not None
             loop.timesteps += len(rollout.actions)
+            if was_held and held() is None:  # the special kinds from the next rollout on
+                learner.restart_special_kinds()
             loop.train_seconds += time.perf_counter() - started
             # Cores in use: the learner's CPU time here and the samplers' for their rollouts.
             loop.train_cpu_seconds += time.process_time() - cpu_started + rollout.cpu_seconds
