@@ -343,6 +343,7 @@ def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: 
     run folder's ``league/exploiter-K``, resumable), freeze it into the league, and record its
     gain over the learner's own share: a running estimate of the learner's exploitability."""
     number = league.exploiters + 1
+    assert config.hold_special is not None and config.timesteps is not None  # resolved
     target = _exploiter_target(run, league).resolve()
     folder = run.path / "league" / f"exploiter-{number}"
     started = time.perf_counter()
@@ -354,6 +355,8 @@ def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: 
             opponents=f"ppo:{target}",
             eval_opponents=(f"ppo:{target}",),
             timesteps=config.exploiter_timesteps,
+            # the learner's recipe at the exploiter's length: a held circle held as long in part
+            hold_special=config.hold_special * config.exploiter_timesteps // config.timesteps,
             seed=config.seed + 104_729 * number,
             eval_every=config.exploiter_timesteps,
             final_eval_games=config.eval_games,
