@@ -518,21 +518,23 @@ def test_hold_special_keeps_the_circle_out_of_the_learners_rollouts():
     assert free["masks"][0, kinds > 0].all()
 
 
-def test_restarting_the_special_kinds_makes_a_circle_one_twentieth_as_likely_and_as_exact():
+@pytest.mark.parametrize("kind", ["ordinal", "linear"])
+def test_restarting_the_special_kinds_makes_a_circle_one_twentieth_as_likely_and_as_exact(kind):
     """After hold_special the circled numbers start from the trained plain ones: on any input
-    each circled number's logit is its plain number's minus 3 (with a sharpness per kind too)."""
-    from cardzoo.agents.policy import OrdinalHead
+    each circled number's logit is its plain number's minus 3 (the ordinal head's circled bell
+    as sharp as the plain one; a plain head's circled n copying its plain n)."""
+    from cardzoo.agents.policy import OrdinalHead, restarted_rows
     from cardzoo.training.learner import Learner
 
     game = foxy_v0.raw_env(num_players=2).game
-    head = OrdinalHead(*game.action_numbers())
+    head = OrdinalHead(*game.action_numbers()) if kind == "ordinal" else None
     learner = Learner(12, game.num_actions, (16,), 3e-4, 0, head, "relu")
     with torch.no_grad():  # a trained network: every output row its own
         for parameter in learner.network.policy[-1].parameters():
             parameter.normal_(generator=torch.Generator().manual_seed(1))
     inputs = np.random.default_rng(2).random((30, 12), dtype=np.float32)
     before = learner.numpy_policy().logits(inputs)
-    learner.restart_special_kinds()
+    learner.restart_rows(restarted_rows(*game.action_numbers(), head))
     after = learner.numpy_policy().logits(inputs)
     _, kinds = game.action_numbers()
     np.testing.assert_allclose(after[:, kinds == 0], before[:, kinds == 0])
@@ -544,6 +546,8 @@ def test_a_run_holding_the_circle_restarts_it_when_the_hold_ends(tmp_path):
     """hold_special = the run's length: the last update ends the hold, and the checkpoint then
     saved holds the restarted head (the circle's rows copied from the plain ones)."""
     config = tiny("foxy", timesteps=1024, hold_special=1024, params={"num_players": 2})
+    assert tiny("foxy", hold_special=0.25).resolved().hold_special == 256  # a share of 1,024
+    assert tiny("foxy").resolved().hold_special == 512  # Foxy's default: the first half
     run = train(config, tmp_path / "held", progress=False)
     last = torch.load(run.run_dir / "checkpoint.pt", weights_only=True)["network"]
     weight, bias = last["policy.2.weight"], last["policy.2.bias"]  # centre, 2 preferences, 2 k
@@ -553,12 +557,17 @@ def test_a_run_holding_the_circle_restarts_it_when_the_hold_ends(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("game", "changes"),
-    [("nobody_wants_it", {}), ("foxy", {"head": "linear"})],
+    ("game", "hold", "reason"),
+    [
+        ("nobody_wants_it", 100, "only for a game with special kinds of action"),
+        ("foxy", 1.5, "a share below 1 or whole decisions"),
+        ("foxy", -0.5, "out of range"),
+        ("foxy", "half", "must be a number"),
+    ],
 )
-def test_hold_special_without_special_kinds_is_refused_before_work(tmp_path, game, changes):
-    with pytest.raises(SettingError, match="hold_special.*only with an ordinal head"):
-        train(tiny(game, hold_special=100, **changes), tmp_path / "run", progress=False)
+def test_a_bad_hold_special_is_refused_before_work(tmp_path, game, hold, reason):
+    with pytest.raises(SettingError, match=f"hold_special.*{reason}"):
+        train(tiny(game, hold_special=hold), tmp_path / "run", progress=False)
     assert not (tmp_path / "run").exists()
 
 

@@ -221,15 +221,10 @@ class OrdinalHead:
         bias[2 : 1 + self.num_kinds] = self.SPECIAL_KIND_PREFERENCE
         return bias
 
-    def special_actions(self) -> np.ndarray:
-        """Which actions are of a special kind (bool, one per action): Foxy's circled numbers."""
-        return self.kinds > 0
-
     def restarted_rows(self) -> list[tuple[int, int, float]]:
-        """How to start the special kinds again beside a trained plain kind: (output, the
-        output it copies, what is added to the copied bias). Each special kind's preference
-        becomes the plain one's plus :data:`SPECIAL_KIND_PREFERENCE` (1/20 as likely whatever the
-        observation), its sharpness the plain one's (its numbers as exact)."""
+        """How to start the special kinds again beside a trained plain kind (see
+        :func:`restarted_rows`): each special kind's preference becomes the plain one's plus
+        :data:`SPECIAL_KIND_PREFERENCE`, its sharpness the plain one's (its numbers as exact)."""
         rows = []
         for kind in range(1, self.num_kinds):
             rows.append((1 + kind, 1, self.SPECIAL_KIND_PREFERENCE))
@@ -264,6 +259,25 @@ class OrdinalHead:
             "kinds": self.kinds,
             "shared_sharpness": self.shared_sharpness,
         }
+
+
+def restarted_rows(
+    numbers: np.ndarray, kinds: np.ndarray, head: OrdinalHead | None
+) -> list[tuple[int, int, float]]:
+    """How a policy's last layer starts its special kinds of action (``kinds`` > 0: Foxy's
+    circled numbers) again beside its trained plain ones, as rows (output, the output whose
+    weights it copies, what is added to the copied bias): so that each special action is 1/20 as
+    likely as its plain twin (:data:`OrdinalHead.SPECIAL_KIND_PREFERENCE`) whatever the
+    observation, and as exact. The ordinal head's outputs are per kind; a plain head's, one per
+    action, copy the action that writes the same number plainly."""
+    if head is not None:
+        return head.restarted_rows()
+    plain = {int(n): action for action, (n, kind) in enumerate(zip(numbers, kinds)) if kind == 0}
+    return [
+        (action, plain[int(n)], OrdinalHead.SPECIAL_KIND_PREFERENCE)
+        for action, (n, kind) in enumerate(zip(numbers, kinds))
+        if kind > 0
+    ]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -379,16 +379,14 @@ class Learner:
             plan = sequences.plan(order[start : start + per_batch])
             yield torch.from_numpy(plan.samples), plan
 
-    def restart_special_kinds(self) -> None:
-        """Start the ordinal head's special kinds of action again beside its trained plain kind
-        (:meth:`~cardzoo.agents.policy.OrdinalHead.restarted_rows`), their optimiser moments
-        cleared: what ``hold_special`` does when the learner may first choose them."""
-        head = self.network.head
-        assert head is not None, "only a policy with an ordinal head has kinds of action"
+    def restart_rows(self, rows: list[tuple[int, int, float]]) -> None:
+        """Copy rows of the policy's last layer onto others, (row, source, added to the bias),
+        their optimiser moments cleared: what ``hold_special`` does when the learner may first
+        choose the special kinds of action (:func:`~cardzoo.agents.policy.restarted_rows`)."""
         last = self.network.policy[-1]
         moments = [self.optimizer.state.get(weights, {}) for weights in (last.weight, last.bias)]
         with torch.no_grad():
-            for row, source, added in head.restarted_rows():
+            for row, source, added in rows:
                 last.weight[row] = last.weight[source]
                 last.bias[row] = last.bias[source] + added
                 for state in moments:

@@ -61,6 +61,7 @@ from cardzoo.agents.policy import (
     PolicyAgent,
     PolicyInput,
     read_policy,
+    restarted_rows,
     save_policy,
 )
 from cardzoo.envs.core import Game
@@ -213,9 +214,9 @@ def _train(
     try:
         pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
         roster = league.roster() if league else None  # sent again only when it changes
-        head = learner.network.head
-        special = None if head is None or not config.hold_special else head.special_actions()
-        hold: int = config.hold_special
+        numbers = game.action_numbers()
+        special = numbers[1] > 0 if numbers is not None and config.hold_special else None
+        hold = int(config.hold_special)  # resolved: whole decisions
 
         def held() -> np.ndarray | None:  # hold_special: what the learner may not choose yet
             return special if special is not None and loop.timesteps < hold else None
@@ -242,7 +243,8 @@ def _train(
             was_held = held() is not None
             loop.timesteps += len(rollout.actions)
             if was_held and held() is None:  # the special kinds from the next rollout on
-                learner.restart_special_kinds()
+                assert numbers is not None  # held: the game has kinds of action
+                learner.restart_rows(restarted_rows(*numbers, learner.network.head))
             loop.train_seconds += time.perf_counter() - started
             # Cores in use: the learner's CPU time here and the samplers' for their rollouts.
             loop.train_cpu_seconds += time.process_time() - cpu_started + rollout.cpu_seconds
