@@ -448,7 +448,7 @@ def observe(row, n, player, starts, out):
     # The fields' starts read once: the compiled code would read them again after every write
     # to ``out`` (it cannot tell that ``out`` is not ``starts``).
     at_hand, at_face_up, at_face_down, at_play_from = starts[0], starts[1], starts[2], starts[3]
-    at_sizes, at_pile, at_removed = starts[4], starts[10], starts[11]
+    at_hand_sizes, at_pile, at_removed = starts[4], starts[10], starts[11]
     at_face_up_sizes, at_face_down_sizes, at_totals = starts[5], starts[6], starts[7]
     hand = cards + 12 * player
     for card in range(12):
@@ -460,7 +460,7 @@ def observe(row, n, player, starts, out):
         face_up = cards + 12 * (n + seat)
         for card in range(12):
             out[at_face_up + 12 * relative + card] = row[face_up + card]
-        out[at_sizes + relative] = row[sizes + seat]
+        out[at_hand_sizes + relative] = row[sizes + seat]
         out[at_face_up_sizes + relative] = row[sizes + n + seat]
         out[at_face_down_sizes + relative] = row[sizes + 2 * n + seat]
         out[at_totals + relative] = row[totals + seat]
@@ -479,7 +479,7 @@ def observe(row, n, player, starts, out):
 def legal_mask(row, n, mask):
     """The legal actions of the player to act, 1 or 0 in ``mask`` (an array; all 0 once the
     game is over); returns how many there are."""
-    mask[:] = 0  # one numpy call in plain Python, not 293 assignments
+    mask[:] = 0  # one assignment in plain Python, not 293
     if row[TERMINAL]:
         return 0
     return legal_actions(row, n, mask, True)
