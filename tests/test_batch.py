@@ -77,16 +77,27 @@ def test_a_state_converts_to_numpy_and_back():
 # ----------------------------------------------------------------------------------------------
 
 
-def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled: bool) -> int:
-    """Random legal play in a batch and in one AEC environment per seed, compared at every step:
+def play_side_by_side(
+    config: dict,
+    seeds: list[int],
+    games_each: int,
+    compiled: bool,
+    module=nobody_wants_it_v0,
+    watch=None,
+    max_cycles: int | None = None,
+) -> int:
+    """Random legal play in a batch and in one AEC environment per seed (of the game's public
+    ``module``), compared at every step:
     each environment's observation and mask of the player to act (and every other seat's
     observation), the rewards of all seats, terminations and truncations. After a game ends the
     batch starts the next one and the environment deals with ``reset()`` (no seed), until each
-    has played ``games_each`` games. Returns the number of steps compared."""
-    envs = [nobody_wants_it_v0.raw_env(**config) for _ in seeds]
+    has played ``games_each`` games, each cut at ``max_cycles`` agent steps (default: the
+    game's). ``watch(env)``, if given, sees each environment after each of its steps. Returns
+    the number of steps compared."""
+    envs = [module.raw_env(max_cycles=max_cycles, **config) for _ in seeds]
     game = envs[0].game
     count, n = len(seeds), game.num_players
-    batch = GameBatch(game, count, compiled=compiled)
+    batch = GameBatch(game, count, max_cycles, compiled)
     batch.seed(np.array(seeds))
     batch.start(np.ones(count, bool))
     for env, seed in zip(envs, seeds):
@@ -114,6 +125,8 @@ def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled:
                 legal = np.flatnonzero(env.infos[env.agent_selection]["action_mask"])
                 actions[b] = legal[choose.integers(legal.size)]
                 env.step(int(actions[b]))
+                if watch is not None:
+                    watch(env)
         batch.step(actions, rewards, ends)
         finished = np.zeros(count, bool)
         for b, env in enumerate(envs):

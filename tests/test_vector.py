@@ -10,13 +10,18 @@ from gymnasium.vector import AutoresetMode
 
 import cardzoo  # noqa: F401  (registers the ids)
 from cardzoo.agents import Agent
-from cardzoo.envs import kernel_random, kernels, nobody_wants_it_v0
+from cardzoo.envs import GAMES, kernel_random, kernels, nobody_wants_it_v0
 from cardzoo.errors import InputError
 from cardzoo.single_agent import SingleAgentEnv
 from cardzoo.vector import MultiAgentVectorEnv, VectorEnv
 
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
+#: the games with a vector form, each with parameters whose games are short
+SHORT_GAMES = {
+    "nobody_wants_it": {"num_players": 3, "num_rounds": 1},
+    "minus_two": {"num_players": 3, "target_score": 60},
+}
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -30,12 +35,13 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 @pytest.mark.parametrize("compiled", KERNELS)
-def test_multi_agent_games_are_the_aec_envs_games_and_reset_themselves(compiled):
+@pytest.mark.parametrize("game", SHORT_GAMES)
+def test_multi_agent_games_are_the_aec_envs_games_and_reset_themselves(game, compiled):
     """Game i of reset(seed=10) is env.reset(seed=10 + i); after its end the final observations
     are the env's, and the next game is the env's next unseeded reset()."""
-    config = {"num_players": 3, "reward": "points", "num_rounds": 1}
-    games = MultiAgentVectorEnv("nobody_wants_it", 3, compiled=compiled, **config)
-    envs = [nobody_wants_it_v0.raw_env(**config) for _ in range(3)]
+    config = {**SHORT_GAMES[game], "reward": "points"}
+    games = MultiAgentVectorEnv(game, 3, compiled=compiled, **config)
+    envs = [GAMES[game].module().raw_env(**config) for _ in range(3)]
     for index, env in enumerate(envs):
         env.reset(seed=10 + index)
     step = games.reset(seed=10)
@@ -132,17 +138,24 @@ def play_beside_the_single_agent_view(vector: VectorEnv, single: SingleAgentEnv,
 
 
 @pytest.mark.parametrize("compiled", KERNELS)
-@pytest.mark.parametrize("seed", [3, 44])
-def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
+@pytest.mark.parametrize(
+    ("game", "config", "seed"),
+    [
+        ("nobody_wants_it", {"num_players": 4, "reward": "points", "num_rounds": 2}, 3),
+        ("nobody_wants_it", {"num_players": 4, "reward": "points", "num_rounds": 2}, 44),
+        ("minus_two", {"num_players": 4, "reward": "points"}, 8),
+        ("minus_two", {"num_players": 3, "scoring": "count"}, 8),
+    ],
+)
+def test_the_vector_env_plays_the_single_agent_views_game(game, config, seed, compiled):
     """With the learner in seat 2 and random opponents, episode 1 of game 0 is the single-agent
     view's episode for the same seed, its opponents drawing as the kernel's do."""
-    config = {"num_players": 4, "reward": "points", "num_rounds": 2}
-    vector = VectorEnv("nobody_wants_it", 2, learner_seat=2, compiled=compiled, **config)
+    vector = VectorEnv(game, 2, learner_seat=2, compiled=compiled, **config)
     generator = np.zeros(kernel_random.SIZE, np.int64)
     state = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))).state
     kernel_random.set_numpy_state(generator, state)
     single = SingleAgentEnv(
-        "nobody_wants_it",
+        game,
         opponents=lambda game, _seed: KernelRandom(game, generator),
         learner_seat=2,
         **config,
@@ -151,21 +164,35 @@ def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
 
 
 @pytest.mark.parametrize("seed", [5, 6])
-def test_agent_opponents_play_as_in_the_single_agent_view(seed):
+@pytest.mark.parametrize(
+    ("game", "config", "opponents"),
+    [
+        ("nobody_wants_it", {"num_rounds": 3}, ["nwi_dodger", "hand_shedder"]),
+        ("minus_two", {"target_score": 100}, ["attacker", "high_cards"]),
+    ],
+)
+def test_agent_opponents_play_as_in_the_single_agent_view(game, config, opponents, seed):
     """Opponents called from Python (a heuristic in every other seat, learner in seat 1)."""
-    config = {"num_players": 3, "reward": "win", "num_rounds": 3}
-    opponents = ["nwi_dodger", "hand_shedder"]
-    vector = VectorEnv("nobody_wants_it", 2, opponents, learner_seat=1, **config)
-    single = SingleAgentEnv("nobody_wants_it", opponents, learner_seat=1, **config)
-    assert play_beside_the_single_agent_view(vector, single, seed) > 10  # 3 rounds
+    config = {**config, "num_players": 3, "reward": "win"}
+    vector = VectorEnv(game, 2, opponents, learner_seat=1, **config)
+    single = SingleAgentEnv(game, opponents, learner_seat=1, **config)
+    assert play_beside_the_single_agent_view(vector, single, seed) > 10  # a round at least
 
 
-@pytest.mark.parametrize("opponents", ["random", "nwi_dodger"])
-def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
+@pytest.mark.parametrize(
+    ("game", "config", "field", "opponents"),
+    [
+        ("nobody_wants_it", {"num_rounds": 1}, "scores", "random"),
+        ("nobody_wants_it", {"num_rounds": 1}, "scores", "nwi_dodger"),
+        ("minus_two", {"target_score": 60}, "totals", "random"),
+        ("minus_two", {"target_score": 60}, "totals", "attacker"),
+    ],
+)
+def test_episode_rewards_add_up_to_minus_the_learners_points(game, config, field, opponents):
     """Points reward: an episode's rewards sum to minus the learner's final score (the
-    ``scores`` field, seat-relative: index 0 is the learner's)."""
-    env = VectorEnv("nobody_wants_it", 6, opponents=opponents, reward="points", num_rounds=1)
-    scores = env.observation_layout["scores"]
+    ``field`` of the observation, seat-relative: index 0 is the learner's)."""
+    env = VectorEnv(game, 6, opponents=opponents, reward="points", **config)
+    scores = env.observation_layout[field]
     observations, infos = env.reset(seed=0)
     returns = np.zeros(6)
     rng = np.random.default_rng(0)
@@ -182,10 +209,11 @@ def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
     assert seats == {0, 1, 2, 3}  # a seat drawn for every episode
 
 
-def test_compiled_and_plain_vector_envs_are_identical():
+@pytest.mark.parametrize("game", SHORT_GAMES)
+def test_compiled_and_plain_vector_envs_are_identical(game):
     runs = []
     for compiled in (True, False) if kernels.numba is not None else (False,):
-        env = VectorEnv("nobody_wants_it", 3, compiled=compiled, num_players=5)
+        env = VectorEnv(game, 3, compiled=compiled, **{**SHORT_GAMES[game], "num_players": 5})
         observations, infos = env.reset(seed=9)
         rng = np.random.default_rng(9)
         trace = [observations]
@@ -193,8 +221,9 @@ def test_compiled_and_plain_vector_envs_are_identical():
             observations, rewards, terminated, truncated, infos = env.step(
                 random_legal(infos["action_mask"], rng)
             )
-            trace += [observations, rewards, terminated, infos["seat"]]
+            trace += [observations, rewards, terminated, infos["seat"], infos["action_mask"]]
         runs.append(trace)
+    assert sum(int(ended.sum()) for ended in runs[0][3::5]) > 0  # episodes ended and began
     assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[-1]))
 
 
@@ -203,19 +232,23 @@ def test_compiled_and_plain_vector_envs_are_identical():
 # ----------------------------------------------------------------------------------------------
 
 
-def test_make_vec_gives_the_vector_env_with_the_single_views_arguments():
+@pytest.mark.parametrize(
+    ("env_id", "params", "num_actions"),
+    [
+        ("cardzoo/NobodyWantsIt-v0", {"num_players": 3}, 16),
+        ("cardzoo/MinusTwo-v0", {"num_players": 3, "scoring": "count"}, 293),
+    ],
+)
+def test_make_vec_gives_the_vector_env_with_the_single_views_arguments(env_id, params, num_actions):
     env = gymnasium.make_vec(
-        "cardzoo/NobodyWantsIt-v0",
-        num_envs=4,
-        vectorization_mode="vector_entry_point",
-        num_players=3,
-        learner_seat=1,
+        env_id, num_envs=4, vectorization_mode="vector_entry_point", learner_seat=1, **params
     )
     assert isinstance(env, VectorEnv)
     assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     assert env.single_observation_space.shape == (env.game.observation_size,)
     assert env.observation_space.shape == (4, env.game.observation_size)
-    assert env.action_space == gymnasium.spaces.MultiDiscrete([16] * 4)
+    assert env.action_space == gymnasium.spaces.MultiDiscrete([num_actions] * 4)
+    assert env.game.params() == {**env.game.params(), **params}
     observations, infos = env.reset(seed=1)
     assert observations in env.observation_space
     assert infos["action_mask"].dtype == np.int8 and infos["seat"].tolist() == [1] * 4
@@ -361,20 +394,21 @@ def test_a_max_cycles_the_learner_never_reaches_is_refused():
 # ----------------------------------------------------------------------------------------------
 
 
-def test_maskable_ppo_trains_on_the_sb3_adapter_unmodified():
+@pytest.mark.parametrize("game", SHORT_GAMES)
+def test_maskable_ppo_trains_on_the_sb3_adapter_unmodified(game):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
     from cardzoo.vector.sb3 import SB3VecEnv
 
-    env = SB3VecEnv("nobody_wants_it", num_envs=8, num_players=3, num_rounds=1)
+    env = SB3VecEnv(game, num_envs=8, **SHORT_GAMES[game])
     assert is_masking_supported(env)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0)
     model.learn(total_timesteps=512)
     assert model.num_timesteps == 512
     masks = get_action_masks(env)
-    assert masks.shape == (8, 16) and masks.dtype == bool
+    assert masks.shape == (8, env.env.game.num_actions) and masks.dtype == bool
     assert np.array_equal(masks, env.env.action_masks())
 
 
