@@ -99,20 +99,15 @@ RUNS: dict[str, TrainConfig] = {
         **LONG_RUN,
     ),
     "minus_two": TrainConfig("minus_two", timesteps=8_000_000, eval_every=250_000, **LONG_RUN),
-    # Foxy: the ordinal head (a bell over the numbers) on ReLU layers. The plain head wrote
-    # nothing above ~9 and stalled at 77.9 points after 6M decisions; this one passed 80 after
-    # 1.5M (benchmarks/learning.md, "What it took").
-    # With counts (--count-fields card) as well, 6M decisions (FOXY_COUNTING) took 24.5 min and
-    # scored 100.2 [99.5, 101.0] on deals from 9M, where this policy scores 100.2 [99.5, 101.0]:
-    # as good in a quarter of the decisions, not better, so this one stays.
-    "foxy-perfect": TrainConfig(
-        "foxy", timesteps=22_000_000, eval_every=500_000, **FOXY_NETWORK, **LONG_RUN
-    ),
-    # The game's default, no memory in the observation. Counting inputs (--count-fields card:
-    # the species seen so far, and those on the card now) and the ordinal head: 103.6 points on
-    # the pilot's own final deals after 6M decisions (the frame stack of 20 cards it replaces
-    # scored 87.4 after 10M). It never circles: benchmarks/learning.md, "What it took".
-    "foxy": TrainConfig("foxy", params={"memory": "none"}, **FOXY_COUNTING),
+    # Foxy: the ordinal head (a bell over the numbers) on ReLU layers, counts of the cards seen
+    # (--count-fields card: the species seen so far, and those on the card now), 6M decisions,
+    # the circle held for the first 3M (--hold-special). Pilots on their own periodic deals
+    # (from 10⁶, where perfect_memory scores 118.4): with perfect memory 112.5 at 4M (the
+    # 22M-decision policy it replaces: 101.7 there, never circling well); without memory 114.3
+    # at 3.5M (the counting policy it replaces, which never circled: 103.9 at 6M).
+    "foxy-perfect": TrainConfig("foxy", params={"memory": "perfect"}, **FOXY_RECIPE),
+    # The game's default parameters: no memory in the observation.
+    "foxy": TrainConfig("foxy", params={"memory": "none"}, **FOXY_RECIPE),
 }
 
 
