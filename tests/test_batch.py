@@ -26,14 +26,17 @@ MORE_CONFIGS = {
         {"num_players": 3, "reward": "win", "num_rounds": 2},
     ],
 }
-#: (game, configuration): the shared tests' configurations and those above
+#: (game, configuration): the shared tests' configurations and those above (Minus Two's games
+#: to its default targets: tests/test_batch_minus_two.py)
 CONFIGS = [
     (name, config)
     for name in VECTOR_GAMES
     for config in GAMES[name].test_configs() + MORE_CONFIGS.get(name, [])
 ]
 #: seeds per configuration, each playing 2 games in a row: compiled, plain (which is slow)
-SEEDS_PER_CONFIG = {"nobody_wants_it": (42, 5), "believe_it_or_not": (17, 2)}
+SEEDS_PER_CONFIG = {"nobody_wants_it": (42, 5), "believe_it_or_not": (17, 2), "minus_two": (24, 2)}
+#: the fewest decisions a game takes: Minus Two's round takes a turn per card of a colour
+MIN_DECISIONS = {"nobody_wants_it": 5, "believe_it_or_not": 5, "minus_two": 13}
 PLAIN_RANDOM, COMPILED_RANDOM = plain_and_compiled(kernel_random)
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [
@@ -91,18 +94,26 @@ def test_a_state_converts_to_numpy_and_back():
 
 
 def play_side_by_side(
-    name: str, config: dict, seeds: list[int], games_each: int, compiled: bool
+    name: str,
+    config: dict,
+    seeds: list[int],
+    games_each: int,
+    compiled: bool,
+    watch=None,
+    max_cycles: int | None = None,
 ) -> int:
     """Random legal play in a batch and in one AEC environment of game ``name`` per seed,
     compared at every step:
     each environment's observation and mask of the player to act (and every other seat's
     observation), the rewards of all seats, terminations and truncations. After a game ends the
     batch starts the next one and the environment deals with ``reset()`` (no seed), until each
-    has played ``games_each`` games. Returns the number of steps compared."""
-    envs = [GAMES[name].module().raw_env(**config) for _ in seeds]
+    has played ``games_each`` games, each cut at ``max_cycles`` agent steps (default: the
+    game's). ``watch(env)``, if given, sees each environment after each of its steps. Returns
+    the number of steps compared."""
+    envs = [GAMES[name].module().raw_env(max_cycles=max_cycles, **config) for _ in seeds]
     game = envs[0].game
     count, n = len(seeds), game.num_players
-    batch = GameBatch(game, count, compiled=compiled)
+    batch = GameBatch(game, count, max_cycles, compiled)
     batch.seed(np.array(seeds))
     batch.start(np.ones(count, bool))
     for env, seed in zip(envs, seeds):
@@ -130,6 +141,8 @@ def play_side_by_side(
                 legal = np.flatnonzero(env.infos[env.agent_selection]["action_mask"])
                 actions[b] = legal[choose.integers(legal.size)]
                 env.step(int(actions[b]))
+                if watch is not None:
+                    watch(env)
         batch.step(actions, rewards, ends)
         finished = np.zeros(count, bool)
         for b, env in enumerate(envs):
@@ -152,12 +165,12 @@ def play_side_by_side(
 @pytest.mark.parametrize("compiled", KERNELS)
 def test_the_batch_plays_the_aec_envs_games_step_by_step(game_and_config, compiled):
     """Compiled: Nobody Wants It 42 seeds x 2 games in a row x 14 configurations = 1,176 games,
-    Believe It or Not 17 x 2 x 30 = 1,020; plain: 140 and 120."""
+    Believe It or Not 17 x 2 x 30 = 1,020, Minus Two 24 x 2 x 20 = 960; plain: 140, 120, 80."""
     name, config = game_and_config
     count = SEEDS_PER_CONFIG[name][0 if compiled else 1]
     seeds = list(range(count)) if compiled else [7, 2**40 + 3, 11, 5, 1000][:count]
     compared = play_side_by_side(name, config, seeds, games_each=2, compiled=compiled)
-    assert compared >= 5 * 2 * len(seeds)  # a game takes at least 5 decisions
+    assert compared >= MIN_DECISIONS[name] * 2 * len(seeds)
 
 
 @pytest.mark.parametrize(

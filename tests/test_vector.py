@@ -26,19 +26,36 @@ def seeded(name: str, seed: int):
     return lambda game, _seed: make_agent(game.name, name, game, seed=seed)
 
 
-#: per game with a vector form: a configuration, one for a learner with heuristic opponents
-#: (one per other seat), and a reset option that fixes the cards
+#: per game with a vector form: a configuration whose games are short, one for a learner with
+#: heuristic opponents (one per other seat) and the fewest steps its episode takes, and a reset
+#: option that fixes the cards
 CASES = {
     "nobody_wants_it": {
         "config": {"num_players": 3, "reward": "points", "num_rounds": 1},
-        "heuristics": ({"num_players": 3, "num_rounds": 3}, ["nwi_dodger", "hand_shedder"]),
+        "heuristics": (
+            {"num_players": 3, "reward": "win", "num_rounds": 3},
+            ["nwi_dodger", "hand_shedder"],
+            10,  # 3 rounds
+        ),
         "options": {"deck": ["sheep"] * 72},
+    },
+    "minus_two": {
+        "config": {"num_players": 3, "reward": "points", "target_score": 60},
+        "heuristics": (
+            {"num_players": 3, "reward": "win", "target_score": 100},
+            ["attacker", "high_cards"],
+            10,  # a round at least
+        ),
+        "options": {
+            "deals": [["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "-2", "-2", ">>>"]] * 2
+        },
     },
     "believe_it_or_not": {
         "config": {"num_players": 3, "variant": "quick"},
         "heuristics": (
             {"num_players": 3, "num_species": 6},
             [seeded("bluffer", 1), seeded("honest", 2)],
+            5,
         ),
         "options": {"deck": ["cat"] * 4 + ["dog"] * 4},
     },
@@ -178,14 +195,19 @@ def random_opponents_beside_the_single_agent_view(
 
 
 @pytest.mark.parametrize("compiled", KERNELS)
-@pytest.mark.parametrize("seed", [3, 44])
-def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
+@pytest.mark.parametrize(
+    ("name", "config", "seed"),
+    [
+        ("nobody_wants_it", {"num_players": 4, "reward": "points", "num_rounds": 2}, 3),
+        ("nobody_wants_it", {"num_players": 4, "reward": "points", "num_rounds": 2}, 44),
+        ("minus_two", {"num_players": 4, "reward": "points"}, 8),
+        ("minus_two", {"num_players": 3, "scoring": "count"}, 8),
+    ],
+)
+def test_the_vector_env_plays_the_single_agent_views_game(name, config, seed, compiled):
     """With the learner in seat 2 and random opponents, episode 1 of game 0 is the single-agent
     view's episode for the same seed, its opponents drawing as the kernel's do."""
-    config = {"num_players": 4, "reward": "points", "num_rounds": 2}
-    assert random_opponents_beside_the_single_agent_view(
-        "nobody_wants_it", config, 2, seed, compiled
-    ) > 20  # fmt: skip
+    assert random_opponents_beside_the_single_agent_view(name, config, 2, seed, compiled) > 20
 
 
 @needs_numba
@@ -204,18 +226,26 @@ def test_believe_it_or_not_vector_env_plays_the_single_agent_views_game(config):
 @pytest.mark.parametrize("seed", [5, 6])
 def test_agent_opponents_play_as_in_the_single_agent_view(name, seed):
     """Opponents called from Python (a heuristic in every other seat, learner in seat 1)."""
-    config, opponents = CASES[name]["heuristics"]
+    config, opponents, fewest = CASES[name]["heuristics"]
     vector = VectorEnv(name, 2, opponents, learner_seat=1, **config)
     single = SingleAgentEnv(name, opponents, learner_seat=1, **config)
-    assert play_beside_the_single_agent_view(vector, single, seed) > 5
+    assert play_beside_the_single_agent_view(vector, single, seed) > fewest
 
 
-@pytest.mark.parametrize("opponents", ["random", "nwi_dodger"])
-def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
+@pytest.mark.parametrize(
+    ("name", "config", "field", "opponents"),
+    [
+        ("nobody_wants_it", {"num_rounds": 1}, "scores", "random"),
+        ("nobody_wants_it", {"num_rounds": 1}, "scores", "nwi_dodger"),
+        ("minus_two", {"target_score": 60}, "totals", "random"),
+        ("minus_two", {"target_score": 60}, "totals", "attacker"),
+    ],
+)
+def test_episode_rewards_add_up_to_minus_the_learners_points(name, config, field, opponents):
     """Points reward: an episode's rewards sum to minus the learner's final score (the
-    ``scores`` field, seat-relative: index 0 is the learner's)."""
-    env = VectorEnv("nobody_wants_it", 6, opponents=opponents, reward="points", num_rounds=1)
-    scores = env.observation_layout["scores"]
+    ``field`` of the observation, seat-relative: index 0 is the learner's)."""
+    env = VectorEnv(name, 6, opponents=opponents, reward="points", **config)
+    scores = env.observation_layout[field]
     observations, infos = env.reset(seed=0)
     returns = np.zeros(6)
     rng = np.random.default_rng(0)
@@ -236,7 +266,7 @@ def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
 def test_compiled_and_plain_vector_envs_are_identical(name):
     runs = []
     for compiled in (True, False) if kernels.numba is not None else (False,):
-        env = VectorEnv(name, 3, compiled=compiled, num_players=5)
+        env = VectorEnv(name, 3, compiled=compiled, **{**CASES[name]["config"], "num_players": 5})
         observations, infos = env.reset(seed=9)
         rng = np.random.default_rng(9)
         trace = [observations]
@@ -244,8 +274,9 @@ def test_compiled_and_plain_vector_envs_are_identical(name):
             observations, rewards, terminated, truncated, infos = env.step(
                 random_legal(infos["action_mask"], rng)
             )
-            trace += [observations, rewards, terminated, infos["seat"]]
+            trace += [observations, rewards, terminated, infos["seat"], infos["action_mask"]]
         runs.append(trace)
+    assert sum(int(ended.sum()) for ended in runs[0][3::5]) > 0  # episodes ended and began
     assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[-1]))
 
 
@@ -255,22 +286,23 @@ def test_compiled_and_plain_vector_envs_are_identical(name):
 
 
 @pytest.mark.parametrize(
-    ("gym_id", "num_actions"),
-    [("cardzoo/NobodyWantsIt-v0", 16), ("cardzoo/BelieveItOrNot-v0", 34)],
+    ("gym_id", "params", "num_actions"),
+    [
+        ("cardzoo/NobodyWantsIt-v0", {"num_players": 3}, 16),
+        ("cardzoo/BelieveItOrNot-v0", {"num_players": 3}, 34),
+        ("cardzoo/MinusTwo-v0", {"num_players": 3, "scoring": "count"}, 293),
+    ],
 )
-def test_make_vec_gives_the_vector_env_with_the_single_views_arguments(gym_id, num_actions):
+def test_make_vec_gives_the_vector_env_with_the_single_views_arguments(gym_id, params, num_actions):
     env = gymnasium.make_vec(
-        gym_id,
-        num_envs=4,
-        vectorization_mode="vector_entry_point",
-        num_players=3,
-        learner_seat=1,
+        gym_id, num_envs=4, vectorization_mode="vector_entry_point", learner_seat=1, **params
     )
     assert isinstance(env, VectorEnv) and env.game.num_players == 3
     assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     assert env.single_observation_space.shape == (env.game.observation_size,)
     assert env.observation_space.shape == (4, env.game.observation_size)
     assert env.action_space == gymnasium.spaces.MultiDiscrete([num_actions] * 4)
+    assert env.game.params() == {**env.game.params(), **params}
     observations, infos = env.reset(seed=1)
     assert observations in env.observation_space
     assert infos["action_mask"].dtype == np.int8 and infos["seat"].tolist() == [1] * 4
