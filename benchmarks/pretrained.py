@@ -78,6 +78,16 @@ QUICK_LEAGUE: dict = dict(
     exploiter_timesteps=500_000,
 )
 
+#: Minus Two in a league: 8M decisions, an exploiter of 500k decisions every 2M (league pilot a)
+MINUS_TWO_LEAGUE: dict = dict(
+    timesteps=8_000_000,
+    eval_every=250_000,
+    league=True,
+    exploiter_every=2_000_000,
+    exploiter_timesteps=500_000,
+    **LONG_RUN,
+)
+
 #: shipped file name (``<game>`` for the game's default parameters, ``<game>-<tag>`` for
 #: others) -> the run that makes it
 RUNS: dict[str, TrainConfig] = {
@@ -102,15 +112,7 @@ RUNS: dict[str, TrainConfig] = {
     # deals 0.344 [0.324, 0.366] against three attackers (the self-play agent it replaces: 0.332)
     # and a 1M best response gains -0.060 (was -0.051): better on both counts, each within the
     # other's interval (benchmarks/league_pilots.md).
-    "minus_two": TrainConfig(
-        "minus_two",
-        timesteps=8_000_000,
-        eval_every=250_000,
-        league=True,
-        exploiter_every=2_000_000,
-        exploiter_timesteps=500_000,
-        **LONG_RUN,
-    ),
+    "minus_two": TrainConfig("minus_two", **MINUS_TWO_LEAGUE),
     # Foxy: the ordinal head (a bell over the numbers) on ReLU layers, counts of the cards seen
     # (--count-fields card: the species seen so far, and those on the card now), 6M decisions,
     # the circle held for the first 3M (--hold-special). Pilots on their own periodic deals
