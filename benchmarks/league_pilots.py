@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from exploitability import measure  # benchmarks/exploitability.py, beside this script
-from pretrained import LONG_RUN, MINUS_TWO_LEAGUE, QUICK_LEAGUE  # benchmarks/pretrained.py
+from pretrained import LONG_LEAGUE, MINUS_TWO_LEAGUE, QUICK_LEAGUE  # benchmarks/pretrained.py
 
 from cardzoo.agents import game_agents
 from cardzoo.evaluation import play_match
@@ -68,14 +68,7 @@ PILOTS: dict[str, TrainConfig] = {
     ),
     "minus_two-a": TrainConfig("minus_two", **MINUS_TWO_LEAGUE),
     "believe_it_or_not-a": TrainConfig(
-        "believe_it_or_not",
-        params={"variant": "standard"},
-        timesteps=12_000_000,
-        eval_every=250_000,
-        league=True,
-        exploiter_every=2_000_000,
-        exploiter_timesteps=500_000,
-        **LONG_RUN,
+        "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000, **LONG_LEAGUE
     ),
 }
 

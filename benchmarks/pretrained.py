@@ -78,15 +78,17 @@ QUICK_LEAGUE: dict = dict(
     exploiter_timesteps=500_000,
 )
 
-#: Minus Two in a league: 8M decisions, an exploiter of 500k decisions every 2M (league pilot a)
-MINUS_TWO_LEAGUE: dict = dict(
-    timesteps=8_000_000,
+#: a long run in a league: an exploiter of 500k decisions every 2M (the league pilots of Minus
+#: Two and Believe It or Not standard)
+LONG_LEAGUE: dict = dict(
     eval_every=250_000,
     league=True,
     exploiter_every=2_000_000,
     exploiter_timesteps=500_000,
     **LONG_RUN,
 )
+#: Minus Two in a league: 8M decisions (league pilot a)
+MINUS_TWO_LEAGUE: dict = dict(LONG_LEAGUE, timesteps=8_000_000)
 
 #: shipped file name (``<game>`` for the game's default parameters, ``<game>-<tag>`` for
 #: others) -> the run that makes it
