@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from exploitability import measure  # benchmarks/exploitability.py, beside this script
-from pretrained import QUICK_LEAGUE  # benchmarks/pretrained.py
+from pretrained import LONG_LEAGUE, MINUS_TWO_LEAGUE, QUICK_LEAGUE  # benchmarks/pretrained.py
 
 from cardzoo.agents import game_agents
 from cardzoo.evaluation import play_match
@@ -44,7 +44,6 @@ EXPLOIT_SEED = 2_000_000
 GAMES = 2000
 EXPLOIT_BUDGET = 1_000_000
 
-LONG_RUN = dict(n_envs=128, batch_size=1024, lr_schedule="linear", processes=2)
 
 #: pilot name -> its run; the name starts with the shipped agent it would replace
 PILOTS: dict[str, TrainConfig] = {
@@ -67,24 +66,9 @@ PILOTS: dict[str, TrainConfig] = {
     "believe_it_or_not-quick-c": TrainConfig(
         "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000}
     ),
-    "minus_two-a": TrainConfig(
-        "minus_two",
-        timesteps=8_000_000,
-        eval_every=250_000,
-        league=True,
-        exploiter_every=2_000_000,
-        exploiter_timesteps=500_000,
-        **LONG_RUN,
-    ),
+    "minus_two-a": TrainConfig("minus_two", **MINUS_TWO_LEAGUE),
     "believe_it_or_not-a": TrainConfig(
-        "believe_it_or_not",
-        params={"variant": "standard"},
-        timesteps=12_000_000,
-        eval_every=250_000,
-        league=True,
-        exploiter_every=2_000_000,
-        exploiter_timesteps=500_000,
-        **LONG_RUN,
+        "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000, **LONG_LEAGUE
     ),
 }
 

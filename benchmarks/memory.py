@@ -14,6 +14,8 @@ budget of decisions, one per kind of input:
 - ``count``: the card field summed over the game and that sum times the card now
   (``--count-fields card``: an exact count).
 
+Every Foxy run may circle only after its first half (:data:`FOXY_HOLD`, ``--hold-special``).
+
 Each final policy plays 2,000 mirrored games (seats rotated) against ``forgetful`` and against
 ``perfect_memory`` on the deals from :data:`EVAL_SEED`, a range written down in
 ``benchmarks/DEALS.md`` before the first run and used for nothing else. The recipe of the shipped
@@ -60,6 +62,9 @@ EVAL_SEED = 8_000_000
 EVAL_GAMES = 2000
 #: Foxy's budget per run, in the learner's decisions
 FOXY_TIMESTEPS = 3_000_000
+#: every Foxy run holds its circle for the first half (``--hold-special``, docs/training.md):
+#: the rows compare memories, each with the circle learned once its numbers are
+FOXY_HOLD = FOXY_TIMESTEPS // 2
 #: the other games: the feed-forward budget, and the GRU's (in the ratio of their speeds)
 FF_TIMESTEPS = 2_000_000
 GRU_TIMESTEPS = 1_500_000
@@ -89,6 +94,7 @@ def _runs() -> dict[str, TrainConfig]:
                 "foxy",
                 params={"memory": memory},
                 timesteps=FOXY_TIMESTEPS,
+                hold_special=FOXY_HOLD,
                 eval_every=500_000,
                 **FOXY_NETWORK,
                 **LONG_RUN,

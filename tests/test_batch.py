@@ -3,7 +3,8 @@
 The kernel's generator is numpy's, bit for bit; a batch seeded like ``env.reset(seed=s)`` gives
 the AEC environment's observations, masks, rewards and ends, step by step, for the same actions,
 and the game it starts next is the one the environment's next unseeded ``reset()`` deals. Compiled
-(numba) and plain Python alike; the plain kernel plays fewer games (it is slow).
+(numba) and plain Python alike; the plain kernel plays fewer games (it is slow). Every game with a
+vector form (a kernel) is played at every configuration of the shared tests.
 """
 
 from __future__ import annotations
@@ -11,17 +12,31 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardzoo.envs import GAMES, kernel_random, kernels, nobody_wants_it_v0
-from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch
+from cardzoo.envs import GAMES, kernel_random, kernels, load_game
+from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch, has_batch
 from cardzoo.envs.kernels import plain_and_compiled
-from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 from cardzoo.errors import InputError
 
-# The shared tests' configurations, and the parameter values they leave out.
-CONFIGS = GAMES["nobody_wants_it"].test_configs() + [
-    {"num_players": 5, "reward": "points", "num_rounds": 3},
-    {"num_players": 3, "reward": "win", "num_rounds": 2},
+#: the games with a vector form
+VECTOR_GAMES = [name for name, spec in GAMES.items() if has_batch(spec.game_class())]
+#: the parameter values the shared tests' configurations leave out
+MORE_CONFIGS = {
+    "nobody_wants_it": [
+        {"num_players": 5, "reward": "points", "num_rounds": 3},
+        {"num_players": 3, "reward": "win", "num_rounds": 2},
+    ],
+}
+#: (game, configuration): the shared tests' configurations and those above (Minus Two's games
+#: to its default targets: tests/test_batch_minus_two.py)
+CONFIGS = [
+    (name, config)
+    for name in VECTOR_GAMES
+    for config in GAMES[name].test_configs() + MORE_CONFIGS.get(name, [])
 ]
+#: seeds per configuration, each playing 2 games in a row: compiled, plain (which is slow)
+SEEDS_PER_CONFIG = {"nobody_wants_it": (42, 5), "believe_it_or_not": (17, 2), "minus_two": (24, 2)}
+#: the fewest decisions a game takes: Minus Two's round takes a turn per card of a colour
+MIN_DECISIONS = {"nobody_wants_it": 5, "believe_it_or_not": 5, "minus_two": 13}
 PLAIN_RANDOM, COMPILED_RANDOM = plain_and_compiled(kernel_random)
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [
@@ -31,8 +46,9 @@ KERNELS = [
 SEEDS = [0, 1, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1, 123456789012345, 98765]
 
 
-def config_id(config: dict) -> str:
-    return "-".join(f"{key}={value}" for key, value in config.items())
+def config_id(game_and_config: tuple[str, dict]) -> str:
+    name, config = game_and_config
+    return "-".join([name, *(f"{key}={value}" for key, value in config.items())])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -77,16 +93,27 @@ def test_a_state_converts_to_numpy_and_back():
 # ----------------------------------------------------------------------------------------------
 
 
-def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled: bool) -> int:
-    """Random legal play in a batch and in one AEC environment per seed, compared at every step:
+def play_side_by_side(
+    name: str,
+    config: dict,
+    seeds: list[int],
+    games_each: int,
+    compiled: bool,
+    watch=None,
+    max_cycles: int | None = None,
+) -> int:
+    """Random legal play in a batch and in one AEC environment of game ``name`` per seed,
+    compared at every step:
     each environment's observation and mask of the player to act (and every other seat's
     observation), the rewards of all seats, terminations and truncations. After a game ends the
     batch starts the next one and the environment deals with ``reset()`` (no seed), until each
-    has played ``games_each`` games. Returns the number of steps compared."""
-    envs = [nobody_wants_it_v0.raw_env(**config) for _ in seeds]
+    has played ``games_each`` games, each cut at ``max_cycles`` agent steps (default: the
+    game's). ``watch(env)``, if given, sees each environment after each of its steps. Returns
+    the number of steps compared."""
+    envs = [GAMES[name].module().raw_env(max_cycles=max_cycles, **config) for _ in seeds]
     game = envs[0].game
     count, n = len(seeds), game.num_players
-    batch = GameBatch(game, count, compiled=compiled)
+    batch = GameBatch(game, count, max_cycles, compiled)
     batch.seed(np.array(seeds))
     batch.start(np.ones(count, bool))
     for env, seed in zip(envs, seeds):
@@ -114,6 +141,8 @@ def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled:
                 legal = np.flatnonzero(env.infos[env.agent_selection]["action_mask"])
                 actions[b] = legal[choose.integers(legal.size)]
                 env.step(int(actions[b]))
+                if watch is not None:
+                    watch(env)
         batch.step(actions, rewards, ends)
         finished = np.zeros(count, bool)
         for b, env in enumerate(envs):
@@ -133,27 +162,37 @@ def play_side_by_side(config: dict, seeds: list[int], games_each: int, compiled:
     return compared
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+@pytest.mark.parametrize("game_and_config", CONFIGS, ids=config_id)
 @pytest.mark.parametrize("compiled", KERNELS)
-def test_the_batch_plays_the_aec_envs_games_step_by_step(config, compiled):
-    """Compiled: 42 seeds x 2 games in a row x 14 configurations = 1,176 games; plain: 140."""
-    seeds = list(range(42)) if compiled else [7, 2**40 + 3, 11, 5, 1000]
-    compared = play_side_by_side(config, seeds, games_each=2, compiled=compiled)
-    assert compared >= 5 * 2 * len(seeds)  # a round takes at least 5 turns
+def test_the_batch_plays_the_aec_envs_games_step_by_step(game_and_config, compiled):
+    """Compiled: Nobody Wants It 42 seeds x 2 games in a row x 14 configurations = 1,176 games,
+    Believe It or Not 17 x 2 x 30 = 1,020, Minus Two 24 x 2 x 20 = 960; plain: 140, 120, 80."""
+    name, config = game_and_config
+    count = SEEDS_PER_CONFIG[name][0 if compiled else 1]
+    seeds = list(range(count)) if compiled else [7, 2**40 + 3, 11, 5, 1000][:count]
+    compared = play_side_by_side(name, config, seeds, games_each=2, compiled=compiled)
+    assert compared >= MIN_DECISIONS[name] * 2 * len(seeds)
 
 
-def test_a_game_cut_at_max_cycles_is_truncated_with_no_reward():
-    config = {"num_players": 3, "reward": "points", "num_rounds": 1}
-    env = nobody_wants_it_v0.raw_env(max_cycles=5, **config)
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("nobody_wants_it", {"num_players": 3, "reward": "points", "num_rounds": 1}),
+        ("believe_it_or_not", {"num_players": 3, "variant": "quick"}),
+    ],
+)
+def test_a_game_cut_at_max_cycles_is_truncated_with_no_reward(name, config):
+    env = GAMES[name].module().raw_env(max_cycles=5, **config)
     batch = GameBatch(env.game, 2, max_cycles=5, compiled=False)
     batch.seed(np.array([3, 4]))
     batch.start(np.ones(2, bool))
     env.reset(seed=3)
     rewards, ends = np.zeros((2, 3)), np.zeros(2, np.int64)
-    masks = np.zeros((2, 16), np.int8)
+    masks = np.zeros((2, env.game.num_actions), np.int8)
     observations = np.zeros((2, env.game.observation_size), np.float32)
     for step in range(5):
         batch.observe(np.full(2, -1), observations, masks)
+        assert np.array_equal(observations[0], env.observe(env.agent_selection)["observation"])
         actions = np.array([np.flatnonzero(masks[0])[0], -1])
         env.step(int(actions[0]))
         batch.step(actions, rewards, ends)
@@ -170,6 +209,7 @@ def test_a_game_without_a_kernel_has_no_batch():
         GameBatch(Foxy(), 4)
 
 
-def test_a_batch_needs_a_game_at_least():
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_batch_needs_a_game_at_least(name):
     with pytest.raises(InputError, match="num_envs=0 is out of range"):
-        GameBatch(NobodyWantsIt(), 0)
+        GameBatch(load_game(name), 0)

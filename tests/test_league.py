@@ -172,3 +172,23 @@ def test_the_train_command_refuses_exploiters_without_a_league(tmp_path, capsys)
     assert code == 2
     assert "--exploiter-every: exploiters join a league" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_an_exploiter_holds_the_circle_for_the_same_share_of_its_training(tmp_path, monkeypatch):
+    """Foxy's learner holds its circle (hold_special) for half its 1,024 decisions: its
+    exploiter of 256, trained by the learner's recipe, holds it for half of its own."""
+    configs = []
+    real = ppo._train
+
+    def recording(config, *args, **kwargs):
+        configs.append(config)
+        return real(config, *args, **kwargs)
+
+    monkeypatch.setattr(ppo, "_train", recording)
+    short = dict(timesteps=1024, exploiter_every=1024, exploiter_timesteps=256, eval_every=1024)
+    config = TrainConfig("foxy", **{**TINY_LEAGUE, **short}, params={"num_players": 2},
+                         hold_special=512)  # fmt: skip
+    train(config, tmp_path / "run", progress=False)
+    learner, *exploiters = configs
+    assert learner.hold_special == 512
+    assert [exploiter.hold_special for exploiter in exploiters] == [128]

@@ -28,7 +28,7 @@ from test_minus_two_rules import (
 
 from cardzoo.agents.minus_two import Attacker, HighCards, _Choices
 from cardzoo.agents.search import ISMCTSAgent, PIMCAgent
-from cardzoo.envs import kernels
+from cardzoo.envs import kernel_random, kernels
 from cardzoo.envs.minus_two import kernel, playout
 from cardzoo.envs.minus_two.rules import COLOUR, MINUS_TWO, MinusTwo
 
@@ -239,29 +239,41 @@ def test_kernel_tie_for_lowest_raises_the_target_and_play_goes_on(scoring, raise
     assert row[kernel.ROUND] == 2
 
 
+@pytest.mark.parametrize("compiled", COMPILED)
 @pytest.mark.parametrize("num_players", [2, 4, 6])
-def test_kernel_next_round_deals_every_player_a_shuffled_colour(num_players):
+def test_kernel_deals_every_player_a_shuffled_colour_as_the_engine_does(num_players, compiled):
+    """From numpy's generator (the vector games) the kernel deals the engine's very cards; from
+    xorshift (the playouts) every player still gets a shuffled colour."""
     game = MinusTwo(num_players=num_players)
-    state = game.new_state(np.random.default_rng(3))
     layout = playout.row_layout(num_players)
+    kernel_module = playout._COMPILED if compiled else playout._PLAIN
     orders = set()
     for seed in range(1, 40):
-        row = playout.pack([state])[0]
-        row[kernel.DEALER] = 1
-        kernel_plain = playout._PLAIN
-        values = list(map(int, row))
-        kernel_plain.deal(values, num_players, [seed])
-        row = np.array(values)
-        assert row[kernel.CURRENT] == 2 % num_players and row[kernel.PILE_SIZE] == 0
-        for player in range(num_players):
-            hand = layout["cards"] + 12 * player
-            face_up = layout["cards"] + 12 * (num_players + player)
-            face_down = row[layout["face_down"] + 4 * player : layout["face_down"] + 4 * player + 4]
-            held = row[hand : hand + 12] + row[face_up : face_up + 12]
-            held += np.bincount(face_down, minlength=12)
-            assert held.tolist() == COLOUR.tolist()
-            assert (row[hand : hand + 12].sum(), row[face_up : face_up + 12].sum()) == (5, 4)
-            orders.add(tuple(face_down))
+        expected = playout.pack([game.new_state(np.random.default_rng(seed))])[0]
+        for kind in (kernel_random.NUMPY, kernel_random.XORSHIFT):
+            row = expected.copy()
+            row[layout["cards"] : layout["pile_counts"]] = 0  # nothing dealt, totals 0 alike
+            rng = np.zeros(kernel_random.SIZE, np.int64)
+            if kind == kernel_random.NUMPY:
+                kernel_random.seed_numpy(rng, seed)
+            else:
+                kernel_random.seed_xorshift(rng, seed)
+            kernel_module.deal(row, num_players, rng)
+            row[layout["deck"] :] = 0  # the deal's scratch room
+            if kind == kernel_random.NUMPY:
+                assert row.tolist() == expected.tolist()
+                continue
+            assert row[kernel.CURRENT] == 0 and row[kernel.PILE_SIZE] == 0
+            for player in range(num_players):
+                hand = layout["cards"] + 12 * player
+                face_up = layout["cards"] + 12 * (num_players + player)
+                start = layout["face_down"] + 4 * player
+                face_down = row[start : start + 4]
+                held = row[hand : hand + 12] + row[face_up : face_up + 12]
+                held += np.bincount(face_down, minlength=12)
+                assert held.tolist() == COLOUR.tolist()
+                assert (row[hand : hand + 12].sum(), row[face_up : face_up + 12].sum()) == (5, 4)
+                orders.add(tuple(face_down))
     assert len(orders) > 30  # shuffled, not one fixed order
 
 

@@ -1,9 +1,11 @@
-"""Believe It or Not's playout kernel against the rules engine.
+"""Believe It or Not's kernel (search playouts, vector games) against the rules engine.
 
 The kernel must play exactly the engine's rules: the same legal actions and, after every legal
 action, the same state (packed rows compared whole), step by step through random games of both
 variants and through fixed positions that reach each rule a random game rarely meets (special
-cards, going out, the end without animals, two winners at once, truncation).
+cards, going out, the end without animals, two winners at once, truncation); in those positions
+every seat's observation and legal actions too; and it deals the engine's deal from the same
+numpy generator, void deals included.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import pytest
 
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.agents.search import AGENTS, PIMCAgent
-from cardzoo.envs import kernels
+from cardzoo.envs import GAMES, kernel_random, kernels
+from cardzoo.envs.batch import GameBatch
 from cardzoo.envs.believe_it_or_not import kernel, playout
 from cardzoo.envs.believe_it_or_not import rules as engine
 from cardzoo.envs.believe_it_or_not.rules import (
@@ -61,6 +64,7 @@ def test_kernel_constants_are_the_engines():
         "NUM_ACTIONS",
     ]
     assert [getattr(kernel, name) for name in names] == [getattr(engine, name) for name in names]
+    assert tuple(STANDARD.observation_layout) == kernel.OBSERVATION_FIELDS
 
 
 @both_variants()
@@ -102,19 +106,60 @@ def position(game, hands, gone=()):
     return state
 
 
+def assert_same_views(game, state, row):
+    """Every seat's observation and legal actions, by the kernel (a batch of one game, plain
+    Python) and by the engine."""
+    batch = GameBatch(game, 1, compiled=False)
+    batch.rows[0] = row
+    observations = np.zeros((1, game.observation_size), np.float32)
+    masks = np.zeros((1, game.num_actions), np.int8)
+    for seat in range(game.num_players):
+        batch.observe(np.array([seat]), observations, masks)
+        assert np.array_equal(observations[0], game.observe(state, seat)), f"player_{seat}"
+        assert np.array_equal(masks[0], game.legal_mask(state, seat)), f"player_{seat}"
+
+
 def play_both(game, state, actions):
-    """``actions`` through the engine and the kernel side by side, the states compared after
-    every one; returns the engine's state and the kernel's row at the end."""
+    """``actions`` through the engine and the kernel side by side, the states, observations and
+    legal actions compared after every one; returns the engine's state and the kernel's row at
+    the end."""
     row = playout.pack(game, [state])[0]
+    assert_same_views(game, state, row)
     for action in actions:
-        assert (
-            playout.legal_packed(game, row)
-            == np.flatnonzero(game.legal_mask(state, state.current_player)).tolist()
-        )
         game.apply(state, action)
         row = playout.apply_packed(game, row, action)
         assert np.array_equal(row, playout.pack(game, [state])[0]), game.action_name(action)
+        assert_same_views(game, state, row)
     return state, row
+
+
+#: seeds whose first deal is void at two players and four species (found by search): the
+#: engine deals again from the same generator
+VOID_DEALS = {True: [7717, 8309], False: [2300, 3728, 4817]}  # by special_cards
+
+
+@pytest.mark.parametrize(
+    "config", GAMES["believe_it_or_not"].test_configs(), ids=lambda c: str(sorted(c.items()))
+)
+def test_the_kernel_deals_the_engines_deal(config):
+    """From a generator seeded as ``numpy.random.default_rng(seed)``, the kernel's new game is
+    the engine's ``new_state`` row for row, and leaves the generator where the engine leaves
+    it; a void deal is dealt again, as the engine does."""
+    game = BelieveItOrNot(**config)
+    plain = kernels.plain_and_compiled(kernel)[0]
+    void = VOID_DEALS[game.special_cards] if (game.num_players, game.num_species) == (2, 4) else []
+    generator = np.zeros(kernel_random.SIZE, np.int64)
+    for seed in [*range(100), *void]:
+        engine_rng = np.random.default_rng(seed)
+        expected = playout.pack(game, [game.new_state(engine_rng)])[0]
+        plain.seed_numpy(generator, seed)
+        row = np.zeros_like(expected)
+        plain.new_game(row, *game.kernel_parameters()[:3], generator)
+        assert np.array_equal(row, expected), seed
+        assert kernel_random.numpy_state(generator) == engine_rng.bit_generator.state
+        one_deal = np.random.default_rng(seed)
+        one_deal.permutation(game.num_cards)
+        assert (one_deal.bit_generator.state != engine_rng.bit_generator.state) == (seed in void)
 
 
 def kernel_winners(game, row):

@@ -228,8 +228,8 @@ def test_a_feed_forward_policy_file_keeps_format_2_and_old_files_load(tmp_path):
     made = Learner(game.observation_size, game.num_actions, (16,), 3e-4, 0)
     save_policy(tmp_path / "ff.npz", made.numpy_policy(), {"game": "foxy"})
     assert read_policy(tmp_path / "ff.npz")[1]["format"] == 2
-    # the Foxy agent shipped until 2026-12-04, kept for the tournaments: written before cores
-    old = Path(__file__).parent.parent / "benchmarks/results/previous_pretrained/foxy.npz"
+    # the Foxy agent shipped until 2026-12-04 (a frame stack of 20): written before cores
+    old = Path(__file__).parent.parent / "benchmarks/results/previous_pretrained/foxy-stack20.npz"
     shipped, record = read_policy(old)
     assert shipped.core is None and "core" not in record and record["format"] == 2
 

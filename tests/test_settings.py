@@ -141,7 +141,9 @@ def test_every_game_s_training_defaults_pass_the_settings_checks():
     for game in GAME_DEFAULTS:
         resolved = TrainConfig(game).resolved()
         for name, value in GAME_DEFAULTS[game].items():
-            if name != "params":
+            if name == "hold_special" and 0 < value < 1:  # a share of the run's decisions
+                assert resolved.hold_special == int(value * resolved.timesteps)
+            elif name != "params":
                 assert getattr(resolved, name) == value
 
 
@@ -260,3 +262,12 @@ def test_an_exploit_run_resumes_with_its_own_settings_when_the_game_s_defaults_c
         8,
         512,
     )
+
+
+def test_hold_special_reads_whole_decisions_or_a_share_of_the_run():
+    from cardzoo.training.settings import StepsOrShare
+
+    kind = StepsOrShare(10**10)
+    assert kind.parse("3000000") == 3_000_000 and isinstance(kind.parse("3e6"), int)
+    assert kind.parse("0.5") == 0.5
+    assert (kind.show(0.5), kind.show(1_500_000)) == ("0.5 of the run", "1,500,000")

@@ -19,6 +19,7 @@ from cardzoo.agents import make_agent  # noqa: E402
 from cardzoo.agents.policy import NumpyPolicy, ObservationScaler, PolicyAgent  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.envs import foxy_v0, minus_two_v0, nobody_wants_it_v0  # noqa: E402
+from cardzoo.errors import SettingError  # noqa: E402
 from cardzoo.evaluation import play_match  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
@@ -424,6 +425,22 @@ def test_a_policy_file_whose_head_does_not_fit_its_layers_is_a_clear_error(tmp_p
         read_policy(tmp_path / "plain.npz")
 
 
+def test_an_untrained_ordinal_head_writes_small_numbers_first():
+    """Foxy's untrained policy is a broad bell on 2 (OrdinalHead.INITIAL_CENTRE): below most
+    answers, where a nearer number scores more, not on 20, above them all."""
+    from cardzoo.agents.policy import OrdinalHead, PolicyInput
+    from cardzoo.training.learner import Learner
+
+    game = foxy_v0.raw_env(num_players=2, memory="none").game
+    learner = Learner(PolicyInput(game).size, game.num_actions, (256, 256), 3e-4, 0,
+                      OrdinalHead(*game.action_numbers()), "relu")  # fmt: skip
+    state = game.new_state(np.random.default_rng(0))
+    logits = learner.numpy_policy().logits(PolicyInput(game)(game.observe(state, 0))[None])[0]
+    plain = np.exp(logits[: game.max_guess + 1] - logits.max())
+    assert int(np.argmax(plain)) == 2
+    assert 0.3 < plain[:6].sum() / plain.sum() < 0.6  # broad: every small answer is tried
+
+
 def test_the_ordinal_head_writes_its_centre():
     """Outputs that put the bell's centre on 23 (sharp, and plain numbers preferred): the most
     likely number is 23, not circled; preferring circles makes it 23 circled."""
@@ -479,13 +496,79 @@ def _uniform(sampler: Sampler) -> tuple[NumpyPolicy, NumpyPolicy]:
     return policy, value
 
 
-def _collect(sampler: Sampler, n_steps: int) -> dict[str, np.ndarray]:
+def _collect(sampler: Sampler, n_steps: int, held: np.ndarray | None = None) -> dict:
     shapes = rollout_shapes(
         n_steps * len(sampler.tables), sampler.input_size, sampler.game.num_actions
     )
     out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
-    sampler.collect(*_uniform(sampler), n_steps, out)
+    sampler.collect(*_uniform(sampler), n_steps, out, held)
     return out
+
+
+def test_hold_special_keeps_the_circle_out_of_the_learners_rollouts():
+    """While the special kinds are held the learner writes plain numbers only, and its
+    rollout's masks say so (the update then weighs its choices among those); unheld, a uniform
+    policy circles at once half the time, so once in every game."""
+    numbers, kinds = foxy_v0.raw_env(num_players=2).game.action_numbers()
+    held = _collect(_sampler("foxy", "random", {"num_players": 2}), 100, kinds > 0)
+    assert not held["masks"][:, kinds > 0].any() and held["masks"][:, kinds == 0].all()
+    assert not (held["actions"] > numbers.max()).any()
+    free = _collect(_sampler("foxy", "random", {"num_players": 2}), 100)
+    assert (free["actions"] > numbers.max()).sum() == 5  # a circle in each of the 5 games begun
+    assert free["masks"][0, kinds > 0].all()
+
+
+@pytest.mark.parametrize("kind", ["ordinal", "linear"])
+def test_restarting_the_special_kinds_makes_a_circle_one_twentieth_as_likely_and_as_exact(kind):
+    """After hold_special the circled numbers start from the trained plain ones: on any input
+    each circled number's logit is its plain number's minus 3 (the ordinal head's circled bell
+    as sharp as the plain one; a plain head's circled n copying its plain n)."""
+    from cardzoo.agents.policy import OrdinalHead, restarted_rows
+    from cardzoo.training.learner import Learner
+
+    game = foxy_v0.raw_env(num_players=2).game
+    head = OrdinalHead(*game.action_numbers()) if kind == "ordinal" else None
+    learner = Learner(12, game.num_actions, (16,), 3e-4, 0, head, "relu")
+    with torch.no_grad():  # a trained network: every output row its own
+        for parameter in learner.network.policy[-1].parameters():
+            parameter.normal_(generator=torch.Generator().manual_seed(1))
+    inputs = np.random.default_rng(2).random((30, 12), dtype=np.float32)
+    before = learner.numpy_policy().logits(inputs)
+    learner.restart_rows(restarted_rows(*game.action_numbers(), head))
+    after = learner.numpy_policy().logits(inputs)
+    _, kinds = game.action_numbers()
+    np.testing.assert_allclose(after[:, kinds == 0], before[:, kinds == 0])
+    np.testing.assert_allclose(after[:, kinds == 1], after[:, kinds == 0] - 3.0, atol=1e-5)
+    assert np.abs(before[:, kinds == 1] - before[:, kinds == 0] + 3.0).max() > 1
+
+
+def test_a_run_holding_the_circle_restarts_it_when_the_hold_ends(tmp_path):
+    """hold_special = the run's length: the last update ends the hold, and the checkpoint then
+    saved holds the restarted head (the circle's rows copied from the plain ones)."""
+    config = tiny("foxy", timesteps=1024, hold_special=1024, params={"num_players": 2})
+    assert tiny("foxy", hold_special=0.25).resolved().hold_special == 256  # a share of 1,024
+    assert tiny("foxy").resolved().hold_special == 512  # Foxy's default: the first half
+    run = train(config, tmp_path / "held", progress=False)
+    last = torch.load(run.run_dir / "checkpoint.pt", weights_only=True)["network"]
+    weight, bias = last["policy.2.weight"], last["policy.2.bias"]  # centre, 2 preferences, 2 k
+    assert torch.equal(weight[2], weight[1]) and torch.equal(weight[4], weight[3])
+    assert bias[2].item() == pytest.approx(bias[1].item() - 3.0) and bias[4] == bias[3]
+    assert run_config(run).hold_special == 1024
+
+
+@pytest.mark.parametrize(
+    ("game", "hold", "reason"),
+    [
+        ("nobody_wants_it", 100, "only for a game with special kinds of action"),
+        ("foxy", 1.5, "a share below 1 or whole decisions"),
+        ("foxy", -0.5, "out of range"),
+        ("foxy", "half", "must be a number"),
+    ],
+)
+def test_a_bad_hold_special_is_refused_before_work(tmp_path, game, hold, reason):
+    with pytest.raises(SettingError, match=f"hold_special.*{reason}"):
+        train(tiny(game, hold_special=hold), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
 
 
 def test_win_plus_points_reward_is_scaled_points_and_the_result():

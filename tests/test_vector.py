@@ -1,5 +1,6 @@
 """The vector environments (``cardzoo.vector``): the same games as the single environments, step by
-step, Gymnasium's vector conventions, clear errors for bad input."""
+step, Gymnasium's vector conventions, clear errors for bad input. The game-independent tests run
+for every game with a vector form (:data:`CASES`)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,57 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import cardzoo  # noqa: F401  (registers the ids)
-from cardzoo.agents import Agent
-from cardzoo.envs import kernel_random, kernels, nobody_wants_it_v0
+from cardzoo.agents import Agent, make_agent
+from cardzoo.envs import GAMES, kernel_random, kernels, nobody_wants_it_v0
 from cardzoo.errors import InputError
 from cardzoo.single_agent import SingleAgentEnv
 from cardzoo.vector import MultiAgentVectorEnv, VectorEnv
 
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
+
+
+def seeded(name: str, seed: int):
+    """An agent factory that ignores the seed it is given: the same agent in any environment
+    (Believe It or Not's heuristics draw random numbers; the environments seed them apart)."""
+    return lambda game, _seed: make_agent(game.name, name, game, seed=seed)
+
+
+#: per game with a vector form: a configuration whose games are short, one for a learner with
+#: heuristic opponents (one per other seat) and the fewest steps its episode takes, and a reset
+#: option that fixes the cards
+CASES = {
+    "nobody_wants_it": {
+        "config": {"num_players": 3, "reward": "points", "num_rounds": 1},
+        "heuristics": (
+            {"num_players": 3, "reward": "win", "num_rounds": 3},
+            ["nwi_dodger", "hand_shedder"],
+            10,  # 3 rounds
+        ),
+        "options": {"deck": ["sheep"] * 72},
+    },
+    "minus_two": {
+        "config": {"num_players": 3, "reward": "points", "target_score": 60},
+        "heuristics": (
+            {"num_players": 3, "reward": "win", "target_score": 100},
+            ["attacker", "high_cards"],
+            10,  # a round at least
+        ),
+        "options": {
+            "deals": [["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "-2", "-2", ">>>"]] * 2
+        },
+    },
+    "believe_it_or_not": {
+        "config": {"num_players": 3, "variant": "quick"},
+        "heuristics": (
+            {"num_players": 3, "num_species": 6},
+            [seeded("bluffer", 1), seeded("honest", 2)],
+            5,
+        ),
+        "options": {"deck": ["cat"] * 4 + ["dog"] * 4},
+    },
+}
+each_game = pytest.mark.parametrize("name", list(CASES))
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -29,13 +73,14 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 
 
+@each_game
 @pytest.mark.parametrize("compiled", KERNELS)
-def test_multi_agent_games_are_the_aec_envs_games_and_reset_themselves(compiled):
+def test_multi_agent_games_are_the_aec_envs_games_and_reset_themselves(name, compiled):
     """Game i of reset(seed=10) is env.reset(seed=10 + i); after its end the final observations
     are the env's, and the next game is the env's next unseeded reset()."""
-    config = {"num_players": 3, "reward": "points", "num_rounds": 1}
-    games = MultiAgentVectorEnv("nobody_wants_it", 3, compiled=compiled, **config)
-    envs = [nobody_wants_it_v0.raw_env(**config) for _ in range(3)]
+    config = CASES[name]["config"]
+    games = MultiAgentVectorEnv(name, 3, compiled=compiled, **config)
+    envs = [GAMES[name].module().raw_env(**config) for _ in range(3)]
     for index, env in enumerate(envs):
         env.reset(seed=10 + index)
     step = games.reset(seed=10)
@@ -131,41 +176,76 @@ def play_beside_the_single_agent_view(vector: VectorEnv, single: SingleAgentEnv,
             return steps
 
 
-@pytest.mark.parametrize("compiled", KERNELS)
-@pytest.mark.parametrize("seed", [3, 44])
-def test_the_vector_env_plays_the_single_agent_views_game(seed, compiled):
-    """With the learner in seat 2 and random opponents, episode 1 of game 0 is the single-agent
-    view's episode for the same seed, its opponents drawing as the kernel's do."""
-    config = {"num_players": 4, "reward": "points", "num_rounds": 2}
-    vector = VectorEnv("nobody_wants_it", 2, learner_seat=2, compiled=compiled, **config)
+def random_opponents_beside_the_single_agent_view(
+    name: str, config: dict, learner_seat: int, seed: int, compiled: bool
+) -> int:
+    """:func:`play_beside_the_single_agent_view` with random opponents (the kernel's, and in the
+    single-agent view agents drawing as they do)."""
+    vector = VectorEnv(name, 2, learner_seat=learner_seat, compiled=compiled, **config)
     generator = np.zeros(kernel_random.SIZE, np.int64)
     state = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))).state
     kernel_random.set_numpy_state(generator, state)
     single = SingleAgentEnv(
-        "nobody_wants_it",
+        name,
         opponents=lambda game, _seed: KernelRandom(game, generator),
-        learner_seat=2,
+        learner_seat=learner_seat,
         **config,
     )
-    assert play_beside_the_single_agent_view(vector, single, seed) > 20
+    return play_beside_the_single_agent_view(vector, single, seed)
 
 
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(
+    ("name", "config", "seed"),
+    [
+        ("nobody_wants_it", {"num_players": 4, "reward": "points", "num_rounds": 2}, 3),
+        ("nobody_wants_it", {"num_players": 4, "reward": "points", "num_rounds": 2}, 44),
+        ("minus_two", {"num_players": 4, "reward": "points"}, 8),
+        ("minus_two", {"num_players": 3, "scoring": "count"}, 8),
+    ],
+)
+def test_the_vector_env_plays_the_single_agent_views_game(name, config, seed, compiled):
+    """With the learner in seat 2 and random opponents, episode 1 of game 0 is the single-agent
+    view's episode for the same seed, its opponents drawing as the kernel's do."""
+    assert random_opponents_beside_the_single_agent_view(name, config, 2, seed, compiled) > 20
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "config", GAMES["believe_it_or_not"].test_configs(), ids=lambda c: str(sorted(c.items()))
+)
+def test_believe_it_or_not_vector_env_plays_the_single_agent_views_game(config):
+    """Every player count and variant: the learner in the last seat, random opponents."""
+    last = config["num_players"] - 1
+    assert random_opponents_beside_the_single_agent_view(
+        "believe_it_or_not", config, last, 8, True
+    ) > 2  # fmt: skip
+
+
+@each_game
 @pytest.mark.parametrize("seed", [5, 6])
-def test_agent_opponents_play_as_in_the_single_agent_view(seed):
+def test_agent_opponents_play_as_in_the_single_agent_view(name, seed):
     """Opponents called from Python (a heuristic in every other seat, learner in seat 1)."""
-    config = {"num_players": 3, "reward": "win", "num_rounds": 3}
-    opponents = ["nwi_dodger", "hand_shedder"]
-    vector = VectorEnv("nobody_wants_it", 2, opponents, learner_seat=1, **config)
-    single = SingleAgentEnv("nobody_wants_it", opponents, learner_seat=1, **config)
-    assert play_beside_the_single_agent_view(vector, single, seed) > 10  # 3 rounds
+    config, opponents, fewest = CASES[name]["heuristics"]
+    vector = VectorEnv(name, 2, opponents, learner_seat=1, **config)
+    single = SingleAgentEnv(name, opponents, learner_seat=1, **config)
+    assert play_beside_the_single_agent_view(vector, single, seed) > fewest
 
 
-@pytest.mark.parametrize("opponents", ["random", "nwi_dodger"])
-def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
+@pytest.mark.parametrize(
+    ("name", "config", "field", "opponents"),
+    [
+        ("nobody_wants_it", {"num_rounds": 1}, "scores", "random"),
+        ("nobody_wants_it", {"num_rounds": 1}, "scores", "nwi_dodger"),
+        ("minus_two", {"target_score": 60}, "totals", "random"),
+        ("minus_two", {"target_score": 60}, "totals", "attacker"),
+    ],
+)
+def test_episode_rewards_add_up_to_minus_the_learners_points(name, config, field, opponents):
     """Points reward: an episode's rewards sum to minus the learner's final score (the
-    ``scores`` field, seat-relative: index 0 is the learner's)."""
-    env = VectorEnv("nobody_wants_it", 6, opponents=opponents, reward="points", num_rounds=1)
-    scores = env.observation_layout["scores"]
+    ``field`` of the observation, seat-relative: index 0 is the learner's)."""
+    env = VectorEnv(name, 6, opponents=opponents, reward="points", **config)
+    scores = env.observation_layout[field]
     observations, infos = env.reset(seed=0)
     returns = np.zeros(6)
     rng = np.random.default_rng(0)
@@ -182,10 +262,11 @@ def test_episode_rewards_add_up_to_minus_the_learners_points(opponents):
     assert seats == {0, 1, 2, 3}  # a seat drawn for every episode
 
 
-def test_compiled_and_plain_vector_envs_are_identical():
+@each_game
+def test_compiled_and_plain_vector_envs_are_identical(name):
     runs = []
     for compiled in (True, False) if kernels.numba is not None else (False,):
-        env = VectorEnv("nobody_wants_it", 3, compiled=compiled, num_players=5)
+        env = VectorEnv(name, 3, compiled=compiled, **{**CASES[name]["config"], "num_players": 5})
         observations, infos = env.reset(seed=9)
         rng = np.random.default_rng(9)
         trace = [observations]
@@ -193,8 +274,9 @@ def test_compiled_and_plain_vector_envs_are_identical():
             observations, rewards, terminated, truncated, infos = env.step(
                 random_legal(infos["action_mask"], rng)
             )
-            trace += [observations, rewards, terminated, infos["seat"]]
+            trace += [observations, rewards, terminated, infos["seat"], infos["action_mask"]]
         runs.append(trace)
+    assert sum(int(ended.sum()) for ended in runs[0][3::5]) > 0  # episodes ended and began
     assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[-1]))
 
 
@@ -203,19 +285,24 @@ def test_compiled_and_plain_vector_envs_are_identical():
 # ----------------------------------------------------------------------------------------------
 
 
-def test_make_vec_gives_the_vector_env_with_the_single_views_arguments():
+@pytest.mark.parametrize(
+    ("gym_id", "params", "num_actions"),
+    [
+        ("cardzoo/NobodyWantsIt-v0", {"num_players": 3}, 16),
+        ("cardzoo/BelieveItOrNot-v0", {"num_players": 3}, 34),
+        ("cardzoo/MinusTwo-v0", {"num_players": 3, "scoring": "count"}, 293),
+    ],
+)
+def test_make_vec_gives_the_vector_env_with_the_single_views_arguments(gym_id, params, num_actions):
     env = gymnasium.make_vec(
-        "cardzoo/NobodyWantsIt-v0",
-        num_envs=4,
-        vectorization_mode="vector_entry_point",
-        num_players=3,
-        learner_seat=1,
+        gym_id, num_envs=4, vectorization_mode="vector_entry_point", learner_seat=1, **params
     )
-    assert isinstance(env, VectorEnv)
+    assert isinstance(env, VectorEnv) and env.game.num_players == 3
     assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     assert env.single_observation_space.shape == (env.game.observation_size,)
     assert env.observation_space.shape == (4, env.game.observation_size)
-    assert env.action_space == gymnasium.spaces.MultiDiscrete([16] * 4)
+    assert env.action_space == gymnasium.spaces.MultiDiscrete([num_actions] * 4)
+    assert env.game.params() == {**env.game.params(), **params}
     observations, infos = env.reset(seed=1)
     assert observations in env.observation_space
     assert infos["action_mask"].dtype == np.int8 and infos["seat"].tolist() == [1] * 4
@@ -338,16 +425,27 @@ def test_games_without_a_kernel_have_no_vector_form():
         VectorEnv("henhouse", 2)
 
 
-def test_bad_seeds_and_options_are_refused():
-    env = VectorEnv("nobody_wants_it", 2)
+@each_game
+def test_bad_seeds_and_options_are_refused(name):
+    env = VectorEnv(name, 2)
     with pytest.raises(InputError, match="seed must be None or an integer >= 0"):
         env.reset(seed=-1)
     with pytest.raises(InputError, match=r"one per game needed \(2\), got 3"):
         env.reset(seed=[1, 2, 3])
-    with pytest.raises(InputError, match="deal from seeds only"):
-        env.reset(options={"deck": ["sheep"] * 72})
+    with pytest.raises(InputError, match=f"{name}: the vector environments deal from seeds only"):
+        env.reset(options=CASES[name]["options"])
     with pytest.raises(RuntimeError, match="before reset"):
         env.step(np.array([8, 8]))
+
+
+@each_game
+def test_search_opponents_are_refused_before_any_game_is_dealt(name):
+    """Search agents plan from the engine's state, which the vector forms do not keep."""
+    env = VectorEnv(name, 2, opponents=["random", "pimc:simulations=5"], num_players=3)
+    with pytest.raises(InputError, match=f"{name}: opponent 'pimc' searches from the game's"):
+        env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.step(np.array([0, 0]))
 
 
 def test_a_max_cycles_the_learner_never_reaches_is_refused():
@@ -361,20 +459,21 @@ def test_a_max_cycles_the_learner_never_reaches_is_refused():
 # ----------------------------------------------------------------------------------------------
 
 
-def test_maskable_ppo_trains_on_the_sb3_adapter_unmodified():
+@each_game
+def test_maskable_ppo_trains_on_the_sb3_adapter_unmodified(name):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
     from cardzoo.vector.sb3 import SB3VecEnv
 
-    env = SB3VecEnv("nobody_wants_it", num_envs=8, num_players=3, num_rounds=1)
+    env = SB3VecEnv(name, num_envs=8, **CASES[name]["config"])
     assert is_masking_supported(env)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0)
     model.learn(total_timesteps=512)
     assert model.num_timesteps == 512
     masks = get_action_masks(env)
-    assert masks.shape == (8, 16) and masks.dtype == bool
+    assert masks.shape == (8, env.env.game.num_actions) and masks.dtype == bool
     assert np.array_equal(masks, env.env.action_masks())
 
 

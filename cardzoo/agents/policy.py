@@ -176,7 +176,8 @@ class OrdinalHead:
 
     a bell over the numbers around mu. With one logit per action a policy learns each number
     apart and rarely tries the large ones; here moving mu moves them all, so "write more" is
-    learned once. An untrained head is a broad bell over the middle numbers.
+    learned once. An untrained head is a broad bell over the small numbers
+    (:data:`INITIAL_CENTRE`).
 
     With ``shared_sharpness`` one sharpness ``k`` serves every kind: how sure the policy is of
     its number is then the same whether or not it circles, and a kind chosen rarely (Foxy's
@@ -189,6 +190,12 @@ class OrdinalHead:
     #: special kind (Foxy's circle, once a game of 20 cards) starts about 1/20 as likely as a
     #: plain one, so that an untrained policy does not spend it on the first card it sees
     SPECIAL_KIND_PREFERENCE = -3.0
+    #: the number an untrained bell is centred on: a small one, because a number written
+    #: below the answer scores itself and one above scores nothing (Foxy). A bell that starts
+    #: below the answers climbs to them, every number nearer scoring more; one that starts above
+    #: them (the middle of 0..40) can grow sharp there, where every number it tries scores 0 and
+    #: nothing tells it to come down: it did so on Foxy's first card, writing about 7 for 1 or 2
+    INITIAL_CENTRE = 2.0
 
     def __init__(self, numbers: np.ndarray, kinds: np.ndarray, shared_sharpness: bool = False):
         self.shared_sharpness = bool(shared_sharpness)
@@ -206,11 +213,24 @@ class OrdinalHead:
         self.top = float(self.numbers.max()) or 1.0
 
     def initial_bias(self) -> np.ndarray:
-        """The last layer's bias before training: a centred bell, the special kinds unlikely
-        (:data:`SPECIAL_KIND_PREFERENCE`)."""
+        """The last layer's bias before training: a broad bell on :data:`INITIAL_CENTRE`, the
+        special kinds unlikely (:data:`SPECIAL_KIND_PREFERENCE`)."""
         bias = np.zeros(self.outputs, np.float32)
+        centre = min(self.INITIAL_CENTRE, self.top / 2)  # mu = top * sigmoid(bias[0])
+        bias[0] = np.log(centre / (self.top - centre))
         bias[2 : 1 + self.num_kinds] = self.SPECIAL_KIND_PREFERENCE
         return bias
+
+    def restarted_rows(self) -> list[tuple[int, int, float]]:
+        """How to start the special kinds again beside a trained plain kind (see
+        :func:`restarted_rows`): each special kind's preference becomes the plain one's plus
+        :data:`SPECIAL_KIND_PREFERENCE`, its sharpness the plain one's (its numbers as exact)."""
+        rows = []
+        for kind in range(1, self.num_kinds):
+            rows.append((1 + kind, 1, self.SPECIAL_KIND_PREFERENCE))
+            if not self.shared_sharpness:
+                rows.append((1 + self.num_kinds + kind, 1 + self.num_kinds, 0.0))
+        return rows
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         """The per-action logits from the last layer's outputs."""
@@ -239,6 +259,25 @@ class OrdinalHead:
             "kinds": self.kinds,
             "shared_sharpness": self.shared_sharpness,
         }
+
+
+def restarted_rows(
+    numbers: np.ndarray, kinds: np.ndarray, head: OrdinalHead | None
+) -> list[tuple[int, int, float]]:
+    """How a policy's last layer starts its special kinds of action (``kinds`` > 0: Foxy's
+    circled numbers) again beside its trained plain ones, as rows (output, the output whose
+    weights it copies, what is added to the copied bias): so that each special action is 1/20 as
+    likely as its plain twin (:data:`OrdinalHead.SPECIAL_KIND_PREFERENCE`) whatever the
+    observation, and as exact. The ordinal head's outputs are per kind; a plain head's, one per
+    action, copy the action that writes the same number plainly."""
+    if head is not None:
+        return head.restarted_rows()
+    plain = {int(n): action for action, (n, kind) in enumerate(zip(numbers, kinds)) if kind == 0}
+    return [
+        (action, plain[int(n)], OrdinalHead.SPECIAL_KIND_PREFERENCE)
+        for action, (n, kind) in enumerate(zip(numbers, kinds))
+        if kind > 0
+    ]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

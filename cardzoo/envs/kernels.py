@@ -13,8 +13,7 @@ A kernel starts with ``PLAIN, jit = kernel_jit(__name__)`` and decorates its fun
 cached function calls, so a kernel keeps its rules, and the drivers that call them, in its own
 source. The one exception is :mod:`cardzoo.envs.kernel_random` (numpy's generator reproduced,
 and xorshift32), which a kernel takes through :func:`kernel_dependency` so that its plain copy
-calls the plain generator; the Minus Two and Believe It or Not kernels still keep a xorshift32
-of their own.
+calls the plain generator. Every kernel draws from it (none keeps a xorshift32 of its own).
 
 numba is imported when a compiled kernel is first wanted (``kernels.numba`` too), never by a
 plain copy (:func:`plain_copy`): a game whose engine is its kernel can be imported, and played

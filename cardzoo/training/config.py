@@ -34,6 +34,7 @@ from cardzoo.training.settings import (
     RewardMode,
     Setting,
     Sizes,
+    StepsOrShare,
     Text,
     setting,
     settings_of,
@@ -229,6 +230,17 @@ class TrainConfig:
         per_game=True,
         saved_before="linear",
     )
+    hold_special: int | float | None = setting(
+        StepsOrShare(MOST_DECISIONS),
+        0,
+        "the learner may not choose the special kinds of action (Foxy's circled numbers) for "
+        "its first STEPS decisions (below 1: that share of --timesteps); then they start from "
+        "the plain ones, 1/20 as likely. A once-a-game action is learned once the numbers it "
+        "needs are right, instead of given up while they are still wrong (0: allowed from the "
+        "start; docs/training.md, 'Networks and the ordinal head')",
+        per_game=True,
+        saved_before=0,
+    )
     activation: str | None = setting(
         Choice(("tanh", "relu")),
         "tanh",
@@ -279,6 +291,8 @@ class TrainConfig:
             elif value is None:
                 value = ours.get(declared.name, declared.default)
             values[declared.name] = declared.check(value)
+        if 0 < values["hold_special"] < 1:  # a share of the run: its decisions from here on
+            values["hold_special"] = int(values["hold_special"] * values["timesteps"])
         config = dataclasses.replace(self, **values)
         config.check(build_agents)
         return config
@@ -298,6 +312,10 @@ class TrainConfig:
             raise SettingError("params", str(error)) from None
         if self.head != "linear" and game.action_numbers() is None:
             raise SettingError("head", f"{self.game}'s actions are not numbers; use head linear")
+        numbers = game.action_numbers()
+        if self.hold_special and (numbers is None or numbers[1].max() < 1):
+            raise SettingError("hold_special", f"only for a game with special kinds of action "
+                               f"(Foxy's circle); {self.game} has none")  # fmt: skip
         if self.exploiter_every and not self.league:
             raise SettingError("exploiter_every", "exploiters join a league; turn league on")
         for name in self.eval_opponents:

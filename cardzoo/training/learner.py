@@ -379,6 +379,21 @@ class Learner:
             plan = sequences.plan(order[start : start + per_batch])
             yield torch.from_numpy(plan.samples), plan
 
+    def restart_rows(self, rows: list[tuple[int, int, float]]) -> None:
+        """Copy rows of the policy's last layer onto others, (row, source, added to the bias),
+        their optimiser moments cleared: what ``hold_special`` does when the learner may first
+        choose the special kinds of action (:func:`~cardzoo.agents.policy.restarted_rows`)."""
+        last = self.network.policy[-1]
+        moments = [self.optimizer.state.get(weights, {}) for weights in (last.weight, last.bias)]
+        with torch.no_grad():
+            for row, source, added in rows:
+                last.weight[row] = last.weight[source]
+                last.bias[row] = last.bias[source] + added
+                for state in moments:
+                    for name in ("exp_avg", "exp_avg_sq"):
+                        if name in state:
+                            state[name][row] = 0.0
+
     def numpy_policy(self) -> NumpyPolicy:
         """The policy (with its core, if any) as the samplers and the agents play it."""
         return NumpyPolicy.from_torch(self.network.policy, self.network.head, self.network.core)

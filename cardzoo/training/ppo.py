@@ -61,6 +61,7 @@ from cardzoo.agents.policy import (
     PolicyAgent,
     PolicyInput,
     read_policy,
+    restarted_rows,
     save_policy,
 )
 from cardzoo.envs.core import Game
@@ -174,7 +175,7 @@ def _train(
     # resolved (TrainConfig.resolved): the game's defaults are filled in
     assert config.timesteps is not None and config.frame_stack is not None
     assert config.activation is not None and config.opponents is not None
-    assert config.memory is not None
+    assert config.memory is not None and config.hold_special is not None
     assert config.net_arch is not None
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
@@ -213,10 +214,18 @@ def _train(
     try:
         pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
         roster = league.roster() if league else None  # sent again only when it changes
+        numbers = game.action_numbers()
+        special = numbers[1] > 0 if numbers is not None and config.hold_special else None
+        hold = int(config.hold_special)  # resolved: whole decisions
+
+        def held() -> np.ndarray | None:  # hold_special: what the learner may not choose yet
+            return special if special is not None and loop.timesteps < hold else None
+
         pending = [
-            w.start(learner.numpy_policy(), learner.numpy_value(), pool, _draws(league, roster))
+            w.start(learner.numpy_policy(), learner.numpy_value(), pool, _draws(league, roster),
+                    held())
             for w in workers
-        ]
+        ]  # fmt: skip
         pool = roster = None  # sent with the next rollout only when it changes
         while loop.timesteps < config.timesteps:
             started, cpu_started = time.perf_counter(), time.process_time()
@@ -225,11 +234,17 @@ def _train(
                 league.record(rollout.results)
             # The workers play the next rollout while the learner updates on this one.
             policy, value = learner.numpy_policy(), learner.numpy_value()
-            pending = [w.start(policy, value, pool, _draws(league, roster)) for w in workers]
+            pending = [
+                w.start(policy, value, pool, _draws(league, roster), held()) for w in workers
+            ]
             pool = roster = None
             learner.set_learning_rate(config.learning_rate_at(loop.timesteps))
             losses = learner.update(rollout, **config.update())
+            was_held = held() is not None
             loop.timesteps += len(rollout.actions)
+            if was_held and held() is None:  # the special kinds from the next rollout on
+                assert numbers is not None  # held: the game has kinds of action
+                learner.restart_rows(restarted_rows(*numbers, learner.network.head))
             loop.train_seconds += time.perf_counter() - started
             # Cores in use: the learner's CPU time here and the samplers' for their rollouts.
             loop.train_cpu_seconds += time.process_time() - cpu_started + rollout.cpu_seconds
@@ -330,6 +345,7 @@ def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: 
     run folder's ``league/exploiter-K``, resumable), freeze it into the league, and record its
     gain over the learner's own share: a running estimate of the learner's exploitability."""
     number = league.exploiters + 1
+    assert config.hold_special is not None and config.timesteps is not None  # resolved
     target = _exploiter_target(run, league).resolve()
     folder = run.path / "league" / f"exploiter-{number}"
     started = time.perf_counter()
@@ -341,6 +357,8 @@ def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: 
             opponents=f"ppo:{target}",
             eval_opponents=(f"ppo:{target}",),
             timesteps=config.exploiter_timesteps,
+            # the learner's recipe at the exploiter's length: a held circle held as long in part
+            hold_special=config.hold_special * config.exploiter_timesteps // config.timesteps,
             seed=config.seed + 104_729 * number,
             eval_every=config.exploiter_timesteps,
             final_eval_games=config.eval_games,

@@ -367,11 +367,18 @@ class Sampler:
     # --- one rollout -------------------------------------------------------------------
 
     def collect(
-        self, policy: NumpyPolicy, value: NumpyPolicy, n_steps: int, out: dict[str, np.ndarray]
+        self,
+        policy: NumpyPolicy,
+        value: NumpyPolicy,
+        n_steps: int,
+        out: dict[str, np.ndarray],
+        held: np.ndarray | None = None,
     ) -> tuple[int, int]:
         """Play ``n_steps`` learner decisions in every game with ``policy`` (sampling) and
-        ``value``; write the rollout into ``out`` (arrays of :func:`rollout_shapes`). Returns the
-        episodes finished and how many of them the learner won."""
+        ``value``; write the rollout into ``out`` (arrays of :func:`rollout_shapes`). ``held``
+        (bool, one per action): actions the learner may not choose now, unless nothing else is
+        legal (the rollout's masks say what it could). Returns the episodes finished and how
+        many of them the learner won."""
         num_games = len(self.tables)
         shape = (n_steps, num_games)
         rewards, dones = np.zeros(shape), np.zeros(shape, bool)
@@ -386,6 +393,9 @@ class Sampler:
         self.finished, self.results = [], []
         for step in range(n_steps):
             inputs[step], masks[step] = self.decision
+            if held is not None:
+                allowed = masks[step] & ~held
+                masks[step] = np.where(allowed.any(axis=1, keepdims=True), allowed, masks[step])
             features, self.hidden = self._features(policy, inputs[step])
             logits = policy.logits(features)
             log_probabilities = masked_log_softmax(logits, masks[step])
@@ -578,15 +588,17 @@ class SamplerWorker:
         value: NumpyPolicy,
         pool: list[NumpyPolicy] | None,
         league: tuple[list | None, list[float]] | None = None,
+        held: np.ndarray | None = None,
     ) -> int:
         """Ask for the next rollout; returns the buffer it will be written to. ``pool``: the
         self-play snapshots when they changed (else None); ``league``: the league's roster when
-        it changed (else None) and its members' draw probabilities."""
+        it changed (else None) and its members' draw probabilities; ``held``: the actions the
+        learner may not choose (:meth:`Sampler.collect`)."""
         buffer = self._next
         self._next = 1 - self._next
         pool_states = None if pool is None else [p.state() for p in pool]
         self.connection.send(
-            ("collect", buffer, policy.state(), value.state(), pool_states, league)
+            ("collect", buffer, policy.state(), value.state(), pool_states, league, held)
         )
         return buffer
 
@@ -663,14 +675,14 @@ def _work(connection, config, mix_weights, pool, n_steps, memory_names, shapes) 
             message = connection.recv()
             if message[0] == "close":
                 return
-            _, buffer, policy, value, pool, league = message
+            _, buffer, policy, value, pool, league, held = message
             if pool is not None:
                 mix.pool = [NumpyPolicy(**state) for state in pool]
             if league is not None:
                 mix.set_league(*league)
             started = time.process_time()
             episodes, wins = sampler.collect(NumpyPolicy(**policy), NumpyPolicy(**value), n_steps,
-                                             buffers[buffer])  # fmt: skip
+                                             buffers[buffer], held)  # fmt: skip
             cpu_seconds = time.process_time() - started
             connection.send(("done", (episodes, wins, cpu_seconds, sampler.results)))
     except (EOFError, KeyboardInterrupt):

@@ -95,6 +95,30 @@ class Count(Kind):
 
 
 @dataclasses.dataclass(frozen=True)
+class StepsOrShare(Kind):
+    """A number of learner decisions (an integer >= 1), or a share of the run's (a number from 0
+    up to 1, 1 excluded), which the resolved configuration turns into decisions."""
+
+    high: int
+    metavar: str | None = "STEPS"
+
+    def parse(self, text: str) -> int | float:
+        number = _read(text, float, "a number")
+        return int(number) if number >= 1 and number.is_integer() else number
+
+    def check(self, value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise KindError(f"must be a number, got {value!r}")
+        if not (math.isfinite(value) and 0 <= value <= self.high):
+            raise KindError(f"{value!r} is out of range; allowed 0..{self.high:,}")
+        if value >= 1 and not float(value).is_integer():
+            raise KindError(f"must be a share below 1 or whole decisions, got {value!r}")
+
+    def show(self, value: Any) -> str:
+        return f"{value:g} of the run" if 0 < value < 1 else f"{value:,}"
+
+
+@dataclasses.dataclass(frozen=True)
 class Number(Kind):
     """A finite number >= 0."""
 

@@ -11,7 +11,8 @@
 Each game is the AEC environment's game for the same seed, step by step (the kernel's rules and
 generator are the engine's: :mod:`cardzoo.envs.batch`). The kernel is compiled by numba where
 it is installed (the ``search`` extra) and runs as plain Python otherwise, with identical
-results, much slower. Only games with a kernel have a vector form: today Nobody Wants It.
+results, much slower. Only games with a kernel have a vector form: today Nobody Wants It,
+Believe It or Not and Minus Two.
 """
 
 from cardzoo.vector.gymnasium_env import VectorEnv

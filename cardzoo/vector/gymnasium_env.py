@@ -71,7 +71,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     Bad input raises :class:`~cardzoo.errors.InputError`: an action the mask forbids (vector
     learners mask their actions; **Decision:** no "terminate" mode as in the single-agent view),
     actions of the wrong shape or dtype, ``num_envs < 1``, reset options (the vector form deals
-    from seeds only; fixed decks are for the single environments). ``compiled`` as in
+    from seeds only; fixed decks are for the single environments), opponents that search from
+    the engine's state (``pimc``, ``ismcts``: the games are packed rows here). ``compiled`` as in
     :class:`~cardzoo.vector.multi_agent.MultiAgentVectorEnv`."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -186,13 +187,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def _seed(self, seeds: list[int]) -> None:
         """The games' generators from ``seeds``; a second generator per game for the learner's
-        seat and random opponents, and the seeds of opponent agents, from the same seed."""
+        seat and random opponents, and the seeds of opponent agents, from the same seed. An
+        agent that searches from the engine's state (``uses_state``) is refused first: the
+        vector forms keep their games as packed rows, not as engine states."""
+        agents = [] if self._compiled_opponents else [self._seat_agents(seed) for seed in seeds]
+        for agent in agents[0] if agents else []:
+            if agent.uses_state:
+                raise InputError(
+                    f"{self.game_name}: opponent {agent.name!r} searches from the game's state, "
+                    "which the vector environments do not keep; play it in the single-agent "
+                    "view (cardzoo.single_agent.SingleAgentEnv)"
+                )
         self.batch.seed(np.array(seeds, np.int64))
         for rng, seed in zip(self._policy_rngs, seeds):
             sequence = np.random.SeedSequence(seed, spawn_key=(1,))
             kernel_random.set_numpy_state(rng, np.random.PCG64(sequence).state)
-        if not self._compiled_opponents:
-            self._agents = [self._seat_agents(seed) for seed in seeds]
+        self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
         """One agent per other seat of one game (in seat order, the learner's left out)."""

@@ -1,18 +1,28 @@
-"""Believe It or Not's playout kernel: the rules on a packed int64 row, for fast rollouts.
+"""Believe It or Not's rules on a packed int64 row: the kernel of the playouts and the vector games.
 
 Small integer functions only (no numpy calls), so that one source runs both compiled by numba
-and as plain Python on lists (:mod:`cardzoo.envs.believe_it_or_not.playout` loads this file
-twice: as ``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
+and as plain Python (:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as
+``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
 ``kernel_plain``, never compiled). Rows are laid out as :func:`offsets` says (the names are
-:func:`~cardzoo.envs.believe_it_or_not.playout.row_layout`'s); ``rng`` is a one-element array
-(or list) holding the state of a xorshift32 generator, never 0. Every function takes the game's
-parameters ``n`` (players), ``cards`` (deck size), ``species`` and ``quick`` (the variant).
+:func:`~cardzoo.envs.believe_it_or_not.playout.row_layout`'s). ``rng`` is a generator of
+:mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game must be dealt exactly as the
+engine deals it for the same seed (the vector games), xorshift32 for the playouts. Every
+function takes the game's parameters ``n`` (players), ``cards`` (deck size), ``species`` and
+``quick`` (the variant), or the first of them it needs.
+
+Two drivers play many rows per call: :func:`playouts` (search rollouts) and the functions of
+"Many games at once" (:mod:`cardzoo.envs.batch`, the vector environments). They live in this
+file because numba's cache notices a change in a cached function's own file only.
 """
 
-from cardzoo.envs.kernels import kernel_jit
+from cardzoo.envs.kernels import kernel_dependency, kernel_jit
 
 #: PLAIN: True in the copy loaded as plain Python (see the module docstring)
 PLAIN, jit = kernel_jit(__name__)
+
+_random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
+below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
+next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 
 # The scalars at the start of a packed row (the engine's state fields of the same names).
 (
@@ -47,22 +57,31 @@ FINISH, DECLARE, BELIEVE, DOUBT, TURN_CARD, PLAY_PEEK, PLAY_SKIP, PEEK_AT = (
     29,
 )
 NUM_ACTIONS = 34
-
-
-@jit
-def next_random(rng):
-    x = rng[0]
-    x ^= (x << 13) & 0xFFFFFFFF
-    x ^= x >> 17
-    x ^= (x << 5) & 0xFFFFFFFF
-    rng[0] = x
-    return x
-
-
-@jit
-def below(rng, k):
-    # A number in 0..k-1 from the high bits (the low bits of xorshift are the weak ones).
-    return (next_random(rng) * k) >> 32
+NO_ONE = -1
+# The engine's observation fields, in its layout's order: observe() writes field k from
+# ``starts[k]`` on (GameBatch gives the starts from the engine's observation layout).
+OBSERVATION_FIELDS = (
+    "hand",
+    "hand_sizes",
+    "is_out",
+    "cards_on_table",
+    "out_of_game",
+    "to_act",
+    "decision",
+    "special_played",
+    "building",
+    "declared",
+    "table_size",
+    "last_size",
+    "last_owner",
+    "owner_has_no_cards",
+    "own_table_cards",
+    "peeked_position",
+    "peeked_card",
+    "revealed_card",
+    "revealed_true",
+    "revealed_taker",
+)
 
 
 @jit
@@ -315,6 +334,127 @@ def legal_actions(row, n, cards, species, legal):
     return count
 
 
+@jit
+def legal_mask(row, n, cards, species, mask):
+    """The engine's legal_mask of the player to decide: 1 or 0 per action in ``mask`` (all 0
+    once the game is over); returns how many actions are legal."""
+    if row[TERMINAL]:
+        for action in range(NUM_ACTIONS):
+            mask[action] = 0
+        return 0
+    # legal_actions lists the actions in ``mask`` itself, in increasing order; each is then
+    # moved to its own place, from the last one: an action id is at least its index in the
+    # list, so no entry still to be read is overwritten.
+    count = legal_actions(row, n, cards, species, mask)
+    for index in range(count, NUM_ACTIONS):
+        mask[index] = 0
+    for index in range(count - 1, -1, -1):
+        action = mask[index]
+        mask[index] = 0
+        mask[action] = 1
+    return count
+
+
+@jit
+def random_action(row, n, cards, species, rng, legal):
+    """Uniform among the legal actions (``legal``: scratch of NUM_ACTIONS)."""
+    return legal[below(rng, legal_actions(row, n, cards, species, legal))]
+
+
+@jit
+def copies(card, cards, species):
+    # Copies of card type ``card`` in a deck of ``cards`` cards with ``species`` species: four of
+    # each species, one elephant, and two peeks and two skips unless the deck leaves them out.
+    if card < species:
+        return SET_SIZE
+    if card == ELEPHANT:
+        return 1
+    if card in (PEEK, SKIP):
+        return (cards - SET_SIZE * species - 1) // 2
+    return 0
+
+
+@jit
+def new_game(row, n, cards, species, rng):
+    """The engine's new_state: numpy's permutation of the deck in type order (shuffled on the
+    table's slots, which are empty again after the deal), dealt one card at a time from
+    player_0, sets of four discarded; dealt again while the deal is void."""
+    hands, seats, _, table, _, _, _, _, winners = offsets(n, cards)
+    playable = False
+    while not playable:
+        for index in range(winners + n):
+            row[index] = 0
+        for index in (DECLARED, PEEK_PLAYER, PEEK_POSITION, REVEALED_CARD, REVEALED_TAKER):
+            row[index] = NO_ONE
+        position = table
+        for card in range(NUM_TYPES):
+            for _ in range(copies(card, cards, species)):
+                row[position] = card
+                position += 1
+        shuffle(row, table, cards, rng)
+        for index in range(cards):
+            player = index % n
+            row[hands + NUM_TYPES * player + row[table + index]] += 1
+            row[seats + player] += 1
+            row[table + index] = 0
+        playable = True
+        for player in range(n):
+            discard_sets(row, n, cards, species, player)
+            playable = playable and row[seats + player] > 0
+        playable = playable and not no_animals_left(row, n, cards, species)
+
+
+@jit
+def seen_from(seat, player, n):
+    # ``seat`` counted from ``player`` leftwards (the observation's seat-relative order); no
+    # modulo: observe() needs several per call.
+    relative = seat - player
+    return relative + n if relative < 0 else relative
+
+
+@jit
+def observe(row, n, cards, player, starts, out):
+    """The engine's observation of ``player`` into ``out`` (float32), field k of
+    OBSERVATION_FIELDS from ``starts[k]`` on."""
+    hands, seats, building, table, _, _, counts, out_of_game, _ = offsets(n, cards)
+    for index in range(len(out)):
+        out[index] = 0.0
+    for t in range(NUM_TYPES):
+        out[starts[0] + t] = row[hands + NUM_TYPES * player + t]
+        out[starts[4] + t] = row[out_of_game + t]
+    for seat in range(n):  # hand_sizes, is_out, cards_on_table: the observer first
+        relative = seen_from(seat, player, n)
+        out[starts[1] + relative] = row[seats + seat]
+        out[starts[2] + relative] = row[seats + n + seat]
+        out[starts[3] + relative] = row[seats + 2 * n + seat]
+    if row[TERMINAL] == 0:
+        actor = row[CURRENT]
+        out[starts[5] + seen_from(actor, player, n)] = 1.0
+        out[starts[6] + row[DECISION]] = 1.0
+        out[starts[7]] = row[SPECIAL_PLAYED]
+        if actor == player:
+            for index in range(row[BUILDING_SIZE]):
+                out[starts[8] + row[building + index]] += 1.0
+    if row[TABLE_SIZE] > 0:
+        owner = last_owner(row, n, cards)
+        size = last_size(row, n, cards)
+        out[starts[9] + row[DECLARED]] = 1.0
+        out[starts[10]] = row[TABLE_SIZE]
+        out[starts[11]] = size
+        out[starts[12] + seen_from(owner, player, n)] = 1.0
+        out[starts[13]] = 1.0 if row[seats + owner] == 0 else 0.0
+        for t in range(NUM_TYPES):
+            out[starts[14] + t] = row[counts + NUM_TYPES * player + t]
+        if row[PEEK_PLAYER] == player:
+            position = row[PEEK_POSITION]
+            out[starts[15] + position] = 1.0
+            out[starts[16] + row[table + row[TABLE_SIZE] - size + position]] = 1.0
+    if row[REVEALED_CARD] != NO_ONE:
+        out[starts[17] + row[REVEALED_CARD]] = 1.0
+        out[starts[18]] = row[REVEALED_TRUE]
+        out[starts[19] + seen_from(row[REVEALED_TAKER], player, n)] = 1.0
+
+
 # ------------------------------------------------------------------------------------------------
 # The rollout policy: the bluffer heuristic, read from the acting player's own view
 # ------------------------------------------------------------------------------------------------
@@ -487,10 +627,10 @@ def playouts(
 ):
     # rows[b] played to the end of the game (or max_steps), first_actions[b] first unless it is
     # -1; each action uniformly random among the legal ones with probability
-    # random_permille / 1000, else the bluffer heuristic's.
+    # random_permille / 1000, else the bluffer heuristic's. rng: a generator to seed (xorshift).
     for b in range(len(rows)):
         row = rows[b]
-        rng[0] = seeds[b]
+        seed_xorshift(rng, seeds[b])
         steps = 0
         if first_actions[b] >= 0 and row[TERMINAL] == 0:
             apply_action(row, n, cards, species, quick, first_actions[b])
@@ -503,3 +643,144 @@ def playouts(
                 action = heuristic_action(row, n, cards, species, 35, legal, count, rng)
             apply_action(row, n, cards, species, quick, action)
             steps += 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Many games at once (the vector environments: cardzoo.envs.batch)
+# ----------------------------------------------------------------------------------------------
+# The functions GameBatch calls, each doing what the GameBatch method of (about) the same name
+# says, with the game's parameters last, as Game.kernel_parameters() gives them: (num_players,
+# deck size, num_species, quick). Game b is rows[b], dealt by its generator rngs[b] (numpy's, as
+# the engine's state.rng), which is drawn from env_rngs[b] for every new game (as an
+# environment's reset draws the game's generator from its own); steps[b] counts its agent steps
+# against max_cycles. A reward comes only at the end of a game: +1 to each winner, -1 to
+# everybody else; a game cut at max_cycles gives 0.
+RUNNING, OVER, TRUNCATED = 0, 1, 2
+
+
+@jit
+def row_size(n, cards, species, quick):
+    """The length of a packed row."""
+    return offsets(n, cards)[8] + n  # winners last
+
+
+@jit
+def start_games(rows, rngs, env_rngs, steps, games, n, cards, species, quick):
+    for b in range(len(rows)):
+        if games[b]:
+            seed_numpy(rngs[b], next_seed(env_rngs[b]))
+            new_game(rows[b], n, cards, species, rngs[b])
+            steps[b] = 0
+
+
+@jit
+def observe_games(rows, players, starts, observations, masks, n, cards, species, quick):
+    for b in range(len(rows)):
+        if players[b] < -1:
+            continue
+        row = rows[b]
+        player = row[CURRENT] if players[b] < 0 else players[b]
+        observe(row, n, cards, player, starts, observations[b])
+        if player == row[CURRENT]:
+            legal_mask(row, n, cards, species, masks[b])
+        else:
+            for action in range(NUM_ACTIONS):
+                masks[b][action] = 0
+
+
+@jit
+def current_players(rows, players, n, cards, species, quick):
+    for b in range(len(rows)):
+        players[b] = rows[b][CURRENT]
+
+
+@jit
+def reward_after(row, n, cards, seat, steps, max_cycles):
+    """How game ``row`` stands after an agent step (its ``steps``-th) and what ``seat`` earned
+    by it: the game's end, or else a truncation (reward 0) at ``max_cycles``."""
+    if row[TERMINAL]:
+        return OVER, 1 if row[offsets(n, cards)[8] + seat] else -1
+    return (TRUNCATED if steps >= max_cycles else RUNNING), 0
+
+
+@jit
+def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, cards, species, quick):
+    for b in range(len(rows)):
+        row = rows[b]
+        ends[b] = RUNNING
+        for seat in range(n):
+            rewards[b][seat] = 0
+        if actions[b] < 0:
+            continue
+        apply_action(row, n, cards, species, quick, actions[b])
+        steps[b] += 1
+        for seat in range(n):
+            ends[b], rewards[b][seat] = reward_after(row, n, cards, seat, steps[b], max_cycles)
+
+
+@jit
+def play_to_seat(row, steps, b, policy_rng, seat, max_cycles, mask, n, cards, species, quick):
+    """Uniformly random play (from ``policy_rng``) by every seat but ``seat`` in game b
+    (``row``, its agent steps in ``steps[b]``) until ``seat`` must decide or the game ends;
+    returns how the game stands and what ``seat`` earned meanwhile."""
+    if row[TERMINAL]:
+        return OVER, 0
+    end, earned = (TRUNCATED if steps[b] >= max_cycles else RUNNING), 0
+    while end == RUNNING and row[CURRENT] != seat:
+        action = random_action(row, n, cards, species, policy_rng, mask)
+        apply_action(row, n, cards, species, quick, action)
+        steps[b] += 1
+        end, earned = reward_after(row, n, cards, seat, steps[b], max_cycles)
+    return end, earned
+
+
+@jit
+def step_seats(
+    rows,
+    rngs,
+    env_rngs,
+    policy_rngs,
+    steps,
+    seats,
+    actions,
+    learner_seat,
+    max_cycles,
+    max_deals,
+    rewards,
+    ends,
+    mask,
+    n,
+    cards,
+    species,
+    quick,
+):
+    """Returns -1, or the first row that was dealt ``max_deals`` times in vain."""
+    for b in range(len(rows)):
+        row = rows[b]
+        if actions[b] >= 0:
+            apply_action(row, n, cards, species, quick, actions[b])
+            steps[b] += 1
+            ends[b], rewards[b] = reward_after(row, n, cards, seats[b], steps[b], max_cycles)
+            if ends[b] == RUNNING:
+                ends[b], rewards[b] = play_to_seat(
+                    row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species,
+                    quick,
+                )  # fmt: skip
+            continue
+        rewards[b] = 0
+        ends[b] = RUNNING
+        if actions[b] < -1:
+            continue
+        deals, end = 0, OVER
+        while end != RUNNING:
+            if deals == max_deals:
+                return b
+            deals += 1
+            seed_numpy(rngs[b], next_seed(env_rngs[b]))
+            new_game(row, n, cards, species, rngs[b])
+            steps[b] = 0
+            seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
+            end, _ = play_to_seat(
+                row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species, quick
+            )
+    return -1

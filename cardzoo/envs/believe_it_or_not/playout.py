@@ -9,9 +9,11 @@ is played out by a few small integer functions (:mod:`.kernel`).
 As for Nobody Wants It (:mod:`cardzoo.envs.nobody_wants_it.playout`), those functions are
 compiled by numba when it is installed (the ``search`` extra; compiled once per machine and kept
 in numba's on-disk cache) and run as plain Python otherwise, on Python lists: the very same
-source, integer arithmetic only, with a random generator of its own (xorshift32, seeded per game
-from the caller's numpy ``Generator``), so the compiled and the plain results are identical;
-only the speed differs (benchmarks/search.py measures both).
+source, integer arithmetic only, with a cheap random generator (xorshift32 of
+:mod:`cardzoo.envs.kernel_random`, seeded per game from the caller's numpy ``Generator``), so the
+compiled and the plain results are identical; only the speed differs (benchmarks/search.py
+measures both). The same kernel plays the vector environments' games
+(:mod:`cardzoo.envs.batch`).
 
 The rules are the engine's (:mod:`cardzoo.envs.believe_it_or_not.rules`); tests play both side
 by side. The row leaves out ``taken_known``: what players saw go to a taker is the resampler's
@@ -24,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cardzoo.envs import kernel_random
 from cardzoo.envs.believe_it_or_not import kernel as _kernel
 from cardzoo.envs.believe_it_or_not.kernel import NUM_SCALARS, TERMINAL
 from cardzoo.envs.core import Game, State
@@ -110,10 +113,6 @@ _PLAIN, _COMPILED = plain_and_compiled(_kernel)
 POLICIES = {"bluffer": 100, "random": 1000}
 
 
-def _game_arguments(game: Game) -> tuple[int, int, int, bool]:
-    return game.num_players, game.num_cards, game.num_species, game.variant == "quick"
-
-
 def playouts(
     game: Game,
     rows: np.ndarray,
@@ -131,8 +130,8 @@ def playouts(
     Python kernel (identical results, slower); True requires numba."""
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
-    arguments = (*_game_arguments(game), game.default_max_cycles)
-    scratch = (1, _kernel.NUM_ACTIONS)  # the step counter, the legal actions of a decision
+    arguments = (*game.kernel_parameters(), game.default_max_cycles)
+    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS)  # a generator, the legal actions
     options = (POLICIES[policy],)
     return run_playouts(
         _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
@@ -143,17 +142,17 @@ def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = Fals
     """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's)."""
     if compiled:
         out = np.array(row, np.int64)
-        _COMPILED.apply_action(out, *_game_arguments(game), action)
+        _COMPILED.apply_action(out, *game.kernel_parameters(), action)
         return out
     out = list(map(int, row))
-    _PLAIN.apply_action(out, *_game_arguments(game), action)
+    _PLAIN.apply_action(out, *game.kernel_parameters(), action)
     return np.array(out, np.int64)
 
 
 def legal_packed(game: Game, row: np.ndarray) -> list[int]:
     """The legal actions of a packed row, by the kernel (for tests)."""
     legal = [0] * _kernel.NUM_ACTIONS
-    count = _PLAIN.legal_actions(list(map(int, row)), *_game_arguments(game)[:3], legal)
+    count = _PLAIN.legal_actions(list(map(int, row)), *game.kernel_parameters()[:3], legal)
     return legal[:count]
 
 
@@ -162,9 +161,11 @@ def policy_action(game: Game, row: np.ndarray, seed: int = 1) -> int:
     ``seed`` drives its random choices: ties, the card to turn)."""
     legal = [0] * _kernel.NUM_ACTIONS
     values = list(map(int, row))
-    n, cards, species, _quick = _game_arguments(game)
+    n, cards, species, _quick = game.kernel_parameters()
     count = _PLAIN.legal_actions(values, n, cards, species, legal)
-    return int(_PLAIN.heuristic_action(values, n, cards, species, 35, legal, count, [seed]))
+    rng = [0] * kernel_random.SIZE
+    _PLAIN.seed_xorshift(rng, seed)
+    return int(_PLAIN.heuristic_action(values, n, cards, species, 35, legal, count, rng))
 
 
 def winners(game: Game, rows: np.ndarray) -> np.ndarray:

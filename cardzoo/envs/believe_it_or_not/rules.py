@@ -188,6 +188,13 @@ Fast playouts (search rollouts)
     (:mod:`cardzoo.envs.believe_it_or_not.playout`; numba when installed, else the same code as
     plain Python with identical results). The search agents roll out through it.
 
+Vector form
+    The same kernel plays many games in one call (``kernel_module``; :mod:`cardzoo.vector`:
+    ``VectorEnv``, ``MultiAgentVectorEnv``, ``SB3VecEnv``), dealing from numpy's own generator
+    reproduced bit for bit: game i of a batch seeded ``s`` is the game ``reset(seed=s + i)``
+    deals, with the same observations, masks, rewards and ends for the same actions. It deals
+    from seeds only (the ``deck`` option is for the single environments).
+
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
 ``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v0``.
@@ -289,6 +296,7 @@ class BelieveItOrNot(Game):
     playout_policies = ("bluffer", "random")
     #: how far :meth:`random_playouts` plays: to the end of the game
     playout_horizons = ("game",)
+    kernel_module = "cardzoo.envs.believe_it_or_not.kernel"
 
     def __init__(
         self,
@@ -324,6 +332,9 @@ class BelieveItOrNot(Game):
             "num_species": self.num_species,
             "special_cards": self.special_cards,
         }
+
+    def kernel_parameters(self) -> tuple[int, ...]:
+        return (self.num_players, self.num_cards, self.num_species, int(self.variant == "quick"))
 
     def _make_layout(self) -> dict[str, slice]:
         n = self.num_players

@@ -10,13 +10,15 @@ functions (:mod:`.kernel`).
 As for Nobody Wants It's playouts (:mod:`cardzoo.envs.nobody_wants_it.playout`), those functions
 are compiled by numba when it is installed (the ``search`` extra) and run as plain Python
 otherwise, on Python lists: the very same source, integer arithmetic only, a xorshift32
-generator seeded per game from the caller's numpy ``Generator``, so compiled and plain results
-are identical on every machine; only the speed differs.
+generator (:mod:`cardzoo.envs.kernel_random`) seeded per game from the caller's numpy
+``Generator``, so compiled and plain results are identical on every machine; only the speed
+differs.
 
 The rules are the engine's (:mod:`cardzoo.envs.minus_two.rules`); tests play both side by side.
 A row holds what play and scoring need: no pile order (the limit is kept), and not the public
 memory of hands (``hidden_hand``, ``hand_excludes``), which only the resampler reads. Later
-rounds are dealt with the kernel's generator: a playout is another sample of the same game.
+rounds are dealt in the engine's order but from the playout's own generator: a playout is
+another sample of the same game.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cardzoo.envs import kernel_random
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import check_choice
 from cardzoo.envs.kernels import (
@@ -38,13 +41,14 @@ from cardzoo.envs.minus_two.kernel import MAX_LEGAL, ROUND, TERMINAL  # scalars 
 
 NUM_SCALARS = 8
 NUM_TYPES = 12
+CARDS_PER_COLOUR = 13
 
 
 def row_layout(num_players: int) -> dict[str, int]:
     """Where each part of a packed row starts (the engine's field names, at the kernel's
     :func:`~.kernel.offsets`), and the row's length (``"size"``)."""
-    starts = dict(zip(_ARRAY_PARTS, _kernel.offsets(num_players)))
-    starts["size"] = starts["removed"] + NUM_TYPES
+    starts = dict(zip((*_ARRAY_PARTS, "deck"), _kernel.offsets(num_players)))
+    starts["size"] = starts["deck"] + CARDS_PER_COLOUR  # the deck: scratch room of a deal
     return starts
 
 
@@ -69,7 +73,9 @@ def pack(states: Sequence[State]) -> np.ndarray:
     if not states:
         raise ValueError("pack needs at least one state")
     layout = row_layout(states[0].face_down.shape[0])
-    return pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
+    rows = pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
+    rows[:, layout["deck"] :] = 0  # no state field: zero, so that equal states pack equal rows
+    return rows
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,7 +119,7 @@ def playouts(
     check_choice("policy", policy, tuple(POLICIES))
     n, count_scoring, target_raise = _rules(game)
     arguments = (n, game.default_max_cycles)
-    scratch = (1, MAX_LEGAL)  # the step counter, the legal actions of a decision
+    scratch = (kernel_random.SIZE, MAX_LEGAL)  # a generator, the legal actions of a decision
     options = (*POLICIES[policy], bool(one_round), count_scoring, target_raise)
     return run_playouts(
         _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
@@ -126,20 +132,22 @@ def apply_packed(
     """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's).
     ``seed`` seeds the deal of a next round."""
     n, count_scoring, target_raise = _rules(game)
+    kernel = _COMPILED if compiled else _PLAIN
+    rng = np.zeros(kernel_random.SIZE, np.int64)
+    kernel_random.seed_xorshift(rng, seed)
     if compiled:
         out = np.array(row, np.int64)
-        rng = np.array([seed], np.int64)
-        _COMPILED.apply_action(out, n, int(action), rng, count_scoring, target_raise)
+        kernel.apply_action(out, n, int(action), rng, count_scoring, target_raise)
         return out
     out = list(map(int, row))
-    _PLAIN.apply_action(out, n, int(action), [seed], count_scoring, target_raise)
+    kernel.apply_action(out, n, int(action), rng.tolist(), count_scoring, target_raise)
     return np.array(out, np.int64)
 
 
 def legal_actions(game: Game, row: np.ndarray) -> list[int]:
     """The legal actions of a packed row, in increasing order (for tests)."""
     buf = [0] * MAX_LEGAL
-    k = _PLAIN.legal_actions(list(map(int, row)), game.num_players, buf)
+    k = _PLAIN.legal_actions(list(map(int, row)), game.num_players, buf, False)
     return buf[:k]
 
 
@@ -149,7 +157,7 @@ def policy_action(game: Game, row: np.ndarray, policy: str) -> int:
     if policy not in POLICIES or policy == "random":
         raise ValueError(f"policy={policy!r}: choose one of {list(POLICIES)[:-1]}")
     values, buf = list(map(int, row)), [0] * MAX_LEGAL
-    k = _PLAIN.legal_actions(values, game.num_players, buf)
+    k = _PLAIN.legal_actions(values, game.num_players, buf, False)
     return int(_PLAIN.heuristic_action(values, game.num_players, buf, k, POLICIES[policy][1]))
 
 

@@ -311,6 +311,7 @@ class MinusTwo(Game):
     playout_policies = ("attacker", "high_cards", "random")
     #: how far :meth:`random_playouts` plays: the game, or the current round
     playout_horizons = ("game", "round")
+    kernel_module = "cardzoo.envs.minus_two.kernel"
 
     def __init__(
         self,
@@ -410,6 +411,15 @@ class MinusTwo(Game):
             "scoring": self.scoring,
             "reward": self.reward,
         }
+
+    def kernel_parameters(self) -> tuple[int, ...]:
+        return (
+            self.num_players,
+            int(self.scoring == "count"),
+            self.target_raise,
+            self.target_score,
+            int(self.reward == "points"),
+        )
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n, layout = self.num_players, self.observation_layout
