@@ -64,6 +64,9 @@ COMPILED: bool | None = None
 #: the steps (``apply`` calls) after which a game moves to the compiled kernel: about half a
 #: second of plain play, what loading the compiled kernel costs a process
 SWITCH_AFTER = 50_000
+#: the masks of legal actions a game keeps, by the kernel's bits or code (a game whose code has
+#: many values, Minus Two's, starts again from none beyond it)
+MASKS_KEPT = 20_000
 
 
 class RowLayout:
@@ -94,10 +97,12 @@ class Scalar:
 
 class Part:
     """A field that is an array of the row: a numpy view laid out by the state's
-    :class:`RowLayout`; assigning to it writes into the row. Snapshots hold it as ``dtype``."""
+    :class:`RowLayout`; assigning to it writes into the row. Snapshots hold it as ``dtype``;
+    ``snapshot=False``: a view only (of part of a field that snapshots hold), not a field."""
 
-    def __init__(self, dtype: type = np.int64):
+    def __init__(self, dtype: type = np.int64, snapshot: bool = True):
         self.dtype = np.dtype(dtype)
+        self.snapshot = snapshot
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -122,7 +127,11 @@ class PackedState(State):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        declared = [name for name, value in vars(cls).items() if isinstance(value, (Scalar, Part))]
+        declared = [
+            name
+            for name, value in vars(cls).items()
+            if isinstance(value, Scalar) or (isinstance(value, Part) and value.snapshot)
+        ]
         cls.fields = (*cls.fields, *declared)
 
     def __init__(self, layout: RowLayout, row: list | np.ndarray, rng: np.random.Generator):
@@ -284,7 +293,10 @@ class KernelGame(Game):
     ``kernel_random.shuffle``):
 
     - ``new_game(row, *parameters, rng)``: a new game, in a row holding what reset options fix;
-    - ``legal_actions(row, *parameters)``: the legal actions of the player to decide, as bits;
+    - ``legal_actions(row, *parameters)``: the legal actions of the player to decide, as bits
+      (bit ``a``: action ``a`` is legal), or, for a game with more actions than an int64 has
+      bits, as a code of the kernel's own (a number >= 0, 0 for none) that its
+      ``expand_legal(code, mask, True)`` writes out as 1s into a zeroed mask;
     - ``step(row, *parameters, action, rewards, rng)``: an action, and what each seat earned
       by it into ``rewards``; returns the legal actions that follow (bits) shifted left by one,
       plus 1 if the step gives rewards;
@@ -304,7 +316,8 @@ class KernelGame(Game):
         self.row_layout = layout
         self.engine = KernelEngine(self.kernel_module, layout)
         self._parameters = self.kernel_parameters()
-        self._masks: dict[int, np.ndarray] = {}  # bits -> mask
+        self._masks: dict[int, np.ndarray] = {}  # bits (or code) -> mask
+        self._expand_legal = getattr(plain_copy(self.kernel_module), "expand_legal", None)
         self._no_actions = np.zeros(self.num_actions, np.int8)
         self._observation_struct = struct.Struct(f"{self.observation_size}f")
         #: the steps before the compiled kernel is taken (-1: never; see COMPILED)
@@ -366,10 +379,21 @@ class KernelGame(Game):
             bits = self._legal_actions(row, *self._parameters)
         mask = self._masks.get(bits)
         if mask is None:
-            mask = self._masks[bits] = np.array(
-                [(bits >> action) & 1 for action in range(self.num_actions)], np.int8
-            )
+            mask = self._mask_of(bits)
         return mask.copy()
+
+    def _mask_of(self, legal: int) -> np.ndarray:
+        """The mask of the legal actions ``legal`` (bits, or the kernel's code), kept for the
+        next time (up to :data:`MASKS_KEPT` of them)."""
+        if len(self._masks) >= MASKS_KEPT:
+            self._masks.clear()
+        if self._expand_legal is None:
+            mask = np.array([(legal >> action) & 1 for action in range(self.num_actions)], np.int8)
+        else:
+            mask = np.zeros(self.num_actions, np.int8)
+            self._expand_legal(legal, mask, True)
+        self._masks[legal] = mask
+        return mask
 
     def apply(self, state: State, action: int) -> np.ndarray | None:
         rewards, row = self._rewards, state._row  # type: ignore[attr-defined]

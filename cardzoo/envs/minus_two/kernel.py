@@ -1,21 +1,46 @@
-"""Minus Two's rules on a packed int64 row: the kernel of the playouts and the vector games.
+"""Minus Two's rules on a packed int64 row.
 
-Small integer functions only (no numpy calls), so that one source runs both compiled by numba
-and as plain Python (:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as
-``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
-``kernel_plain``, never compiled). Rows are laid out as
-:func:`~cardzoo.envs.minus_two.playout.row_layout` says. ``rng`` is a generator of
-:mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game must deal exactly as the
-engine does for the same seed (the vector games), xorshift32 for the playouts. ``buf`` is
-scratch room for the legal actions of one decision (:data:`MAX_LEGAL` numbers).
+The game's one engine, as Nobody Wants It's kernel is that game's (see
+:mod:`cardzoo.envs.kernels` for how one source runs compiled by numba and as plain Python):
+every rule and every observation field of Minus Two is written here, once, as small integer
+functions without numpy calls. The game's ``Game``/``State`` (:mod:`.rules`, over
+:mod:`cardzoo.envs.packed`) play it one decision at a time on a state that *is* a row; the
+vector games (the functions of "Many games at once", through :mod:`cardzoo.envs.batch`) and the
+search playouts (:func:`playouts`) many rows a call. All live in this file: numba's cache
+notices a change in a cached function's own file only.
 
-Card types: 0..9 = values 1..10, 10 = ``-2``, 11 = ``>>>``. Actions as the engine's:
+``rng`` is a generator of :mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game
+must deal exactly as numpy's generator of the same seed does (a game's own generator, the vector
+games), xorshift32 for the playouts. ``buf`` is scratch room for the legal actions of one
+decision (:data:`MAX_LEGAL` numbers).
+
+Card types: 0..9 = values 1..10, 10 = ``-2``, 11 = ``>>>``. Actions:
 ``source * 144 + type * 12 + count - 1`` (source 0 hand, 1 face-up), 288..291 a face-down
 position, 292 take the pile.
 
-Two drivers play many rows per call: :func:`playouts` (search rollouts) and the functions of
-"Many games at once" (:mod:`cardzoo.envs.batch`, the vector environments). They live in this
-file because numba's cache notices a change in a cached function's own file only.
+A row, for ``n`` players (:func:`parts` names its parts as the game's state does): the scalars
+(:data:`CURRENT` ... :data:`ROUND_WINNER`), then
+
+==================  ===========  ==========================================================
+part                size         what
+==================  ===========  ==========================================================
+``cards``           2 x n x 12   cards per type in every hand, then every face-up row
+``face_down_held``  n x 4        1 where a face-down position still holds a card
+``sizes``           3 x n        cards in each hand, face-up row and face-down row
+``totals``          n            running totals
+``pile_counts``     12           the pile by type
+``removed``         12           cards removed by ``>>>`` this round, by type
+``face_down``       n x 4        the card type at each face-down position, -1 when gone
+``pile``            13 n         the pile in play order (slots beyond its size keep old
+                                 values)
+``round_points``    n            the points each player added at the last round's end
+``hidden_hand``     n x 12       hand cards from the deal that nobody else has seen
+``hand_excludes``   n x 12       1 for the types those hidden cards cannot be
+``fixed_deal``      n x 13       round 1's deal fixed by reset options, card type + 1 (all
+                                 0: shuffled), and the scratch room of a deal (0 after it)
+==================  ===========  ==========================================================
+
+The first six parts follow one another: the game's state shows them as one ``table`` too.
 """
 
 from cardzoo.envs.kernels import kernel_dependency, kernel_jit
@@ -29,39 +54,101 @@ next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 
 # The scalars at the start of a packed row.
 CURRENT, PILE_SIZE, LIMIT, TARGET, DEALER, ROUND, TERMINAL, ROUND_WINNER = range(8)
+NUM_SCALARS = 8
 
-MINUS_TWO, CLEAR = 10, 11
-BLIND, TAKE_PILE = 288, 292
+NUM_TYPES, MINUS_TWO, CLEAR = 12, 10, 11
+CARDS_PER_COLOUR, ROW, HAND_DEAL = 13, 4, 5
+WIN_BONUS, MINUS_TWO_BONUS = 10, 80
+HAND, FACE_UP, FACE_DOWN = 0, 1, 2
+ACTIONS_PER_SOURCE, BLIND, TAKE_PILE, NUM_ACTIONS = 144, 288, 292, 293
 #: the most legal actions a decision can have (a hand of every card of a 6-player game)
 MAX_LEGAL = 300
-# Where each observation field starts, in the order of the ``starts`` argument of observe().
-OBSERVATION_FIELDS = (
-    "hand",
-    "face_up",
-    "face_down",
-    "play_from",
-    "hand_sizes",
-    "face_up_sizes",
-    "face_down_sizes",
-    "totals",
-    "pile_limit",
-    "pile_size",
-    "pile",
-    "removed",
-    "target",
-)
+
+# The legal actions of a decision as one number (see legal_code): 4 bits per type, the count of
+# the last cards, take the pile, the place played from.
+LAST_CARDS_SHIFT, TAKE_PILE_BIT, SOURCE_SHIFT = 48, 52, 53
+
+
+def parts(n):
+    """Where each named part of a row starts, and its shape (``name -> (start, shape)``), in the
+    names of the game's state; plain Python, for the drivers."""
+    shapes = (
+        ("cards", (2, n, NUM_TYPES)),
+        ("face_down_held", (n, ROW)),
+        ("sizes", (3, n)),
+        ("totals", (n,)),
+        ("pile_counts", (NUM_TYPES,)),
+        ("removed", (NUM_TYPES,)),
+        ("face_down", (n, ROW)),
+        ("pile", (CARDS_PER_COLOUR * n,)),
+        ("round_points", (n,)),
+        ("hidden_hand", (n, NUM_TYPES)),
+        ("hand_excludes", (n, NUM_TYPES)),
+        ("fixed_deal", (n, CARDS_PER_COLOUR)),
+    )
+    found, start = {}, NUM_SCALARS
+    for name, shape in shapes:
+        found[name] = (start, shape)
+        size = 1
+        for length in shape:
+            size *= length
+        start += size
+    return found
+
+
+def observation_sizes(n):
+    """The fields of a player's observation vector in order, with their sizes (plain Python: the
+    game's ``observation_layout`` is built from it; :func:`observe` fills them)."""
+    return [
+        ("hand", NUM_TYPES),
+        ("face_up", n * NUM_TYPES),
+        ("face_down", ROW),
+        ("play_from", 3),
+        ("hand_sizes", n),
+        ("face_up_sizes", n),
+        ("face_down_sizes", n),
+        ("totals", n),
+        ("pile_limit", 1),
+        ("pile_size", 1),
+        ("pile", NUM_TYPES),
+        ("removed", NUM_TYPES),
+        ("target", 1),
+    ]
+
+
+#: the observation fields in the order of the ``starts`` argument of :func:`observe`
+OBSERVATION_FIELDS = tuple(name for name, _size in observation_sizes(1))
 
 
 @jit
 def offsets(n):
-    cards = 8  # (2, n, 12): hand and face-up row by type
-    face_down = cards + 24 * n  # (n, 4): the card type at each position, -1 when gone
-    sizes = face_down + 4 * n  # (3, n): cards in hand, face-up row, face-down row
+    """Where the parts of a row start (as :func:`parts` says), in its order."""
+    cards = NUM_SCALARS
+    held = cards + 24 * n
+    sizes = held + 4 * n
     totals = sizes + 3 * n
-    pile = totals + n  # (12,): the pile by type
-    removed = pile + 12  # (12,): cards removed by >>> this round
-    deck = removed + 12  # (13,): room to shuffle a colour at a deal
-    return cards, face_down, sizes, totals, pile, removed, deck
+    pile = totals + n
+    removed = pile + 12
+    face_down = removed + 12
+    order = face_down + 4 * n
+    points = order + 13 * n
+    hidden = points + n
+    excludes = hidden + 12 * n
+    deck = excludes + 12 * n
+    return (
+        cards,
+        held,
+        sizes,
+        totals,
+        pile,
+        removed,
+        face_down,
+        order,
+        points,
+        hidden,
+        excludes,
+        deck,
+    )
 
 
 @jit
@@ -75,14 +162,14 @@ def card_points(card, count_scoring):
 
 @jit
 def held(row, n, player):
-    _, _, sizes, _, _, _, _ = offsets(n)
+    sizes = offsets(n)[2]
     return row[sizes + player] + row[sizes + n + player] + row[sizes + 2 * n + player]
 
 
 @jit
 def play_source(row, n, player):
-    # The engine's play_source: 0 hand, 1 face-up row, 2 face-down row.
-    cards, _, sizes, _, _, _, _ = offsets(n)
+    """Where ``player`` must play from now: 0 hand, 1 face-up row, 2 face-down row."""
+    cards, _, sizes = offsets(n)[:3]
     in_hand, face_up = row[sizes + player], row[sizes + n + player]
     if row[PILE_SIZE] > 0:
         if in_hand > 0:
@@ -99,6 +186,56 @@ def play_source(row, n, player):
 
 
 @jit
+def playable(card, limit):
+    """Whether ``card`` may be played on a pile with ``limit`` (0: empty): on an empty pile any
+    number and >>>, never -2; else up to the limit, -2 and >>>."""
+    if limit == 0:
+        return card != MINUS_TWO
+    return card < limit or card >= MINUS_TWO
+
+
+# ----------------------------------------------------------------------------------------------
+# The legal actions
+# ----------------------------------------------------------------------------------------------
+
+
+@jit
+def legal_code(row, n):
+    """The legal actions of the player to act as one number (0: none, once the game is over),
+    which :func:`expand_legal` lists: from the face-down row, bit p for position p; else bits
+    4t..4t+3 the cards of type t that may go together (1..count of them), bits 48..51 the
+    count of the last cards (every -2 at once; 0: not allowed), bit 52 taking the pile, and
+    bits 53.. the place played from."""
+    if row[TERMINAL]:
+        return 0
+    cards, held_part, sizes = offsets(n)[:3]
+    player = row[CURRENT]
+    source = play_source(row, n, player)
+    if source == 2:
+        code = 2 << SOURCE_SHIFT
+        for position in range(4):
+            code |= row[held_part + 4 * player + position] << position
+        return code
+    start = cards + 12 * (source * n + player)
+    limit = row[LIMIT]
+    code = source << SOURCE_SHIFT
+    for card in range(12):
+        count = row[start + card]
+        if count > 0 and playable(card, limit):
+            code |= count << (4 * card)
+    in_hand, face_up = row[sizes + player], row[sizes + n + player]
+    minus_twos = row[cards + 12 * player + MINUS_TWO] + row[cards + 12 * (n + player) + MINUS_TWO]
+    if row[sizes + 2 * n + player] == 0 and minus_twos == in_hand + face_up:
+        # The last cards: every -2 at once, unless the place holds them all and they are
+        # listed as a play already (on a pile).
+        if limit == 0 or row[start + MINUS_TWO] != minus_twos:
+            code |= minus_twos << LAST_CARDS_SHIFT
+    elif row[PILE_SIZE] > 0 and code == source << SOURCE_SHIFT:
+        code |= 1 << TAKE_PILE_BIT  # no legal play: take the pile
+    return code
+
+
+@jit
 def listed(out, k, action, as_mask):
     """Action ``action`` as the k-th of a list (``out[k]``) or in a mask (``out[action] = 1``)."""
     if as_mask:
@@ -109,46 +246,43 @@ def listed(out, k, action, as_mask):
 
 
 @jit
-def legal_actions(row, n, out, as_mask):
-    """The engine's legal_mask of the player to act: as a list in increasing order, ``out[:k]``,
-    or (``as_mask``) as 1 at each legal action of ``out``, zero elsewhere already; returns k,
-    how many there are."""
-    cards, face_down, sizes, _, _, _, _ = offsets(n)
-    player = row[CURRENT]
-    source = play_source(row, n, player)
+def expand_legal(code, out, as_mask):
+    """The legal actions of a :func:`legal_code`: listed in increasing order, ``out[:k]``, or
+    (``as_mask``) as 1 at each legal action of ``out``, zero elsewhere already; returns k, how
+    many there are."""
+    source = code >> SOURCE_SHIFT
     k = 0
     if source == 2:
         for position in range(4):
-            if row[face_down + 4 * player + position] >= 0:
+            if (code >> position) & 1:
                 k = listed(out, k, BLIND + position, as_mask)
         return k
-    start = cards + 12 * (source * n + player)
-    limit = row[LIMIT]
-    can_play = False
+    first = source * ACTIONS_PER_SOURCE
     for card in range(12):
-        count = row[start + card]
-        if count == 0:
-            continue
-        # Empty pile (limit 0): any number and >>>, never -2; else up to the limit, -2, >>>.
-        if (card != MINUS_TWO) if limit == 0 else (card < limit or card >= MINUS_TWO):
-            for more in range(count):
-                k = listed(out, k, source * 144 + card * 12 + more, as_mask)
-            can_play = True
-    in_hand, face_up = row[sizes + player], row[sizes + n + player]
-    minus_twos = row[cards + 12 * player + MINUS_TWO] + row[cards + 12 * (n + player) + MINUS_TWO]
-    if row[sizes + 2 * n + player] == 0 and minus_twos == in_hand + face_up:
-        # The last cards: every -2 at once (the source holds only -2, so this comes last),
-        # unless the source holds them all and they were listed as a play (on a pile).
-        if limit == 0 or row[start + MINUS_TWO] != minus_twos:
-            k = listed(out, k, source * 144 + MINUS_TWO * 12 + minus_twos - 1, as_mask)
-    elif row[PILE_SIZE] > 0 and not can_play:
+        for more in range((code >> (4 * card)) & 15):
+            k = listed(out, k, first + card * 12 + more, as_mask)
+    last = (code >> LAST_CARDS_SHIFT) & 15
+    if last > 0:  # the place holds only -2 (none of the plays above is of a later type)
+        k = listed(out, k, first + MINUS_TWO * 12 + last - 1, as_mask)
+    if (code >> TAKE_PILE_BIT) & 1:
         k = listed(out, k, TAKE_PILE, as_mask)
     return k
 
 
 @jit
+def list_legal(row, n, out):
+    """The legal actions of the player to act, in increasing order, ``out[:k]``; returns k."""
+    return expand_legal(legal_code(row, n), out, False)
+
+
+# ----------------------------------------------------------------------------------------------
+# The rules
+# ----------------------------------------------------------------------------------------------
+
+
+@jit
 def empty_pile(row, n):
-    _, _, _, _, pile, _, _ = offsets(n)
+    pile = offsets(n)[4]
     row[PILE_SIZE] = 0
     row[LIMIT] = 0
     for card in range(12):
@@ -157,7 +291,7 @@ def empty_pile(row, n):
 
 @jit
 def take_pile(row, n, player):
-    cards, _, sizes, _, pile, _, _ = offsets(n)
+    cards, _, sizes, _, pile = offsets(n)[:5]
     for card in range(12):
         row[cards + 12 * player + card] += row[pile + card]
     row[sizes + player] += row[PILE_SIZE]
@@ -166,18 +300,21 @@ def take_pile(row, n, player):
 
 @jit
 def add_to_hand(row, n, player, card):
-    cards, _, sizes, _, _, _, _ = offsets(n)
+    cards, _, sizes = offsets(n)[:3]
     row[cards + 12 * player + card] += 1
     row[sizes + player] += 1
 
 
 @jit
 def remove_every_minus_two(row, n, player):
-    cards, _, sizes, _, _, _, _ = offsets(n)
+    """Every -2 out of the player's hand and face-up row; returns how many."""
+    cards, _, sizes = offsets(n)[:3]
+    hidden = offsets(n)[9]
     in_hand = row[cards + 12 * player + MINUS_TWO]
     face_up = row[cards + 12 * (n + player) + MINUS_TWO]
     row[cards + 12 * player + MINUS_TWO] = 0
     row[cards + 12 * (n + player) + MINUS_TWO] = 0
+    row[hidden + 12 * player + MINUS_TWO] = 0
     row[sizes + player] -= in_hand
     row[sizes + n + player] -= face_up
     return in_hand + face_up
@@ -185,28 +322,44 @@ def remove_every_minus_two(row, n, player):
 
 @jit
 def deal(row, n, rng):
-    # Every player's colour shuffled on its own, as the engine's Generator.permuted does (row by
-    # row): 4 face down, 4 face up, 5 in hand.
-    cards, face_down, sizes, _, _, removed, deck = offsets(n)
+    """Every player's colour shuffled on its own, as numpy's ``Generator.permuted`` does (row by
+    row), and dealt (:func:`lay_out_deal`)."""
+    deck = offsets(n)[11]
     for player in range(n):
+        start = deck + 13 * player
         for slot in range(13):
-            row[deck + slot] = slot if slot <= MINUS_TWO else slot - 1  # 1..10, -2, -2, >>>
-        shuffle(row, deck, 13, rng)
+            row[start + slot] = 1 + (slot if slot <= MINUS_TWO else slot - 1)  # 1..10, -2 x2, >>>
+        shuffle(row, start, 13, rng)
+    lay_out_deal(row, n)
+
+
+@jit
+def lay_out_deal(row, n):
+    """The deal in the row's deal part (type + 1 per card; per player 4 face down, 4 face up, 5
+    in hand), which it empties; the pile empty, and the dealer's left neighbour to play. Nobody
+    has seen anybody's hand yet."""
+    cards, held_part, sizes, _, _, removed, face_down, _, _, hidden, excludes, deck = offsets(n)
+    for player in range(n):
         hand, face_up = cards + 12 * player, cards + 12 * (n + player)
         for card in range(12):
             row[hand + card] = 0
             row[face_up + card] = 0
+            row[excludes + 12 * player + card] = 0
         for slot in range(13):
-            card = row[deck + slot]
+            card = row[deck + 13 * player + slot] - 1
+            row[deck + 13 * player + slot] = 0
             if slot < 4:
                 row[face_down + 4 * player + slot] = card
+                row[held_part + 4 * player + slot] = 1
             elif slot < 8:
                 row[face_up + card] += 1
             else:
                 row[hand + card] += 1
-        row[sizes + player] = 5
-        row[sizes + n + player] = 4
-        row[sizes + 2 * n + player] = 4
+        for card in range(12):
+            row[hidden + 12 * player + card] = row[hand + card]
+        row[sizes + player] = HAND_DEAL
+        row[sizes + n + player] = ROW
+        row[sizes + 2 * n + player] = ROW
     empty_pile(row, n)
     for card in range(12):
         row[removed + card] = 0
@@ -214,20 +367,45 @@ def deal(row, n, rng):
 
 
 @jit
-def end_round(row, n, winner, last_minus_two, rng, count_scoring, target_raise):
-    cards, face_down, sizes, totals, _, _, _ = offsets(n)
+def new_game(row, n, count_scoring, target_raise, target_score, points_reward, rng):
+    """A new game: round 1 dealt by the last seat, so that seat 0 plays first, from the row's
+    fixed deal if it holds one, else shuffled with ``rng``."""
+    _, _, _, totals, _, _, _, order, points, _, _, deck = offsets(n)
+    row[TARGET] = target_score
+    row[DEALER] = n - 1
+    row[ROUND] = 1
+    row[TERMINAL] = 0
+    row[ROUND_WINNER] = -1
     for player in range(n):
-        points = 0
+        row[totals + player] = 0
+        row[points + player] = 0
+    for slot in range(13 * n):
+        row[order + slot] = 0
+    if row[deck] > 0:
+        lay_out_deal(row, n)
+    else:
+        deal(row, n, rng)
+
+
+@jit
+def end_round(row, n, winner, last_minus_two, rng, count_scoring, target_raise):
+    """Every player adds what they hold (the winner their bonus); the game ends if a total
+    reached the target and one player has the lowest, else (the target raised on a tie for
+    lowest) the next dealer deals."""
+    cards, _, _, totals, _, _, face_down, _, points = offsets(n)[:9]
+    for player in range(n):
+        added = 0
         for card in range(12):
             count = row[cards + 12 * player + card] + row[cards + 12 * (n + player) + card]
-            points += count * card_points(card, count_scoring)
+            added += count * card_points(card, count_scoring)
         for position in range(4):
             card = row[face_down + 4 * player + position]
             if card >= 0:
-                points += card_points(card, count_scoring)
-        row[totals + player] += points  # the winner holds nothing: 0
-    if not count_scoring:
-        row[totals + winner] -= 80 if last_minus_two else 10
+                added += card_points(card, count_scoring)
+        if player == winner and not count_scoring:
+            added = -(MINUS_TWO_BONUS if last_minus_two else WIN_BONUS)  # the winner holds none
+        row[points + player] = added
+        row[totals + player] += added
     row[ROUND_WINNER] = winner
     highest, lowest, lowest_count = row[totals], row[totals], 0
     for player in range(n):
@@ -248,9 +426,13 @@ def end_round(row, n, winner, last_minus_two, rng, count_scoring, target_raise):
 
 @jit
 def play(row, n, player, card, count, rng, count_scoring, target_raise):
-    # ``count`` cards of ``card``, already out of the player's places, onto the pile.
-    _, _, _, _, pile, removed, _ = offsets(n)
-    row[PILE_SIZE] += count
+    """``count`` cards of ``card``, already out of the player's places, onto the pile."""
+    pile, removed = offsets(n)[4:6]
+    order = offsets(n)[7]
+    size = row[PILE_SIZE]
+    for slot in range(size, size + count):
+        row[order + slot] = card
+    row[PILE_SIZE] = size + count
     row[pile + card] += count
     if held(row, n, player) == 0:
         end_round(row, n, player, card == MINUS_TWO, rng, count_scoring, target_raise)
@@ -271,9 +453,11 @@ def play(row, n, player, card, count, rng, count_scoring, target_raise):
 
 @jit
 def turn_blind(row, n, player, position, rng, count_scoring, target_raise):
-    _, face_down, sizes, _, _, _, _ = offsets(n)
+    _, held_part, sizes = offsets(n)[:3]
+    face_down = offsets(n)[6]
     card = row[face_down + 4 * player + position]
     row[face_down + 4 * player + position] = -1
+    row[held_part + 4 * player + position] = 0
     row[sizes + 2 * n + player] -= 1
     if card == MINUS_TWO and row[PILE_SIZE] == 0:
         # Into the hand, and another face-down card; with none left, the last -2 played out.
@@ -292,9 +476,24 @@ def turn_blind(row, n, player, position, rng, count_scoring, target_raise):
 
 
 @jit
+def note_what_the_move_shows(row, n, player, action):
+    """What everybody learns about the unseen cards of ``player``'s hand (not empty) when they
+    do not play from it: taking the pile shows that none of them could be played; playing from
+    the face-up or face-down row, that they are all -2."""
+    excludes = offsets(n)[10] + 12 * player
+    limit = row[LIMIT]
+    for card in range(12):
+        if playable(card, limit) if action == TAKE_PILE else card != MINUS_TWO:
+            row[excludes + card] = 1
+
+
+@jit
 def apply_action(row, n, action, rng, count_scoring, target_raise):
-    cards, _, sizes, _, _, _, _ = offsets(n)
+    """The player to act takes ``action`` (legal: not checked)."""
+    cards, _, sizes = offsets(n)[:3]
     player = row[CURRENT]
+    if action >= ACTIONS_PER_SOURCE and row[sizes + player] > 0:
+        note_what_the_move_shows(row, n, player, action)
     if action == TAKE_PILE:
         take_pile(row, n, player)
         row[CURRENT] = (player + 1) % n
@@ -309,9 +508,94 @@ def apply_action(row, n, action, rng, count_scoring, target_raise):
     if card == MINUS_TWO and count > row[place + MINUS_TWO]:
         remove_every_minus_two(row, n, player)  # the last cards, hand and face-up
     else:
-        row[place + card] -= count
+        left = row[place + card] - count
+        row[place + card] = left
         row[sizes + source * n + player] -= count
+        # A card played from the hand is the publicly known one while there is one.
+        hidden = offsets(n)[9] + 12 * player + card
+        if source == HAND and row[hidden] > left:
+            row[hidden] = left
     play(row, n, player, card, count, rng, count_scoring, target_raise)
+
+
+@jit
+def seat_reward(row, n, seat, points_reward):
+    """What ``seat`` earned by an action that ended a round: minus the points its total gained
+    (points reward; a float, -0.0 for none), or at the end of the game +1 for the winner and -1
+    for the others (0 before)."""
+    _, _, _, totals, _, _, _, _, points = offsets(n)[:9]
+    if points_reward:
+        return -1.0 * row[points + seat]
+    if row[TERMINAL] == 0:
+        return 0
+    for player in range(n):
+        if row[totals + player] < row[totals + seat]:
+            return -1
+    return 1
+
+
+@jit
+def apply_rewarded(row, n, points_reward, action, rewards, rng, count_scoring, target_raise):
+    """:func:`apply_action`; returns 1 if the step gives rewards (a round's end with the points
+    reward, the game's end with the win reward) and then writes what each seat earned into
+    ``rewards`` (:func:`seat_reward`), else 0 (and ``rewards`` are left alone)."""
+    round_number = row[ROUND]
+    apply_action(row, n, action, rng, count_scoring, target_raise)
+    if row[TERMINAL] == 0 and (row[ROUND] == round_number or not points_reward):
+        return 0
+    for player in range(n):
+        rewards[player] = seat_reward(row, n, player, points_reward)
+    return 1
+
+
+@jit
+def step(row, n, count_scoring, target_raise, target_score, points_reward, action, rewards, rng):
+    """One step of one game (the single-game driver's: :class:`~cardzoo.envs.packed.KernelGame`):
+    :func:`apply_rewarded`, and the legal actions that follow (:func:`legal_code`), in one call.
+    Returns their code shifted left by one, plus 1 if the step gives rewards."""
+    rewarded = apply_rewarded(
+        row, n, points_reward, action, rewards, rng, count_scoring, target_raise
+    )
+    return (legal_code(row, n) << 1) | rewarded
+
+
+@jit
+def legal_actions(row, n, count_scoring, target_raise, target_score, points_reward):
+    """The legal actions of the player to act, as :func:`legal_code` gives them."""
+    return legal_code(row, n)
+
+
+@jit
+def observe(row, n, count_scoring, target_raise, target_score, points_reward, player, starts, out):
+    """The observation vector of ``player`` into ``out`` (``starts``: where each field of
+    OBSERVATION_FIELDS starts), players listed from ``player`` on."""
+    cards, held_part, sizes, totals, pile, removed = offsets(n)[:6]
+    # The fields' starts read once: the compiled code would read them again after every write
+    # to ``out`` (it cannot tell that ``out`` is not ``starts``).
+    at_hand, at_face_up, at_face_down, at_play_from = starts[0], starts[1], starts[2], starts[3]
+    at_hand_sizes, at_pile, at_removed = starts[4], starts[10], starts[11]
+    at_face_up_sizes, at_face_down_sizes, at_totals = starts[5], starts[6], starts[7]
+    hand = cards + 12 * player
+    for card in range(12):
+        out[at_hand + card] = row[hand + card]
+        out[at_pile + card] = row[pile + card]
+        out[at_removed + card] = row[removed + card]
+    seat = player
+    for relative in range(n):
+        face_up = cards + 12 * (n + seat)
+        for card in range(12):
+            out[at_face_up + 12 * relative + card] = row[face_up + card]
+        out[at_hand_sizes + relative] = row[sizes + seat]
+        out[at_face_up_sizes + relative] = row[sizes + n + seat]
+        out[at_face_down_sizes + relative] = row[sizes + 2 * n + seat]
+        out[at_totals + relative] = row[totals + seat]
+        seat = seat + 1 if seat + 1 < n else 0
+    for position in range(4):
+        out[at_face_down + position] = row[held_part + 4 * player + position]
+    out[at_play_from + play_source(row, n, player)] = 1.0
+    out[starts[8]] = row[LIMIT]
+    out[starts[9]] = row[PILE_SIZE]
+    out[starts[12]] = row[TARGET]
 
 
 @jit
@@ -397,7 +681,7 @@ def playouts(
         while row[TERMINAL] == 0 and steps < max_steps:
             if one_round and row[ROUND] != round_number:
                 break
-            k = legal_actions(row, n, buf, False)
+            k = list_legal(row, n, buf)
             if random_permille >= 1000 or below(rng, 1000) < random_permille:
                 action = buf[below(rng, k)]
             else:
@@ -421,57 +705,7 @@ RUNNING, OVER, TRUNCATED = 0, 1, 2
 @jit
 def row_size(n, count_scoring, target_raise, target_score, points_reward):
     """The length of a packed row."""
-    return offsets(n)[6] + 13  # the deck, last
-
-
-@jit
-def new_game(row, n, target_score, rng):
-    """A new game: round 1 dealt by the last seat, so that seat 0 plays first."""
-    totals = offsets(n)[3]
-    row[TARGET] = target_score
-    row[DEALER] = n - 1
-    row[ROUND] = 1
-    row[TERMINAL] = 0
-    row[ROUND_WINNER] = -1
-    for player in range(n):
-        row[totals + player] = 0
-    deal(row, n, rng)
-
-
-@jit
-def observe(row, n, player, starts, out):
-    """The observation vector of ``player`` into ``out`` (``starts``: where each field of
-    OBSERVATION_FIELDS starts, from the engine's observation layout), players listed from
-    ``player`` on."""
-    cards, face_down, sizes, totals, pile, removed, _ = offsets(n)
-    # The fields' starts read once: the compiled code would read them again after every write
-    # to ``out`` (it cannot tell that ``out`` is not ``starts``).
-    at_hand, at_face_up, at_face_down, at_play_from = starts[0], starts[1], starts[2], starts[3]
-    at_hand_sizes, at_pile, at_removed = starts[4], starts[10], starts[11]
-    at_face_up_sizes, at_face_down_sizes, at_totals = starts[5], starts[6], starts[7]
-    hand = cards + 12 * player
-    for card in range(12):
-        out[at_hand + card] = row[hand + card]
-        out[at_pile + card] = row[pile + card]
-        out[at_removed + card] = row[removed + card]
-    seat = player
-    for relative in range(n):
-        face_up = cards + 12 * (n + seat)
-        for card in range(12):
-            out[at_face_up + 12 * relative + card] = row[face_up + card]
-        out[at_hand_sizes + relative] = row[sizes + seat]
-        out[at_face_up_sizes + relative] = row[sizes + n + seat]
-        out[at_face_down_sizes + relative] = row[sizes + 2 * n + seat]
-        out[at_totals + relative] = row[totals + seat]
-        seat = seat + 1 if seat + 1 < n else 0
-    for position in range(4):
-        out[at_face_down + position] = 1.0 if row[face_down + 4 * player + position] >= 0 else 0.0
-    source = play_source(row, n, player)
-    for place in range(3):
-        out[at_play_from + place] = 1.0 if place == source else 0.0
-    out[starts[8]] = row[LIMIT]
-    out[starts[9]] = row[PILE_SIZE]
-    out[starts[12]] = row[TARGET]
+    return offsets(n)[11] + 13 * n  # the deal part, last
 
 
 @jit
@@ -479,9 +713,7 @@ def legal_mask(row, n, mask):
     """The legal actions of the player to act, 1 or 0 in ``mask`` (an array; all 0 once the
     game is over); returns how many there are."""
     mask[:] = 0  # one assignment in plain Python, not 293
-    if row[TERMINAL]:
-        return 0
-    return legal_actions(row, n, mask, True)
+    return expand_legal(legal_code(row, n), mask, True)
 
 
 @jit
@@ -492,7 +724,7 @@ def start_games(
     for b in range(len(rows)):
         if games[b]:
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
-            new_game(rows[b], n, target_score, rngs[b])
+            new_game(rows[b], n, count_scoring, target_raise, target_score, points_reward, rngs[b])
             steps[b] = 0
 
 
@@ -516,7 +748,18 @@ def observe_games(
             continue
         row = rows[b]
         player = row[CURRENT] if players[b] < 0 else players[b]
-        observe(row, n, player, starts, observations[b])
+        observations[b][:] = 0.0
+        observe(
+            row,
+            n,
+            count_scoring,
+            target_raise,
+            target_score,
+            points_reward,
+            player,
+            starts,
+            observations[b],
+        )
         if player == row[CURRENT]:
             legal_mask(row, n, masks[b])
         else:
@@ -527,24 +770,6 @@ def observe_games(
 def current_players(rows, players, n, count_scoring, target_raise, target_score, points_reward):
     for b in range(len(rows)):
         players[b] = rows[b][CURRENT]
-
-
-@jit
-def seat_reward(row, n, seat, total_before, round_before, points_reward):
-    """What ``seat`` earned by the action just applied: at a round's end minus the points its
-    total gained (points reward; a float, -0.0 for none, as the engine gives it), or at the end
-    of the game +1 for the winner and -1 for the others."""
-    totals = offsets(n)[3]
-    if points_reward:
-        if row[ROUND] == round_before and row[TERMINAL] == 0:
-            return 0.0
-        return -1.0 * (row[totals + seat] - total_before)
-    if row[TERMINAL] == 0:
-        return 0
-    for player in range(n):
-        if row[totals + player] < row[totals + seat]:
-            return -1
-    return 1
 
 
 @jit
@@ -572,7 +797,6 @@ def step_games(
     """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
     player to act; rewards[b] what each seat earned (0 on a truncating step), ends[b] how the
     game stands. Rows with actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
-    totals = offsets(n)[3]
     for b in range(len(rows)):
         row = rows[b]
         ends[b] = RUNNING
@@ -580,15 +804,13 @@ def step_games(
             rewards[b][player] = 0
         if actions[b] < 0:
             continue
-        for player in range(n):
-            rewards[b][player] = row[totals + player]  # the totals before, for a moment
         round_before = row[ROUND]
         apply_action(row, n, actions[b], rngs[b], count_scoring, target_raise)
         steps[b] += 1
         ends[b] = end_of(row, steps[b], max_cycles)
-        for player in range(n):
-            earned = seat_reward(row, n, player, rewards[b][player], round_before, points_reward)
-            rewards[b][player] = 0 if ends[b] == TRUNCATED else earned
+        if ends[b] != TRUNCATED and (row[TERMINAL] == 1 or row[ROUND] != round_before):
+            for player in range(n):
+                rewards[b][player] = seat_reward(row, n, player, points_reward)
 
 
 @jit
@@ -596,12 +818,14 @@ def take_action(
     row, rng, steps, b, action, seat, max_cycles, n, count_scoring, target_raise, points_reward
 ):
     """Game b (``row``) takes ``action``; returns what ``seat`` earned (0 on a truncating step)."""
-    before, round_before = row[offsets(n)[3] + seat], row[ROUND]
+    round_before = row[ROUND]
     apply_action(row, n, action, rng, count_scoring, target_raise)
     steps[b] += 1
     if end_of(row, steps[b], max_cycles) == TRUNCATED:
         return 0
-    return seat_reward(row, n, seat, before, round_before, points_reward)
+    if row[TERMINAL] == 0 and row[ROUND] == round_before:
+        return 0
+    return seat_reward(row, n, seat, points_reward)
 
 
 @jit
@@ -612,7 +836,7 @@ def play_others(rows, rngs, policy_rngs, steps, b, seat, max_cycles, buf, n, *ru
     row = rows[b]
     earned = 0.0
     while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
-        action = buf[below(policy_rngs[b], legal_actions(row, n, buf, False))]
+        action = buf[below(policy_rngs[b], list_legal(row, n, buf))]
         earned += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
     return earned
 
@@ -670,7 +894,7 @@ def step_seats(
                 return b
             deals += 1
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
-            new_game(row, n, target_score, rngs[b])
+            new_game(row, n, count_scoring, target_raise, target_score, points_reward, rngs[b])
             steps[b] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             play_others(rows, rngs, policy_rngs, steps, b, seats[b], max_cycles, buf, n, *rules)

@@ -2,10 +2,9 @@
 
 Search agents (:mod:`cardzoo.agents.search`) finish thousands of sampled games per move by a
 cheap default policy (:data:`POLICIES`: mostly the ``attacker`` heuristic, mostly
-``high_cards``, or uniformly random legal actions). Through the engine (``legal_mask`` +
-``apply``, numpy calls on tiny arrays) that costs milliseconds per game; here a game is packed
-into one int64 row (:func:`pack`) and a batch of rows is played out by a few small integer
-functions (:mod:`.kernel`).
+``high_cards``, or uniformly random legal actions). A game's state is already its kernel's
+packed row (:mod:`cardzoo.envs.packed`): :func:`pack` stacks the rows of many states, and the
+kernel plays the batch out in one call (:func:`~.kernel.playouts`), with the game's own rules.
 
 As for Nobody Wants It's playouts (:mod:`cardzoo.envs.nobody_wants_it.playout`), those functions
 are compiled by numba when it is installed (the ``search`` extra) and run as plain Python
@@ -14,10 +13,7 @@ generator (:mod:`cardzoo.envs.kernel_random`) seeded per game from the caller's 
 ``Generator``, so compiled and plain results are identical on every machine; only the speed
 differs.
 
-The rules are the engine's (:mod:`cardzoo.envs.minus_two.rules`); tests play both side by side.
-A row holds what play and scoring need: no pile order (the limit is kept), and not the public
-memory of hands (``hidden_hand``, ``hand_excludes``), which only the resampler reads. Later
-rounds are dealt in the engine's order but from the playout's own generator: a playout is
+Later rounds are dealt in the game's order but from the playout's own generator: a playout is
 another sample of the same game.
 """
 
@@ -28,53 +24,32 @@ from collections.abc import Sequence
 import numpy as np
 
 from cardzoo.envs import kernel_random
-from cardzoo.envs.core import Game, State
+from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
-from cardzoo.envs.kernels import (
-    pack_rows,
-    plain_and_compiled,
-    playout_inputs,
-    run_playouts,
-)
+from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
 from cardzoo.envs.minus_two import kernel as _kernel
 from cardzoo.envs.minus_two.kernel import MAX_LEGAL, ROUND, TERMINAL  # scalars of a row
-
-NUM_SCALARS = 8
-NUM_TYPES = 12
-CARDS_PER_COLOUR = 13
+from cardzoo.envs.packed import PackedState
 
 
 def row_layout(num_players: int) -> dict[str, int]:
-    """Where each part of a packed row starts (the engine's field names, at the kernel's
-    :func:`~.kernel.offsets`), and the row's length (``"size"``)."""
-    starts = dict(zip((*_ARRAY_PARTS, "deck"), _kernel.offsets(num_players)))
-    starts["size"] = starts["deck"] + CARDS_PER_COLOUR  # the deck: scratch room of a deal
+    """Where each part of a packed row starts (the state's field names, at the kernel's
+    :func:`~.kernel.parts`), and the row's length (``"size"``)."""
+    starts = {name: start for name, (start, _) in _kernel.parts(num_players).items()}
+    starts["size"] = int(_kernel.row_size(num_players, 0, 0, 0, 0))
     return starts
 
 
-_ARRAY_PARTS = ("cards", "face_down", "sizes", "totals", "pile_counts", "removed")
-
-
-#: the scalars at the start of a row, in the kernel's order (CURRENT, PILE_SIZE, ...)
-_SCALARS = (
-    "current_player",
-    "pile_size",
-    "limit",
-    "target",
-    "dealer",
-    "round",
-    "terminal",
-    "round_winner",
-)
-
-
-def pack(states: Sequence[State]) -> np.ndarray:
-    """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
+def pack(states: Sequence[PackedState]) -> np.ndarray:
+    """The states' rows as one int64 array. A state that follows itself (one world after
+    several first actions) is copied once."""
     if not states:
         raise ValueError("pack needs at least one state")
-    layout = row_layout(states[0].face_down.shape[0])
-    rows = pack_rows(states, layout, _SCALARS, _ARRAY_PARTS)
-    rows[:, layout["deck"] :] = 0  # no state field: zero, so that equal states pack equal rows
+    rows = np.empty((len(states), len(states[0].row)), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        rows[index] = rows[index - 1] if state is previous else state.row
+        previous = state
     return rows
 
 
@@ -147,7 +122,7 @@ def apply_packed(
 def legal_actions(game: Game, row: np.ndarray) -> list[int]:
     """The legal actions of a packed row, in increasing order (for tests)."""
     buf = [0] * MAX_LEGAL
-    k = _PLAIN.legal_actions(list(map(int, row)), game.num_players, buf, False)
+    k = _PLAIN.list_legal(list(map(int, row)), game.num_players, buf)
     return buf[:k]
 
 
@@ -157,7 +132,7 @@ def policy_action(game: Game, row: np.ndarray, policy: str) -> int:
     if policy not in POLICIES or policy == "random":
         raise ValueError(f"policy={policy!r}: choose one of {list(POLICIES)[:-1]}")
     values, buf = list(map(int, row)), [0] * MAX_LEGAL
-    k = _PLAIN.legal_actions(values, game.num_players, buf, False)
+    k = _PLAIN.list_legal(values, game.num_players, buf)
     return int(_PLAIN.heuristic_action(values, game.num_players, buf, k, POLICIES[policy][1]))
 
 

@@ -9,6 +9,9 @@ the limit), ``-2`` lowers the limit, and rounds are scored until someone's total
 
 This docstring states the rules as implemented, completely; every point the original leaves open
 is settled by a named, bold decision with its reason. User guide: ``docs/minus_two.md``.
+The rules themselves are written once, in the game's kernel (:mod:`cardzoo.envs.minus_two.kernel`):
+:class:`MinusTwo` runs it on one game at a time (:mod:`cardzoo.envs.packed`), the vector games and
+the search playouts on many.
 
 Cards
     **Decision (colour of 13 cards):** the original lists no cards; each player has a colour of 13
@@ -182,12 +185,8 @@ Parameters
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-
 import numpy as np
 
-from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
@@ -198,35 +197,39 @@ from cardzoo.envs.helpers import (
     layout_from_sizes,
     named_counts,
     require,
-    seat_order,
 )
+from cardzoo.envs.kernels import plain_copy
+from cardzoo.envs.packed import KernelGame, PackedState, Part, RowLayout, Scalar
+
+#: the game's kernel as plain Python, read without loading numba: the rules' numbers, and the
+#: rules themselves where a state is asked outside a step (:meth:`MinusTwo.play_source`)
+_kernel = plain_copy("cardzoo.envs.minus_two.kernel")
 
 # --- cards -----------------------------------------------------------------------------------
 
 CARD_NAMES = tuple(str(value) for value in range(1, 11)) + ("-2", ">>>")
-NUM_TYPES = 12
-MINUS_TWO = 10
-CLEAR = 11  # the ">>>" card: clears the pile out of the game
+NUM_TYPES, MINUS_TWO = _kernel.NUM_TYPES, _kernel.MINUS_TWO
+CLEAR = _kernel.CLEAR  # the ">>>" card: clears the pile out of the game
 COLOUR = np.array([1] * 10 + [2, 1])  # copies of each type in one player's colour
-CARDS_PER_COLOUR = 13
-ROW = 4  # face-down positions (and face-up cards dealt)
-HAND_DEAL = 5
+CARDS_PER_COLOUR = _kernel.CARDS_PER_COLOUR
+ROW = _kernel.ROW  # face-down positions (and face-up cards dealt)
+HAND_DEAL = _kernel.HAND_DEAL
 NO_CARD = -1  # an empty face-down position
 FACE_POINTS = np.array(list(range(1, 11)) + [20, 50])
-WIN_BONUS, MINUS_TWO_BONUS = 10, 80
+WIN_BONUS, MINUS_TWO_BONUS = _kernel.WIN_BONUS, _kernel.MINUS_TWO_BONUS
 
 # --- where a player plays from ---------------------------------------------------------------
 
-HAND, FACE_UP, FACE_DOWN = 0, 1, 2
+HAND, FACE_UP, FACE_DOWN = _kernel.HAND, _kernel.FACE_UP, _kernel.FACE_DOWN
 SOURCE_NAMES = ("hand", "face_up", "face_down")
 
 # --- actions ---------------------------------------------------------------------------------
 
-ACTIONS_PER_SOURCE = NUM_TYPES * 12  # type * 12 + (count - 1), counts 1..12
-BLIND = 2 * ACTIONS_PER_SOURCE  # 288: turn face-down position 0
+ACTIONS_PER_SOURCE = _kernel.ACTIONS_PER_SOURCE  # type * 12 + (count - 1), counts 1..12
+BLIND = _kernel.BLIND  # 288: turn face-down position 0
 BLIND_ACTIONS = tuple(range(BLIND, BLIND + ROW))
-TAKE_PILE = BLIND + ROW  # 292
-NUM_ACTIONS = TAKE_PILE + 1
+TAKE_PILE = _kernel.TAKE_PILE  # 292
+NUM_ACTIONS = _kernel.NUM_ACTIONS
 
 
 def play_action(source: str, card: str, count: int = 1) -> int:
@@ -243,61 +246,52 @@ def card_names(types) -> list[str]:
     return [CARD_NAMES[t] for t in types]
 
 
-@functools.cache
-def table_parts(num_players: int) -> dict[str, tuple[slice, tuple[int, ...]]]:
-    """Where each count lives in :attr:`MinusTwoState.table`: name -> (slice, shape). Cached
-    (every new state asks): do not modify."""
-    n = num_players
-    shapes = {
-        "cards": (2, n, NUM_TYPES),  # cards per type in every hand and face-up row
-        "face_down_held": (n, ROW),  # 1 where a face-down position still holds a card
-        "sizes": (3, n),  # cards in each place: sizes[HAND], [FACE_UP], [FACE_DOWN]
-        "totals": (n,),  # running totals
-        "pile_counts": (NUM_TYPES,),  # the pile by type
-        "removed": (NUM_TYPES,),  # cards removed by >>> this round
-    }
-    slices = layout_from_sizes([(name, int(np.prod(shape))) for name, shape in shapes.items()])
-    return {name: (slices[name], shape) for name, shape in shapes.items()}
+class MinusTwoState(PackedState):
+    """All of one game, as the kernel's row: whose turn it is, every hand, face-up and face-down
+    row, the pile, totals and the table's memory of the hands. Every field reads and writes the
+    row (numbers as Python ints, arrays as numpy views).
 
+    The counts an observation shows lie one after another in the row: ``table`` is all of them
+    (the snapshot holds it), and ``cards``, ``face_down_held``, ``sizes``, ``totals``,
+    ``pile_counts`` and ``removed`` name its parts (views that snapshots do not list)."""
 
-@dataclasses.dataclass
-class MinusTwoState(State):
-    # Every count an observation shows lives in ONE flat int array, so that observe() gathers
-    # them with a single take(). Read and write them through the named views that
-    # __post_init__ makes (cards, face_down_held, sizes, totals, pile_counts, removed: see
-    # table_parts); write into the views, never rebind them. Only the table is a field, so the
-    # generic snapshot stores it once and restore() rebuilds the views.
-    table: np.ndarray = None
-    face_down: np.ndarray = None  # (n, 4) card type at each face-down position, NO_CARD if gone
-    pile: np.ndarray = None  # (13 n,) card types in play order; the first pile_size count
-    pile_size: int = 0
-    limit: int = 0  # 0 = empty pile, no limit
-    target: int = 300  # current target score (rises on a tie for lowest)
-    dealer: int = 0
-    round: int = 1
-    round_points: np.ndarray = None  # (n,) points added at the last round's end
-    round_winner: int = -1  # who went out in the last finished round
+    current_player = Scalar(_kernel.CURRENT)
+    terminal = Scalar(_kernel.TERMINAL, bool)
+    table = Part()
+    face_down = Part()  # (n, 4) card type at each face-down position, NO_CARD if gone
+    pile = Part()  # (13 n,) card types in play order; the first pile_size count
+    pile_size = Scalar(_kernel.PILE_SIZE)
+    limit = Scalar(_kernel.LIMIT)  # 0 = empty pile, no limit
+    target = Scalar(_kernel.TARGET)  # current target score (rises on a tie for lowest)
+    dealer = Scalar(_kernel.DEALER)
+    round = Scalar(_kernel.ROUND)
+    round_points = Part()  # (n,) points added at the last round's end
+    round_winner = Scalar(_kernel.ROUND_WINNER)  # who went out in the last finished round
     # What the whole table knows about the hands (see "Decision (public memory of hands)"):
-    hidden_hand: np.ndarray = None  # (n, 12) hand cards from the deal nobody else has seen
-    hand_excludes: np.ndarray = None  # (n, 12) bool: types those hidden cards cannot be
-
-    def __post_init__(self) -> None:
-        for name, (part, shape) in table_parts(len(self.face_down)).items():
-            setattr(self, name, self.table[part].reshape(shape))
-
-    # copy, deepcopy and pickle: carry the fields only and rebuild the views on the copy.
-    def __getstate__(self) -> dict:
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-
-    def __setstate__(self, fields: dict) -> None:
-        self.__dict__.update(fields)
-        self.__post_init__()
+    hidden_hand = Part()  # (n, 12) hand cards from the deal nobody else has seen
+    hand_excludes = Part(np.bool_)  # (n, 12) 1: a type those hidden cards cannot be
+    # The parts of the table:
+    cards = Part(snapshot=False)  # (2, n, 12) cards per type in every hand and face-up row
+    face_down_held = Part(snapshot=False)  # (n, 4) 1 where a face-down position holds a card
+    sizes = Part(snapshot=False)  # (3, n) cards in each place: sizes[HAND], [FACE_UP], ...
+    totals = Part(snapshot=False)  # (n,) running totals
+    pile_counts = Part(snapshot=False)  # (12,) the pile by type
+    removed = Part(snapshot=False)  # (12,) cards removed by >>> this round
+    # Round 1's deal fixed by reset options, card type + 1 (0: shuffled); emptied by the deal.
+    fixed_deal = Part(snapshot=False)
 
 
-_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(MinusTwoState))
+def row_layout(num_players: int) -> RowLayout:
+    """The kernel's row for ``num_players``: its parts, and the table they begin with."""
+    parts = _kernel.parts(num_players)
+    table_start = parts["cards"][0]
+    table_size = parts["face_down"][0] - table_start
+    parts["table"] = (table_start, (table_size,))
+    size = _kernel.row_size(num_players, 0, 0, 0, 0)
+    return RowLayout(parts, size)
 
 
-class MinusTwo(Game):
+class MinusTwo(KernelGame):
     name = "minus_two"
     description = "shedding game with -2 and >>> cards; first to the target score loses"
     state_class = MinusTwoState
@@ -334,75 +328,9 @@ class MinusTwo(Game):
         # Points of a card type; index -1 (an empty face-down position) is worth nothing.
         points = FACE_POINTS if scoring == "face" else np.ones(NUM_TYPES, np.int64)
         self._points_or_nothing = np.append(points, 0)
-        self.observation_layout = layout_from_sizes(
-            [
-                ("hand", NUM_TYPES),
-                ("face_up", n * NUM_TYPES),
-                ("face_down", ROW),
-                ("play_from", 3),
-                ("hand_sizes", n),
-                ("face_up_sizes", n),
-                ("face_down_sizes", n),
-                ("totals", n),
-                ("pile_limit", 1),
-                ("pile_size", 1),
-                ("pile", NUM_TYPES),
-                ("removed", NUM_TYPES),
-                ("target", 1),
-            ]
-        )
-        self._precompute()
-
-    def _precompute(self) -> None:
-        """Tables that make legal_mask and observe a few array operations."""
-        # playable[limit]: the card types that may be played on a pile with that limit.
-        self._playable = [[*range(MINUS_TWO), CLEAR]]  # empty pile: numbers and >>>
-        for limit in range(1, 11):
-            self._playable.append([*range(limit), MINUS_TWO, CLEAR])
-        self._playable_mask = np.zeros((11, NUM_TYPES), bool)
-        for limit, types in enumerate(self._playable):
-            self._playable_mask[limit, types] = True
         self._types = np.arange(NUM_TYPES)
-        self._not_minus_two = self._types != MINUS_TWO
-        self._no_actions = np.zeros(NUM_ACTIONS, np.int8)
-        self._play_from = list(np.eye(3, dtype=np.float32))  # one-hot rows by place
-        n = self.num_players
-        self._table_size = max(part.stop for part, _ in table_parts(n).values())
-        # Observations list players from the observer on.
-        self._observed = [self._observed_indices(player) for player in range(n)]
-        layout = self.observation_layout
-        # observe() writes these after the gather.
-        self._obs_play_from = layout["play_from"]
-        self._obs_limit, self._obs_pile_size = layout["pile_limit"].start, layout["pile_size"].start
-        self._obs_target = layout["target"].start
-
-    def _observed_indices(self, player: int) -> np.ndarray:
-        """Indices into the state's table that give ``player``'s observation in one take(),
-        players listed from the observer on. Fields that are not in the table (play_from and
-        the scalars) get index 0 and are written after the gather."""
-        n = self.num_players
-        seats = seat_order(player, n)
-        # Views of the table's own indices, shaped like the state's named parts.
-        at = {
-            name: np.arange(part.start, part.stop).reshape(shape)
-            for name, (part, shape) in table_parts(n).items()
-        }
-        from_table = {
-            "hand": at["cards"][HAND, player],
-            "face_up": at["cards"][FACE_UP, seats],
-            "face_down": at["face_down_held"][player],
-            "hand_sizes": at["sizes"][HAND, seats],
-            "face_up_sizes": at["sizes"][FACE_UP, seats],
-            "face_down_sizes": at["sizes"][FACE_DOWN, seats],
-            "totals": at["totals"][seats],
-            "pile": at["pile_counts"],
-            "removed": at["removed"],
-        }
-        indices = np.zeros(self.observation_size, np.intp)
-        for field, where in self.observation_layout.items():
-            if field in from_table:
-                indices[where] = from_table[field].ravel()
-        return indices
+        self.observation_layout = layout_from_sizes(_kernel.observation_sizes(n))
+        self._set_up_kernel(row_layout(n))
 
     def params(self) -> dict:
         return {
@@ -467,30 +395,12 @@ class MinusTwo(Game):
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> MinusTwoState:
         options = known_options(self, options)
-        n = self.num_players
-        state = MinusTwoState(
-            rng=rng,
-            table=np.zeros(self._table_size, np.int64),
-            face_down=np.full((n, ROW), NO_CARD, np.int64),
-            pile=np.zeros(self.num_cards, np.int64),
-            target=self.target_score,
-            dealer=n - 1,
-            round=1,
-            round_points=np.zeros(n, np.int64),
-            hidden_hand=np.zeros((n, NUM_TYPES), np.int64),
-            hand_excludes=np.zeros((n, NUM_TYPES), bool),
-        )
+        fixed = {}
         if "deals" in options:
-            cards = self._parse_deals(options["deals"])
-        else:
-            cards = self._shuffled_colours(rng)
-        self._deal(state, cards)
+            fixed["fixed_deal"] = self._parse_deals(options["deals"]) + 1
+        state = self._new_packed_state(rng, fixed)
+        assert isinstance(state, MinusTwoState)
         return state
-
-    def _shuffled_colours(self, rng: np.random.Generator) -> np.ndarray:
-        """(n, 13) card types: every player's colour, shuffled on its own."""
-        colour = np.repeat(np.arange(NUM_TYPES), COLOUR)
-        return rng.permuted(np.tile(colour, (self.num_players, 1)), axis=1)
 
     def _parse_deals(self, deals) -> np.ndarray:
         n = self.num_players
@@ -508,215 +418,11 @@ class MinusTwo(Game):
         check_card_counts("deals", cards, self.composition, CARD_NAMES, colours)
         return cards
 
-    def _deal(self, state: MinusTwoState, cards: np.ndarray) -> None:
-        """Deal one round from ``cards`` ((n, 13) types: 4 face-down, 4 face-up, 5 hand)."""
-        state.face_down[:] = cards[:, :ROW]
-        state.face_down_held[:] = 1
-        for player in range(self.num_players):
-            face_up, hand = cards[player, ROW : 2 * ROW], cards[player, 2 * ROW :]
-            state.cards[FACE_UP, player] = np.bincount(face_up, minlength=NUM_TYPES)
-            state.cards[HAND, player] = np.bincount(hand, minlength=NUM_TYPES)
-        state.sizes[HAND] = HAND_DEAL
-        state.sizes[FACE_UP] = ROW
-        state.sizes[FACE_DOWN] = ROW
-        state.pile_size = 0
-        state.pile_counts[:] = 0
-        state.limit = 0
-        state.removed[:] = 0
-        state.hidden_hand[:] = state.cards[HAND]
-        state.hand_excludes[:] = False
-        state.current_player = (state.dealer + 1) % self.num_players
-
-    # --- where to play from, and what is legal ---------------------------------------------
+    # --- where to play from -----------------------------------------------------------------
 
     def play_source(self, state: MinusTwoState, player: int) -> int:
         """Where ``player`` must play from now: HAND, FACE_UP or FACE_DOWN."""
-        if state.pile_size:
-            if state.sizes[HAND, player]:
-                return HAND
-            return FACE_UP if state.sizes[FACE_UP, player] else FACE_DOWN
-        # Empty pile: skip a place that holds nothing but -2 (which cannot lead).
-        if state.sizes[HAND, player] > state.cards[HAND, player, MINUS_TWO]:
-            return HAND
-        if state.sizes[FACE_UP, player] > state.cards[FACE_UP, player, MINUS_TWO]:
-            return FACE_UP
-        if state.sizes[FACE_DOWN, player]:
-            return FACE_DOWN
-        return HAND if state.sizes[HAND, player] else FACE_UP  # only -2 left: the last cards
-
-    def holds_only_minus_two(self, state: MinusTwoState, player: int) -> bool:
-        """True when the player may play all their cards, every one a -2, as their last."""
-        return (
-            not state.sizes[FACE_DOWN, player]
-            and state.cards[HAND, player, MINUS_TWO] + state.cards[FACE_UP, player, MINUS_TWO]
-            == state.sizes[HAND, player] + state.sizes[FACE_UP, player]
-        )
-
-    def legal_mask(self, state: MinusTwoState, player: int) -> np.ndarray:
-        mask = self._no_actions.copy()
-        if state.terminal or player != state.current_player:
-            return mask
-        source = self.play_source(state, player)
-        if source == FACE_DOWN:
-            mask[BLIND:TAKE_PILE] = state.face_down_held[player]
-            return mask
-        held = state.cards[source, player].tolist()
-        offset = source * ACTIONS_PER_SOURCE
-        can_play = False
-        # A Python loop over a dozen types beats array operations at this size (and fill()
-        # beats assigning a number to a slice).
-        for card in self._playable[state.limit]:
-            count = held[card]
-            if count:
-                first = offset + card * 12
-                mask[first : first + count].fill(1)  # play 1..count of them
-                can_play = True
-        if not state.sizes[FACE_DOWN, player] and self.holds_only_minus_two(state, player):
-            every_card = state.sizes[HAND, player] + state.sizes[FACE_UP, player]
-            mask[offset + MINUS_TWO * 12 + every_card - 1] = 1
-        elif state.pile_size and not can_play:
-            mask[TAKE_PILE] = 1
-        return mask
-
-    # --- play -----------------------------------------------------------------------------
-
-    def apply(self, state: MinusTwoState, action: int) -> np.ndarray | None:
-        player = state.current_player
-        if action >= ACTIONS_PER_SOURCE and state.sizes[HAND, player]:
-            self._note_what_the_move_shows(state, player, action)
-        if action == TAKE_PILE:
-            self._take_pile(state, player)
-            self._pass_turn(state, player)
-            return None
-        if action >= BLIND:
-            return self._turn_blind(state, player, action - BLIND)
-        source, rest = divmod(action, ACTIONS_PER_SOURCE)
-        card, count = rest // 12, rest % 12 + 1
-        if card == MINUS_TWO and count > state.cards[source, player, MINUS_TWO]:
-            self._remove_every_minus_two(state, player)  # the last cards, hand and face-up
-        else:
-            held = state.cards[source, player, card] - count
-            state.cards[source, player, card] = held
-            state.sizes[source, player] -= count
-            # A card played from the hand is the publicly known one while there is one.
-            if source == HAND and state.hidden_hand[player, card] > held:
-                state.hidden_hand[player, card] = held
-        return self._play(state, player, card, count)
-
-    def _note_what_the_move_shows(self, state: MinusTwoState, player: int, action: int) -> None:
-        """What everybody learns about the unseen cards of ``player``'s hand (not empty) when
-        they do not play from it: taking the pile shows that none of them could be played;
-        playing from the face-up or face-down row shows that they are all -2 (on an empty
-        pile)."""
-        if action == TAKE_PILE:
-            state.hand_excludes[player] |= self._playable_mask[state.limit]
-        else:
-            state.hand_excludes[player] |= self._not_minus_two
-
-    def _play(self, state: MinusTwoState, player: int, card: int, count: int) -> np.ndarray | None:
-        """Put ``count`` cards of type ``card``, already out of the player's hands, on the pile
-        and apply their effect."""
-        size = state.pile_size
-        state.pile[size : size + count].fill(card)
-        state.pile_size = size + count
-        state.pile_counts[card] += count
-        sizes = state.sizes
-        if not (sizes[HAND, player] or sizes[FACE_UP, player] or sizes[FACE_DOWN, player]):
-            return self._end_round(state, player, last_card_minus_two=card == MINUS_TWO)
-        if card == CLEAR:
-            state.removed += state.pile_counts
-            self._empty_pile(state)
-            return None  # the same player leads the empty pile
-        if card == MINUS_TWO:
-            state.limit -= 2 * count
-            if state.limit < 1:
-                self._take_pile(state, player)
-        else:
-            state.limit = card + 1
-        state.current_player = (player + 1) % self.num_players  # the turn passes
-        return None
-
-    def _turn_blind(self, state: MinusTwoState, player: int, position: int) -> np.ndarray | None:
-        card = int(state.face_down[player, position])
-        state.face_down[player, position] = NO_CARD
-        state.face_down_held[player, position] = 0
-        state.sizes[FACE_DOWN, player] -= 1
-        if card == MINUS_TWO and not state.pile_size:
-            # The source's exception: the -2 goes into the hand and the player turns another
-            # face-down card; with none left, all they hold is -2 and they play it out.
-            self._add_to_hand(state, player, card)
-            if state.sizes[FACE_DOWN, player]:
-                return None
-            count = self._remove_every_minus_two(state, player)
-            return self._play(state, player, MINUS_TWO, count)
-        if not state.pile_size or card >= MINUS_TWO or card < state.limit:  # value <= limit
-            return self._play(state, player, card, 1)
-        # A number above the limit cannot be played: it goes into the hand with the pile.
-        self._add_to_hand(state, player, card)
-        self._take_pile(state, player)
-        self._pass_turn(state, player)
-        return None
-
-    def _add_to_hand(self, state: MinusTwoState, player: int, card: int) -> None:
-        state.cards[HAND, player, card] += 1
-        state.sizes[HAND, player] += 1
-
-    def _remove_every_minus_two(self, state: MinusTwoState, player: int) -> int:
-        """Take every -2 out of the player's hand and face-up row; return how many."""
-        in_hand, face_up = state.cards[:, player, MINUS_TWO].tolist()
-        state.cards[:, player, MINUS_TWO] = 0
-        state.hidden_hand[player, MINUS_TWO] = 0
-        state.sizes[HAND, player] -= in_hand
-        state.sizes[FACE_UP, player] -= face_up
-        return in_hand + face_up
-
-    def _take_pile(self, state: MinusTwoState, player: int) -> None:
-        hand = state.cards[HAND, player]
-        np.add(hand, state.pile_counts, out=hand)  # in place, without writing the view back
-        state.sizes[HAND, player] += state.pile_size
-        self._empty_pile(state)
-
-    def _empty_pile(self, state: MinusTwoState) -> None:
-        state.pile_size = 0
-        state.pile_counts.fill(0)
-        state.limit = 0
-
-    def _pass_turn(self, state: MinusTwoState, player: int) -> None:
-        state.current_player = (player + 1) % self.num_players
-
-    # --- end of a round and of the game ----------------------------------------------------
-
-    def points_held(self, state: MinusTwoState) -> np.ndarray:
-        """What each player's remaining cards are worth under this game's scoring."""
-        points = self._points_or_nothing
-        in_hands = state.cards.sum(axis=0) @ points[:NUM_TYPES]
-        return in_hands + points[state.face_down].sum(axis=1)
-
-    def _end_round(
-        self, state: MinusTwoState, winner: int, last_card_minus_two: bool
-    ) -> np.ndarray | None:
-        added = self.points_held(state)
-        if self.scoring == "face":
-            added[winner] = -(MINUS_TWO_BONUS if last_card_minus_two else WIN_BONUS)
-        state.totals += added
-        state.round_points = added
-        state.round_winner = winner
-        rewards = -added.astype(np.float64) if self.reward == "points" else None
-        if state.totals.max() >= state.target:
-            lowest = state.totals == state.totals.min()
-            if lowest.sum() == 1:
-                state.terminal = True
-                if self.reward == "win":
-                    rewards = np.where(lowest, 1.0, -1.0)
-                return rewards
-            state.target += self.target_raise  # a tie for lowest: play on to a higher target
-        self._start_next_round(state)
-        return rewards
-
-    def _start_next_round(self, state: MinusTwoState) -> None:
-        state.dealer = (state.dealer + 1) % self.num_players
-        state.round += 1
-        self._deal(state, self._shuffled_colours(state.rng))
+        return int(_kernel.play_source(state.row, self.num_players, player))
 
     # --- results --------------------------------------------------------------------------
 
@@ -727,23 +433,6 @@ class MinusTwo(Game):
         if not state.terminal:
             return np.zeros(self.num_players, bool)
         return state.totals == state.totals.min()
-
-    # --- what a player sees ---------------------------------------------------------------
-
-    def observe(
-        self, state: MinusTwoState, player: int, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        # One gather of the state's table fills every field but play_from and the scalars.
-        seen = state.table.take(self._observed[player])
-        if out is None:
-            out = seen.astype(np.float32)
-        else:
-            out[...] = seen  # [...] assigns faster than [:]
-        out[self._obs_play_from] = self._play_from[self.play_source(state, player)]
-        out[self._obs_limit] = state.limit
-        out[self._obs_pile_size] = state.pile_size
-        out[self._obs_target] = state.target
-        return out
 
     # --- a seat's view of the unseen cards (determinized search) ----------------------------
 
@@ -763,7 +452,7 @@ class MinusTwo(Game):
                 self._shuffle_own_face_down(world, seat, rng)
             else:
                 self._redeal_unseen(world, seat, rng)
-        return world
+        return self._without_views(world)
 
     def random_playouts(
         self,
@@ -798,22 +487,6 @@ class MinusTwo(Game):
             horizon,
         )
 
-    def copy_state(
-        self, state: MinusTwoState, rng: np.random.Generator | None = None
-    ) -> MinusTwoState:
-        """An independent copy of ``state``, its arrays copied and its named views rebuilt on
-        the copy's own table (a shallow copy would leave them on the original's). Its generator
-        is a copy of ``state.rng`` at its position, or ``rng`` itself if given."""
-        fields = {name: getattr(state, name) for name in _STATE_FIELDS}
-        for name, value in fields.items():
-            if isinstance(value, np.ndarray):
-                fields[name] = value.copy()
-        if rng is None:
-            rng = np.random.Generator(type(state.rng.bit_generator)())
-            rng.bit_generator.state = state.rng.bit_generator.state
-        fields["rng"] = rng
-        return MinusTwoState(**fields)
-
     @staticmethod
     def _shuffle_own_face_down(world: MinusTwoState, seat: int, rng: np.random.Generator) -> None:
         """A seat knows which cards its face-down row holds (its colour less the nine it saw at
@@ -834,7 +507,7 @@ class MinusTwo(Game):
         # again (the cards the hand left over come late in the first order).
         cards = rng.permutation(np.repeat(self._types, unseen))
         to_hand = np.zeros(cards.size, bool)
-        to_hand[np.flatnonzero(~world.hand_excludes[seat, cards])[: hidden.sum()]] = True
+        to_hand[np.flatnonzero(world.hand_excludes[seat, cards] == 0)[: hidden.sum()]] = True
         new_hidden = np.bincount(cards[to_hand], minlength=NUM_TYPES)
         world.cards[HAND, seat] += new_hidden - hidden
         world.hidden_hand[seat] = new_hidden
