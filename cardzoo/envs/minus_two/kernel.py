@@ -151,6 +151,16 @@ def offsets(n):
     )
 
 
+if PLAIN:  # plain Python looks the offsets up (computing them costs a microsecond a call)
+    _offsets_of = {}
+
+    def offsets(n, _computed=offsets):
+        found = _offsets_of.get(n)
+        if found is None:
+            found = _offsets_of[n] = _computed(n)
+        return found
+
+
 @jit
 def card_points(card, count_scoring):
     if count_scoring:
@@ -221,7 +231,10 @@ def legal_code(row, n):
     code = source << SOURCE_SHIFT
     for card in range(12):
         count = row[start + card]
-        if count > 0 and playable(card, limit):
+        # playable(card, limit), written out (plain Python calls cost here)
+        if count > 0 and (
+            (card != MINUS_TWO) if limit == 0 else (card < limit or card >= MINUS_TWO)
+        ):
             code |= count << (4 * card)
     in_hand, face_up = row[sizes + player], row[sizes + n + player]
     minus_twos = row[cards + 12 * player + MINUS_TWO] + row[cards + 12 * (n + player) + MINUS_TWO]
@@ -566,35 +579,42 @@ def legal_actions(row, n, count_scoring, target_raise, target_score, points_rewa
 
 
 @jit
+def copy_part(out, at, row, start, size):
+    """``out[at:at + size] = row[start:start + size]``, element by element (numba makes an array
+    of each slice; plain Python copies a slice of a list at once: see below)."""
+    for index in range(size):
+        out[at + index] = row[start + index]
+
+
+if PLAIN:
+
+    def copy_part(out, at, row, start, size):  # noqa: F811  (the plain copy's: one slice)
+        out[at : at + size] = row[start : start + size]
+
+
+@jit
 def observe(row, n, count_scoring, target_raise, target_score, points_reward, player, starts, out):
     """The observation vector of ``player`` into ``out`` (``starts``: where each field of
-    OBSERVATION_FIELDS starts), players listed from ``player`` on."""
-    cards, held_part, sizes, totals, pile, removed = offsets(n)[:6]
-    # The fields' starts read once: the compiled code would read them again after every write
-    # to ``out`` (it cannot tell that ``out`` is not ``starts``).
-    at_hand, at_face_up, at_face_down, at_play_from = starts[0], starts[1], starts[2], starts[3]
-    at_hand_sizes, at_pile, at_removed = starts[4], starts[10], starts[11]
-    at_face_up_sizes, at_face_down_sizes, at_totals = starts[5], starts[6], starts[7]
-    hand = cards + 12 * player
-    for card in range(12):
-        out[at_hand + card] = row[hand + card]
-        out[at_pile + card] = row[pile + card]
-        out[at_removed + card] = row[removed + card]
-    seat = player
-    for relative in range(n):
-        face_up = cards + 12 * (n + seat)
-        for card in range(12):
-            out[at_face_up + 12 * relative + card] = row[face_up + card]
-        out[at_hand_sizes + relative] = row[sizes + seat]
-        out[at_face_up_sizes + relative] = row[sizes + n + seat]
-        out[at_face_down_sizes + relative] = row[sizes + 2 * n + seat]
-        out[at_totals + relative] = row[totals + seat]
-        seat = seat + 1 if seat + 1 < n else 0
-    for position in range(4):
-        out[at_face_down + position] = row[held_part + 4 * player + position]
-    out[at_play_from + play_source(row, n, player)] = 1.0
+    OBSERVATION_FIELDS starts), players listed from ``player`` on: a seat-relative field is
+    the row's part from ``player`` on, then up to it."""
+    cards, held_part, sizes, _, pile, removed = offsets(n)[:6]
+    later = n - player  # the seats from player on; then the seats before
+    copy_part(out, starts[0], row, cards + 12 * player, 12)
+    face_up, at = cards + 12 * n, starts[1]
+    copy_part(out, at, row, face_up + 12 * player, 12 * later)
+    copy_part(out, at + 12 * later, row, face_up, 12 * player)
+    copy_part(out, starts[2], row, held_part + 4 * player, 4)
+    source = play_source(row, n, player)
+    for place in range(3):
+        out[starts[3] + place] = 1.0 if place == source else 0.0
+    for field in range(4):  # hand, face-up and face-down sizes, then the totals that follow
+        part, at = sizes + n * field, starts[4 + field]
+        copy_part(out, at, row, part + player, later)
+        copy_part(out, at + later, row, part, player)
     out[starts[8]] = row[LIMIT]
     out[starts[9]] = row[PILE_SIZE]
+    copy_part(out, starts[10], row, pile, 12)
+    copy_part(out, starts[11], row, removed, 12)
     out[starts[12]] = row[TARGET]
 
 
@@ -748,7 +768,6 @@ def observe_games(
             continue
         row = rows[b]
         player = row[CURRENT] if players[b] < 0 else players[b]
-        observations[b][:] = 0.0
         observe(
             row,
             n,
