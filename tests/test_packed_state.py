@@ -1,11 +1,12 @@
 """A game on its kernel (``cardzoo.envs.packed``), on Nobody Wants It: the state is the kernel's
 row, its fields read and write it, copies are independent, the generator is loaded only for a
 step that draws and then draws what numpy's would, and numba is loaded only where a compiled
-kernel is wanted."""
+kernel is wanted. On Minus Two: view-only parts, and legal actions as a kernel's code."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import pickle
 import subprocess
@@ -13,12 +14,17 @@ import sys
 
 import numpy as np
 import pytest
+from reference.minus_two import NumpyState
 from reference.nobody_wants_it import NumpyNobodyWantsIt
 from test_nobody_wants_it_reference import KERNELS, live_state
 
 from cardzoo.envs import kernels, packed
+from cardzoo.envs.kernels import plain_copy
+from cardzoo.envs.minus_two.rules import MinusTwo, MinusTwoState
 from cardzoo.envs.nobody_wants_it import kernel
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
+
+minus_two_kernel = plain_copy("cardzoo.envs.minus_two.kernel")
 
 
 @pytest.fixture(params=KERNELS)
@@ -172,3 +178,40 @@ def test_a_game_moves_to_the_compiled_kernel_after_switch_after_steps(monkeypatc
     assert compiled_after[:39] == [False] * 39 and all(compiled_after[39:])
     assert len(compiled_after) > 100 and type(state.row) is np.ndarray
     assert switching.snapshot(state) == plain.snapshot(expected)
+
+
+# --- what Minus Two needs of a game on its kernel ---------------------------------------------
+
+
+def test_a_view_only_part_is_no_field_and_snapshots_list_the_fields_as_before():
+    """Minus Two's table is one field; its parts (``Part(snapshot=False)``) are views of it,
+    not fields of their own: a snapshot holds the numpy engine's fields in its order."""
+    state = MinusTwo(num_players=3).new_state(np.random.default_rng(0))
+    expected = [f.name for f in dataclasses.fields(NumpyState)]
+    assert list(state.field_values()) == expected
+    assert "cards" not in MinusTwoState.fields and "table" in MinusTwoState.fields
+    state.totals[2] = 7
+    assert state.table[state.layout.parts["totals"][0] - state.layout.parts["table"][0] + 2] == 7
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_legal_actions_beyond_an_int64s_bits_come_as_a_code_and_few_masks_are_kept(
+    compiled, monkeypatch
+):
+    """Minus Two's 293 actions: the kernel gives its legal actions as a code that its
+    ``expand_legal`` writes out; the game keeps at most ``MASKS_KEPT`` masks, and its masks are
+    the kernel's list of legal actions all along."""
+    monkeypatch.setattr(packed, "COMPILED", compiled)
+    monkeypatch.setattr(packed, "MASKS_KEPT", 50)
+    game = MinusTwo(num_players=4)
+    state = game.new_state(np.random.default_rng(3))
+    choices, buffer, steps = np.random.default_rng(3), [0] * minus_two_kernel.MAX_LEGAL, 0
+    while not state.terminal:
+        mask = game.legal_mask(state, state.current_player)
+        count = minus_two_kernel.list_legal(list(state.row), 4, buffer)
+        assert np.flatnonzero(mask).tolist() == buffer[:count]
+        assert len(game._masks) <= 50
+        legal = np.flatnonzero(mask)
+        game.apply(state, int(legal[choices.integers(legal.size)]))
+        steps += 1
+    assert steps > 200 and not game.legal_mask(state, state.current_player).any()
