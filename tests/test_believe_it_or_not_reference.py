@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from reference.believe_it_or_not import NumpyBelieveItOrNot
+from reference.side_by_side import play_side_by_side, restore_and_play_on
 from test_nobody_wants_it_reference import KERNELS
 
 from cardzoo.envs import GAMES, believe_it_or_not_v0, packed
@@ -52,55 +53,13 @@ def whole_state(state) -> dict:
     return fields
 
 
-def assert_same_step(env, reference) -> None:
-    assert env.agent_selection == reference.agent_selection
-    for agent in env.possible_agents:
-        seen, expected = env.observe(agent), reference.observe(agent)
-        assert np.array_equal(seen["observation"], expected["observation"]), agent
-        assert seen["observation"].dtype == expected["observation"].dtype
-        assert np.array_equal(seen["action_mask"], expected["action_mask"]), agent
-        assert seen["action_mask"].dtype == expected["action_mask"].dtype
-    assert str(env.rewards) == str(reference.rewards)  # -0.0 and 0.0 alike
-    assert str(env._cumulative_rewards) == str(reference._cumulative_rewards)
-    assert env.terminations == reference.terminations
-    assert env.truncations == reference.truncations
-    assert whole_state(env.state_) == whole_state(reference.state_)
-
-
-def play_side_by_side(config: dict, seed: int, games: int) -> tuple[int, int]:
-    """``games`` games in a row from ``seed`` in both; returns the steps compared and the games
-    that ended by the rules (not cut at ``max_cycles``)."""
-    env, reference = believe_it_or_not_v0.raw_env(**config), ReferenceEnv(**config)
-    assert env.game.engine.compiled == packed.COMPILED
-    choices = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    reference.reset(seed=seed)
-    steps = ended = 0
-    for _ in range(games):
-        assert_same_step(env, reference)
-        while env.agents:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                action = None
-            else:
-                legal = np.flatnonzero(env.infos[agent]["action_mask"])
-                action = int(legal[choices.integers(legal.size)])
-            env.step(action)
-            reference.step(action)
-            assert_same_step(env, reference)
-            steps += 1
-        ended += env.state_.terminal
-        env.reset()
-        reference.reset()
-    return steps, ended
-
-
 @pytest.mark.parametrize("compiled", KERNELS)
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: str(sorted(c.items())))
 def test_the_game_plays_the_numpy_engines_games_step_by_step(config, compiled, monkeypatch):
     monkeypatch.setattr(packed, "COMPILED", compiled)
     games = GAMES_PER_CONFIG[compiled]
-    steps, ended = play_side_by_side(config, seed=config["num_players"], games=games)
+    env, reference = believe_it_or_not_v0.raw_env(**config), ReferenceEnv(**config)
+    steps, ended = play_side_by_side(env, reference, config["num_players"], games, whole_state)
     assert steps >= games * 8 and ended >= games // 2  # a game takes 8 steps at least
 
 
@@ -113,24 +72,8 @@ def test_snapshots_of_the_numpy_engine_restore_and_play_on_alike(variant, compil
     monkeypatch.setattr(packed, "COMPILED", compiled)
     config = {"num_players": 3, "variant": variant}
     reference, game = NumpyBelieveItOrNot(**config), BelieveItOrNot(**config)
-    position, choices = reference.new_state(np.random.default_rng(9)), np.random.default_rng(9)
-    decisions, doubts = set(), 0
-    while not position.terminal:
-        state = game.from_json(reference.to_json(position))
-        expected = reference.copy_state(position)
-        decisions.add(state.decision)
-        for _ in range(15):
-            if state.terminal:
-                break
-            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
-            action = int(legal[choices.integers(legal.size)])
-            rewards, expected_rewards = game.apply(state, action), reference.apply(expected, action)
-            assert str(rewards) == str(expected_rewards)
-            assert whole_state(state) == whole_state(expected)
-            doubts += state.revealed_card != expected.revealed_card or bool(state.taken_known.any())
-        legal = np.flatnonzero(reference.legal_mask(position, position.current_player))
-        reference.apply(position, int(legal[choices.integers(legal.size)]))
-    assert decisions == set(range(len(DECISION_NAMES))) and doubts > 0
+    decisions, rewarded = restore_and_play_on(game, reference, 9, 15, whole_state)
+    assert decisions == set(range(len(DECISION_NAMES))) and rewarded > 0
 
 
 def test_a_deck_option_deals_that_deck_and_a_void_one_is_refused():

@@ -11,9 +11,9 @@ table size, round count and reward: 1,080 games on the compiled kernel, 180 on t
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from reference.nobody_wants_it import NumpyNobodyWantsIt
+from reference.side_by_side import play_side_by_side, restore_and_play_on
 
 from cardzoo.envs import kernels, nobody_wants_it_v0, packed
 from cardzoo.envs.aec import CardGameEnv
@@ -61,47 +61,6 @@ def live_state(state) -> tuple:
     )
 
 
-def assert_same_step(env, reference) -> None:
-    assert env.agent_selection == reference.agent_selection
-    for agent in env.possible_agents:
-        seen, expected = env.observe(agent), reference.observe(agent)
-        assert np.array_equal(seen["observation"], expected["observation"]), agent
-        assert seen["observation"].dtype == expected["observation"].dtype
-        assert np.array_equal(seen["action_mask"], expected["action_mask"]), agent
-        assert seen["action_mask"].dtype == expected["action_mask"].dtype
-    assert str(env.rewards) == str(reference.rewards)  # -0.0 and 0.0 alike
-    assert str(env._cumulative_rewards) == str(reference._cumulative_rewards)
-    assert env.terminations == reference.terminations
-    assert env.truncations == reference.truncations
-    assert live_state(env.state_) == live_state(reference.state_)
-
-
-def play_side_by_side(config: dict, seed: int, games: int) -> int:
-    """``games`` games in a row from ``seed`` in both; returns the steps compared."""
-    env, reference = nobody_wants_it_v0.raw_env(**config), ReferenceEnv(**config)
-    assert env.game.engine.compiled == packed.COMPILED
-    choices = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    reference.reset(seed=seed)
-    steps = 0
-    for _ in range(games):
-        assert_same_step(env, reference)
-        while env.agents:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                action = None
-            else:
-                legal = np.flatnonzero(env.infos[agent]["action_mask"])
-                action = int(legal[choices.integers(legal.size)])
-            env.step(action)
-            reference.step(action)
-            assert_same_step(env, reference)
-            steps += 1
-        env.reset()
-        reference.reset()
-    return steps
-
-
 @pytest.mark.parametrize("compiled", KERNELS)
 @pytest.mark.parametrize(
     "config", CONFIGS, ids=lambda c: f"{c['num_players']}p-{c['num_rounds']}r-{c['reward']}"
@@ -109,7 +68,8 @@ def play_side_by_side(config: dict, seed: int, games: int) -> int:
 def test_the_game_plays_the_numpy_engines_games_step_by_step(config, compiled, monkeypatch):
     monkeypatch.setattr(packed, "COMPILED", compiled)
     games = GAMES_PER_CONFIG[compiled]
-    steps = play_side_by_side(config, seed=config["num_players"], games=games)
+    env, reference = nobody_wants_it_v0.raw_env(**config), ReferenceEnv(**config)
+    steps, _ = play_side_by_side(env, reference, config["num_players"], games, live_state)
     assert steps >= games * config["num_rounds"] * 5  # a round takes 5 steps at least
 
 
@@ -121,21 +81,5 @@ def test_snapshots_of_the_numpy_engine_restore_and_play_on_alike(compiled, monke
     monkeypatch.setattr(packed, "COMPILED", compiled)
     config = {"num_players": 3, "num_rounds": 2, "reward": "points"}
     reference, game = NumpyNobodyWantsIt(**config), NobodyWantsIt(**config)
-    position, choices = reference.new_state(np.random.default_rng(9)), np.random.default_rng(9)
-    decisions, round_ends = set(), 0
-    while not position.terminal:
-        state = game.from_json(reference.to_json(position))
-        expected = reference.copy_state(position)
-        decisions.add(state.decision)
-        for _ in range(20):
-            if state.terminal:
-                break
-            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
-            action = int(legal[choices.integers(legal.size)])
-            rewards, expected_rewards = game.apply(state, action), reference.apply(expected, action)
-            assert str(rewards) == str(expected_rewards)
-            assert live_state(state) == live_state(expected)
-            round_ends += expected_rewards is not None
-        legal = np.flatnonzero(reference.legal_mask(position, position.current_player))
-        reference.apply(position, int(legal[choices.integers(legal.size)]))
+    decisions, round_ends = restore_and_play_on(game, reference, 9, 20, live_state)
     assert decisions == {TURN, PIG_ANSWER, HORSE_GIFT} and round_ends > 0

@@ -1,0 +1,94 @@
+"""A game on its kernel played beside the numpy engine it replaced, step by step (the tests
+``test_<game>_reference.py``): through the AEC environment, and from the numpy engine's
+snapshots. ``state_of(state)`` is what of a state the two must share (a game's own choice: the
+live cards, or every field)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cardzoo.envs import packed
+from cardzoo.envs.aec import CardGameEnv
+from cardzoo.envs.core import Game
+
+StateOf = Callable[[Any], Any]
+
+
+def assert_same_step(env: CardGameEnv, reference: CardGameEnv, state_of: StateOf) -> None:
+    """The same agent to act, every seat's observation and action mask (values and dtypes),
+    rewards (signs included), cumulative rewards, ends, and ``state_of`` the states."""
+    assert env.agent_selection == reference.agent_selection
+    for agent in env.possible_agents:
+        seen, expected = env.observe(agent), reference.observe(agent)
+        assert np.array_equal(seen["observation"], expected["observation"]), agent
+        assert seen["observation"].dtype == expected["observation"].dtype
+        assert np.array_equal(seen["action_mask"], expected["action_mask"]), agent
+        assert seen["action_mask"].dtype == expected["action_mask"].dtype
+    assert str(env.rewards) == str(reference.rewards)  # -0.0 and 0.0 alike
+    assert str(env._cumulative_rewards) == str(reference._cumulative_rewards)
+    assert env.terminations == reference.terminations
+    assert env.truncations == reference.truncations
+    assert state_of(env.state_) == state_of(reference.state_)
+
+
+def play_side_by_side(
+    env: CardGameEnv, reference: CardGameEnv, seed: int, games: int, state_of: StateOf
+) -> tuple[int, int]:
+    """``games`` games in a row from ``seed`` in both, with the same random legal actions
+    (:func:`assert_same_step` after each); after each game the next unseeded ``reset()``.
+    Returns the steps compared and how many games ended by the rules (not truncated)."""
+    assert env.game.engine.compiled == packed.COMPILED  # type: ignore[attr-defined]
+    choices = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    reference.reset(seed=seed)
+    steps = ended = 0
+    for _ in range(games):
+        assert_same_step(env, reference, state_of)
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                action = None
+            else:
+                legal = np.flatnonzero(env.infos[agent]["action_mask"])
+                action = int(legal[choices.integers(legal.size)])
+            env.step(action)
+            reference.step(action)
+            assert_same_step(env, reference, state_of)
+            steps += 1
+        ended += bool(env.state_.terminal)
+        env.reset()
+        reference.reset()
+    return steps, ended
+
+
+def restore_and_play_on(
+    game: Game, reference: Game, seed: int, steps: int, state_of: StateOf
+) -> tuple[set[int], int]:
+    """A game of the numpy engine (random legal actions from ``seed``); at each of its steps its
+    snapshot restored into ``game``, which then plays ``steps`` more random legal actions beside
+    a copy of the numpy engine's state, with the same rewards and ``state_of`` after each.
+    Returns the decisions the snapshots were taken at and how many steps gave rewards."""
+    position, choices = (
+        reference.new_state(np.random.default_rng(seed)),
+        np.random.default_rng(seed),
+    )
+    decisions, rewarded = set(), 0
+    while not position.terminal:
+        state = game.from_json(reference.to_json(position))
+        expected = reference.copy_state(position)
+        decisions.add(state.decision)  # type: ignore[attr-defined]
+        for _ in range(steps):
+            if state.terminal:
+                break
+            legal = np.flatnonzero(game.legal_mask(state, state.current_player))
+            action = int(legal[choices.integers(legal.size)])
+            rewards, expected_rewards = game.apply(state, action), reference.apply(expected, action)
+            assert str(rewards) == str(expected_rewards)
+            assert state_of(state) == state_of(expected)
+            rewarded += expected_rewards is not None
+        legal = np.flatnonzero(reference.legal_mask(position, position.current_player))
+        reference.apply(position, int(legal[choices.integers(legal.size)]))
+    return decisions, rewarded
