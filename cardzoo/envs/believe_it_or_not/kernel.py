@@ -266,16 +266,19 @@ def finish_placement(row, n, cards, species, quick, player):
 
 @jit
 def take_table(row, n, species, taker):
-    """``taker`` takes every card of the table into hand; then its sets of four leave."""
+    """``taker`` takes every card of the table into hand; then its sets of four leave. (The
+    placements are walked: a table holds fewer cards than the counts have entries.)"""
     hand, counts, on_table = HANDS + NUM_TYPES * taker, HANDS + 14 * n, HANDS + 13 * n
-    size = row[TABLE_SIZE]
-    for i in range(size):
-        row[hand + row[TABLE + i]] += 1
-    for index in range(NUM_TYPES * n):
-        row[counts + index] = 0
+    card = TABLE
+    for placement in range(row[NUM_PLACEMENTS]):
+        owner = counts + NUM_TYPES * row[OWNERS + placement]
+        for _ in range(row[SIZES + placement]):
+            row[hand + row[card]] += 1
+            row[owner + row[card]] -= 1
+            card += 1
     for p in range(n):
         row[on_table + p] = 0
-    row[HANDS + NUM_TYPES * n + taker] += size
+    row[HANDS + NUM_TYPES * n + taker] += row[TABLE_SIZE]
     row[TABLE_SIZE] = 0
     row[NUM_PLACEMENTS] = 0
     row[DECLARED] = NO_ONE
@@ -289,8 +292,7 @@ def remember_taken_cards(row, n, owner, last_start, position, card):
     """Before the table is taken: every player knows their own cards on it, the card turned face
     up (``card``, at ``position`` of ``owner``'s last placement) and the card they peeked at."""
     known, counts = HANDS + 26 * n, HANDS + 14 * n
-    for index in range(NUM_TYPES * n):
-        row[known + index] = row[counts + index]
+    row[known : known + NUM_TYPES * n] = row[counts : counts + NUM_TYPES * n]
     for p in range(n):
         row[known + NUM_TYPES * p + card] += 1
     row[known + NUM_TYPES * owner + card] -= 1  # counted among the owner's own already
@@ -303,16 +305,14 @@ def remember_taken_cards(row, n, owner, last_start, position, card):
 def forget_what_can_leave_unseen(row, n, species, taker):
     """After the table is taken: the taker knows their own hand; specials may leave it again
     unseen among the ones played; species discarded as a set are gone."""
+    known, emptied = HANDS + 26 * n + NUM_TYPES * taker, HANDS + 14 * n + NUM_TYPES * taker
+    row[known : known + NUM_TYPES] = row[emptied : emptied + NUM_TYPES]  # zeros: table taken
     known = HANDS + 26 * n
-    for t in range(NUM_TYPES):
-        row[known + NUM_TYPES * taker + t] = 0
-    for p in range(n):
-        mine = known + NUM_TYPES * p
-        row[mine + PEEK] = 0
-        row[mine + SKIP] = 0
-        for s in range(species):
-            if row[OUT + s] == SET_SIZE:
-                row[mine + s] = 0
+    for kind in range(species + 2):
+        t = PEEK + kind - species if kind >= species else kind
+        if t >= PEEK or row[OUT + t] == SET_SIZE:
+            for p in range(n):
+                row[known + NUM_TYPES * p + t] = 0
 
 
 @jit
@@ -515,21 +515,20 @@ def deal_deck(row, n, cards, species, quick, rng):
 def observe(row, n, cards, species, quick, player, starts, out):
     """The observation vector of ``player`` into ``out``, which holds zeros (``starts``: where
     each field of OBSERVATION_FIELDS starts). Seats are relative: the observer first, then
-    leftwards."""
+    leftwards. (Runs of the row are copied as slices: one step each in plain Python.)"""
     hand, start, gone = HANDS + NUM_TYPES * player, starts[0], starts[4]
-    for t in range(NUM_TYPES):
-        out[start + t] = row[hand + t]
-        out[gone + t] = row[OUT + t]
-    sizes, outs, on_table = starts[1], starts[2], starts[3]
-    seat = HANDS + NUM_TYPES * n + player  # the observer's hand size
-    for relative in range(n):
-        if relative == n - player:  # past the last seat: on from seat 0
-            seat -= n
-        out[sizes + relative] = row[seat]
-        out[outs + relative] = row[seat + n]
-        out[on_table + relative] = row[seat + 2 * n]
-        seat += 1
+    out[start : start + NUM_TYPES] = row[hand : hand + NUM_TYPES]
+    out[gone : gone + NUM_TYPES] = row[OUT : OUT + NUM_TYPES]
     later = n - player  # seat s is (s + later) % n seats to the observer's left
+    # hand_sizes, is_out, cards_on_table: the observer's seat and those after it, then seat 0 ..
+    seats, sizes, outs, on_table = HANDS + NUM_TYPES * n, starts[1], starts[2], starts[3]
+    mine, is_out, placed = seats + player, seats + n, seats + 2 * n
+    out[sizes : sizes + later] = row[mine:is_out]
+    out[sizes + later : sizes + n] = row[seats:mine]
+    out[outs : outs + later] = row[mine + n : placed]
+    out[outs + later : outs + n] = row[is_out : mine + n]
+    out[on_table : on_table + later] = row[mine + 2 * n : placed + n]
+    out[on_table + later : on_table + n] = row[placed : mine + 2 * n]
     if row[TERMINAL] == 0:
         actor = row[CURRENT]
         out[starts[5] + (actor + later) % n] = 1.0
@@ -547,11 +546,10 @@ def observe(row, n, cards, species, quick, player, starts, out):
         out[starts[10]] = table_size
         out[starts[11]] = size
         out[starts[12] + (owner + later) % n] = 1.0
-        if row[HANDS + NUM_TYPES * n + owner] == 0:
+        if row[seats + owner] == 0:
             out[starts[13]] = 1.0
         counts, own = HANDS + 14 * n + NUM_TYPES * player, starts[14]
-        for t in range(NUM_TYPES):
-            out[own + t] = row[counts + t]
+        out[own : own + NUM_TYPES] = row[counts : counts + NUM_TYPES]
         if row[PEEK_PLAYER] == player:
             position = row[PEEK_POSITION]
             out[starts[15] + position] = 1.0
