@@ -9,6 +9,9 @@ got rid of as a set.
 
 This docstring states the rules as implemented, completely; every point the original leaves open
 is settled by a named, bold decision with its reason. User guide: ``docs/believe_it_or_not.md``.
+The rules themselves are written once, in the game's kernel
+(:mod:`cardzoo.envs.believe_it_or_not.kernel`): :class:`BelieveItOrNot` runs it on one game at a
+time (:mod:`cardzoo.envs.packed`), the vector games and the search playouts on many.
 
 Cards (types 0..10)
     ``cat dog cow pig sheep horse rabbit duck`` (species 0..7, 4 copies each), ``elephant`` (8, one
@@ -184,7 +187,7 @@ Resampling (what a seat knows, for determinized search)
 Fast playouts (search rollouts)
     ``BelieveItOrNot.random_playouts(states, rng, ...)`` plays many states to the end at once by a
     cheap policy (``playout_policies``: ``bluffer``, mostly the bluffer heuristic, the default;
-    ``random``), through a compiled kernel of the same rules
+    ``random``), through the game's kernel, a batch of states a call
     (:mod:`cardzoo.envs.believe_it_or_not.playout`; numba when installed, else the same code as
     plain Python with identical results). The search agents roll out through it.
 
