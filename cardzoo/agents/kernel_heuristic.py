@@ -63,7 +63,8 @@ class KernelDecisions:
 
     def compile(self) -> None:
         _plain, compiled = plain_and_compiled(kernel_dependency(self.kernel_module, False))
-        self.compiled = use_compiled(True, compiled)
+        self.compiled = use_compiled(True, compiled)  # an error without numba
+        assert compiled is not None
         self.kernel = compiled
 
     def count(self) -> None:

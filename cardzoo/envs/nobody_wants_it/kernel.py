@@ -818,14 +818,32 @@ def take_action(row, rng, steps, b, action, seat, max_cycles, n, rounds, points_
 
 @jit
 def play_others(
-    rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, n, rounds, points_reward
+    rows,
+    rngs,
+    policy_rngs,
+    steps,
+    b,
+    seat,
+    max_cycles,
+    mask,
+    policies,
+    starts,
+    observation,
+    n,
+    rounds,
+    points_reward,
 ):
-    """Uniformly random play by every seat but ``seat`` in game b until ``seat`` must decide or
-    the game ends; returns what ``seat`` earned meanwhile."""
+    """Every seat but ``seat`` plays in game b by its policy (:func:`policy_action`; seat p's is
+    policies[p - (p > seat)], random ones drawing from policy_rngs[b]) until ``seat`` must
+    decide or the game ends; returns what ``seat`` earned meanwhile."""
     row = rows[b]
     earned = 0.0
     while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
-        action = random_action(row, n, rounds, policy_rngs[b], mask)
+        player = row[CURRENT]
+        action = policy_action(
+            policies[player - (player > seat)], row, n, rounds, points_reward, policy_rngs[b],
+            mask, starts, observation,
+        )  # fmt: skip
         earned += take_action(
             row, rngs[b], steps, b, action, seat, max_cycles, n, rounds, points_reward
         )
@@ -847,11 +865,17 @@ def step_seats(
     rewards,
     ends,
     mask,
+    policies,
+    starts,
+    observation,
     n,
     rounds,
     points_reward,
 ):
-    """One decision of the learner in every game, the other seats played uniformly at random.
+    """One decision of the learner in every game, the other seats played by ``policies`` (one
+    per other seat in seat order, the learner's left out: :data:`RANDOM`, :data:`HAND_SHEDDER`,
+    :data:`NWI_DODGER`; ``starts`` where the observation fields begin; ``mask``, ``observation``
+    scratch).
 
     Row b with actions[b] >= 0: the learner (seats[b]) takes it, then the others play until the
     learner decides again or the game ends; rewards[b] is what the learner earned, ends[b] how the
@@ -868,8 +892,9 @@ def step_seats(
                 row, rngs[b], steps, b, actions[b], seat, max_cycles, n, rounds, points_reward
             )
             earned += play_others(
-                rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, n, rounds, points_reward
-            )
+                rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, policies, starts,
+                observation, n, rounds, points_reward,
+            )  # fmt: skip
             rewards[b] = earned
             ends[b] = end_of(row, steps[b], max_cycles)
             continue
@@ -886,16 +911,7 @@ def step_seats(
             steps[b] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             play_others(
-                rows,
-                rngs,
-                policy_rngs,
-                steps,
-                b,
-                seats[b],
-                max_cycles,
-                mask,
-                n,
-                rounds,
-                points_reward,
-            )
+                rows, rngs, policy_rngs, steps, b, seats[b], max_cycles, mask, policies, starts,
+                observation, n, rounds, points_reward,
+            )  # fmt: skip
     return -1
