@@ -7,8 +7,13 @@ when numba is installed, with numba's on-disk cache, and as ``kernel_plain``, ne
 Three drivers play it: the game's ``Game``/``State`` (:mod:`.rules`: one game, one decision at a
 time; the state *is* a row, its named fields views into it), the vector games (the functions of
 "Many games at once", through :mod:`cardzoo.envs.batch`) and the search playouts
-(:func:`playouts`). They live in this file because numba's cache notices a change in a cached
-function's own file only.
+(:func:`playouts`). The game's heuristics are here too, as functions of a seat's observation and
+legal actions (:func:`hand_shedder_action`, :func:`nwi_dodger_action`): the agents call them
+(:mod:`cardzoo.agents.nobody_wants_it`) and the vector games play them as opponents
+(:func:`policy_action`). All live in this file because numba's cache notices a change in a
+cached function's own file only: a changed heuristic (or rule) reloads every compiled function
+that calls it (a test keeps every compiled function a kernel calls in its own file, the
+generator's aside).
 
 ``rng`` is a generator of :mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game
 must deal and reshuffle exactly as numpy's generator of the same seed does (a game's own
@@ -818,21 +823,9 @@ def take_action(row, rng, steps, b, action, seat, max_cycles, n, rounds, points_
 
 @jit
 def play_others(
-    rows,
-    rngs,
-    policy_rngs,
-    steps,
-    b,
-    seat,
-    max_cycles,
-    mask,
-    policies,
-    starts,
-    observation,
-    n,
-    rounds,
-    points_reward,
-):
+    rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, policies, starts, observation, n,
+    rounds, points_reward,
+):  # fmt: skip
     """Every seat but ``seat`` plays in game b by its policy (:func:`policy_action`; seat p's is
     policies[p - (p > seat)], random ones drawing from policy_rngs[b]) until ``seat`` must
     decide or the game ends; returns what ``seat`` earned meanwhile."""
