@@ -12,9 +12,9 @@ function for one decision.
 **Decision (plain or compiled).** As a game on its kernel does (:mod:`cardzoo.envs.packed`), the
 agents run the plain copy of the kernel first (a short use never loads numba) and the compiled
 one, where numba is installed, once the agents of that kernel have taken
-:data:`~cardzoo.envs.packed.SWITCH_AFTER` decisions in the process (a compiled decision costs a
-tenth of a plain one, the vector in and out included). ``packed.COMPILED``, read when an agent
-is built, forces either. The two give the same actions (the tests hold both to the agents as
+:data:`~cardzoo.envs.packed.SWITCH_AFTER` decisions in the process (compiled, a decision skips
+the conversion of the vector to a list and the interpreter). ``packed.COMPILED``, read when an
+agent is built, forces either. The two give the same actions (the tests hold both to the agents as
 they were first written).
 """
 
