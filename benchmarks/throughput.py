@@ -25,6 +25,14 @@ Measurements
                 player picks for all games in one numpy call. ``vector gym``: the Gymnasium
                 ``VectorEnv``, the learner's action per game, random opponents inside the kernel.
                 Each is measured compiled (numba) and plain (``compiled=False``).
+    ``vs NAME`` with ``--opponents NAME`` (an agent name, e.g. ``nwi_dodger``), for the games
+                with a vector form: the learner (random legal play, seat 0) against NAME in
+                every other seat, three ways: ``vector gym vs NAME (kernel)``, the compiled
+                ``VectorEnv`` playing the opponents inside its kernel (an error row where the
+                kernel does not play NAME); ``vector gym vs NAME (Python)``, the same env with
+                the same agents called from Python per decision (given as a factory); ``aec vs
+                NAME``, the AEC environment with the agents called per decision. Agent steps
+                are the learner's; a second table gives their ratios to the kernel row.
 
 Columns
     agent steps/s   AEC: every ``step`` call, the steps of finished agents included; engine and
@@ -57,6 +65,7 @@ kernel plain Python, the compiled vector rows errors).
     python benchmarks/throughput.py --games nobody_wants_it --references crazy_eights
     python benchmarks/throughput.py --profile henhouse  # cProfile of both paths of one game
     python benchmarks/throughput.py --games nobody_wants_it --no-numba  # as without numba
+    python benchmarks/throughput.py --games nobody_wants_it --references none --opponents nwi_dodger
 """
 
 from __future__ import annotations
@@ -69,6 +78,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
+import functools  # noqa: E402
 import importlib  # noqa: E402
 import importlib.metadata  # noqa: E402
 import platform  # noqa: E402
@@ -131,21 +141,32 @@ class Counts:
         return getattr(self, what) / self.seconds if self.seconds > 0 else 0.0
 
 
-def play_aec(env, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
-    """Random legal play through the AEC API, whole games until ``seconds`` have passed."""
+def play_aec(
+    env, seconds: float, seed: int, clock: Clock = time.process_time, opponents: list | None = None
+) -> Counts:
+    """Random legal play through the AEC API, whole games until ``seconds`` have passed. With
+    ``opponents`` (an agent per seat, seat 0's entry unused), a random learner in seat 0 against
+    those agents deciding for the other seats: agent steps and choices are then the learner's
+    decisions and choices, decisions every seat's."""
     uniform = uniforms(seed)
     steps = decisions = choices = games = 0
     start = clock()
     deadline = start + seconds
     env.reset(seed=seed)  # later games continue the environment's own sequence of deals
     while True:
+        for opponent in (opponents or [None])[1:]:
+            opponent.reset()
         for agent in env.agent_iter():
             observation, _reward, terminated, truncated, _info = env.last()
-            steps += 1
+            steps += opponents is None
             if terminated or truncated:
                 action = None
+            elif opponents is not None and env.agent_name_mapping[agent] > 0:
+                decisions += 1
+                action = opponents[env.agent_name_mapping[agent]].act(observation)
             else:
                 decisions += 1
+                steps += opponents is not None
                 if type(observation) is dict:
                     legal = observation["action_mask"].nonzero()[0]
                     num_legal = len(legal)
@@ -262,9 +283,9 @@ def play_vector(games, seconds: float, seed: int, clock: Clock = time.process_ti
 
 
 def play_vector_gym(env, seconds: float, seed: int, clock: Clock = time.process_time) -> Counts:
-    """Random legal play of the learner on a Gymnasium ``VectorEnv`` (random opponents inside
-    the kernel). Agent steps are the learner's; decisions every seat's (from the games' step
-    counters); choices the learner's."""
+    """Random legal play of the learner on a Gymnasium ``VectorEnv`` (whatever its opponents:
+    random ones inside the kernel by default). Agent steps are the learner's; decisions every
+    seat's (from the games' step counters); choices the learner's."""
     rng = np.random.default_rng(seed)
     _observations, infos = env.reset(seed=seed)
     learner = decisions = choices = ended = 0
@@ -322,9 +343,11 @@ class Benchmark:
         return (max(rates) - min(rates)) / middle if middle else 0.0
 
 
-def cardzoo_benchmarks(names: list[str] | None, vector_games: int = 1024) -> list[Benchmark]:
+def cardzoo_benchmarks(
+    names: list[str] | None, vector_games: int = 1024, opponents: str | None = None
+) -> list[Benchmark]:
     """The AEC and engine rows of every registered game (or of ``names``), and the vector rows
-    of the games with a vector form."""
+    of the games with a vector form (and their rows against ``opponents``, if given)."""
     from cardzoo.envs import GAMES
 
     benchmarks = []
@@ -354,6 +377,8 @@ def cardzoo_benchmarks(names: list[str] | None, vector_games: int = 1024) -> lis
         ]
         if spec.game_class().kernel_module is not None:
             benchmarks += vector_benchmarks(name, params, vector_games)
+            if opponents is not None:
+                benchmarks += opponent_benchmarks(name, params, opponents, vector_games)
     return benchmarks
 
 
@@ -389,6 +414,41 @@ def vector_benchmarks(name: str, params: str, count: int) -> list[Benchmark]:
             Benchmark(f"{name}_v0", "cardzoo", f"{path}{kind}", described, run=run)
             for path, run in runs.items()
         ]
+    return benchmarks
+
+
+def opponent_benchmarks(name: str, params: str, opponents: str, count: int) -> list[Benchmark]:
+    """The rows of a learner in seat 0 against the agent ``opponents`` in every other seat (see
+    the module docstring): the compiled ``VectorEnv`` (``count`` games) with the opponents in its
+    kernel and called from Python, and the AEC environment."""
+    from cardzoo.agents import make_agent
+    from cardzoo.envs import game_spec
+    from cardzoo.vector import VectorEnv
+
+    def factory(game, seed):
+        return make_agent(name, opponents, game, seed)
+
+    described = f"{params}, num_envs={count}"
+    kernel_path, python_path = (
+        f"vector gym vs {opponents} ({how})" for how in ("kernel", "Python")
+    )
+    benchmarks = []
+    for path, spec in ((kernel_path, opponents), (python_path, factory)):
+        try:
+            env = VectorEnv(name, count, spec, learner_seat=0, compiled=True)
+            if path == kernel_path and not env._compiled_opponents:
+                raise ValueError(f"the kernel does not play {opponents}")
+        except Exception as error:  # numba missing, an unknown agent
+            reason = f"error ({type(error).__name__}: {error})"
+            benchmarks.append(Benchmark(f"{name}_v0", "cardzoo", path, status=reason))
+            continue
+        run = functools.partial(play_vector_gym, env)
+        benchmarks.append(Benchmark(f"{name}_v0", "cardzoo", path, described, run=run))
+    env = game_spec(name).module().env()
+    game = env.unwrapped.game
+    agents = [None, *(factory(game, seat) for seat in range(1, game.num_players))]
+    run = functools.partial(play_aec, env, opponents=agents)
+    benchmarks.append(Benchmark(f"{name}_v0", "cardzoo", f"aec vs {opponents}", params, run=run))
     return benchmarks
 
 
@@ -512,8 +572,8 @@ def targets(
         reference = (rates or {}).get(key)
         return None if reference is None else decisions >= factor * reference
 
-    if benchmark.library != "cardzoo":
-        return ""
+    if benchmark.library != "cardzoo" or " vs " in benchmark.path:
+        return ""  # the rows against opponents: see opponents_table
     decisions = benchmark.median("decisions")
     if benchmark.path == "engine":
         return f">=100k dec/s: {mark(decisions >= ENGINE_TARGET)}"
@@ -567,6 +627,34 @@ def results_table(benchmarks: list[Benchmark]) -> str:
             ratio(decisions, own_aec),
             ratio(decisions, rates.get(CRAZY_EIGHTS)),
             targets(b, leduc, rps, rates),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def opponents_table(benchmarks: list[Benchmark]) -> str:
+    """The rows against opponents (``--opponents``): the learner's steps/s, and the kernel row's
+    rate over each row's (how many times faster the opponents in the kernel are), per game."""
+    rows = [b for b in benchmarks if b.library == "cardzoo" and " vs " in b.path]
+    if not rows:
+        return ""
+    kernel = {b.name: b.median("steps") for b in rows if b.path.endswith("(kernel)") and b.runs}
+    lines = [
+        "| benchmark | path | learner steps/s | decisions/s | us/learner step | kernel x this |",
+        "|" + " --- |" * 6,
+    ]
+    for b in rows:
+        if not b.runs:
+            lines.append(f"| {b.name} | {b.path} | {b.status} | | | |")
+            continue
+        steps = b.median("steps")
+        cells = [
+            b.name,
+            b.path,
+            f"{steps:,.0f}",
+            f"{b.median('decisions'):,.0f}",
+            f"{1e6 / steps:.2f}" if steps else "-",
+            ratio(kernel.get(b.name, 0.0), steps),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -651,6 +739,19 @@ def report(
         "steps = the learner's, decisions = every seat's, choices = the learner's.",
         "",
     ]
+    against = opponents_table(benchmarks)
+    if against:
+        lines += [
+            f"Against `{args.opponents}`: a learner in seat 0 (random legal play) and "
+            f"`{args.opponents}` in every other seat; `(kernel)`: the compiled `VectorEnv` with "
+            "the opponents played inside its kernel; `(Python)`: the same env with the same "
+            "agents called from Python per decision; `aec`: the AEC environment with the agents "
+            "called per decision. Kernel x this = the kernel row's learner steps/s over the "
+            "row's.",
+            "",
+            against,
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -709,6 +810,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="games per call of the compiled vector rows (the plain ones: a tenth; default 1024)",
     )
     parser.add_argument(
+        "--opponents",
+        metavar="NAME",
+        help="also measure a learner against the agent NAME in every other seat (games with a "
+        "vector form): the VectorEnv with NAME in its kernel, called from Python, and the AEC env",
+    )
+    parser.add_argument(
         "--no-numba",
         action="store_true",
         help="measure as an installation without numba does: every kernel plain Python",
@@ -751,7 +858,7 @@ def main(argv: list[str] | None = None) -> list[Benchmark]:
     from cardzoo.io import write_bytes_atomic
 
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else ()
-    benchmarks = cardzoo_benchmarks(args.game_names, args.vector_games)
+    benchmarks = cardzoo_benchmarks(args.game_names, args.vector_games, args.opponents)
     benchmarks += reference_benchmarks(args.reference_names)
     warmup = min(0.5, args.seconds / 4)
     measure(benchmarks, args.seconds, args.repeats, warmup, CLOCKS[args.clock])

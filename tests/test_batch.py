@@ -9,6 +9,9 @@ vector form (a kernel) is played at every configuration of the shared tests.
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import numpy as np
 import pytest
 
@@ -200,6 +203,24 @@ def test_a_game_cut_at_max_cycles_is_truncated_with_no_reward(name, config):
     assert all(env.truncations.values())
     assert rewards.tolist() == [[0.0] * 3] * 2
     assert batch.steps.tolist() == [5, 0]  # a game without an action is left alone
+
+
+@needs_numba
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_kernel_calls_compiled_code_of_its_own_file_only(name):
+    """numba's on-disk cache notices a change in a cached function's own file only, so every
+    compiled function a kernel can call (its drivers, its rules, its heuristics) is written in
+    its own file: a change to any of them reloads them all. The one exception is the generator
+    (``kernel_random``, taken by ``kernel_dependency``; a change there needs the cache
+    cleared, as its docstring says)."""
+    kernel = importlib.import_module(GAMES[name].game_class().kernel_module)
+    own = {kernel.__file__, kernel_random.__file__}
+    compiled = {key: value for key, value in vars(kernel).items() if hasattr(value, "py_func")}
+    modules = [value for value in vars(kernel).values() if isinstance(value, ModuleType)]
+    assert len(compiled) > 20 and modules == [kernel_random]
+    assert [
+        key for key, value in compiled.items() if value.py_func.__code__.co_filename not in own
+    ] == []
 
 
 def test_a_game_without_a_kernel_has_no_batch():

@@ -157,3 +157,32 @@ def test_quick_run_measures_the_vector_forms(throughput, tmp_path):
     text = output.read_text()
     assert "command: `python benchmarks/throughput.py --quick --seconds 0.02" in text
     assert "| cardzoo | nobody_wants_it_v0 | vector | " in text
+
+
+def test_quick_run_measures_a_learner_against_heuristic_opponents(throughput, tmp_path):
+    """--opponents: the learner against nwi_dodger in the VectorEnv's kernel, in the VectorEnv
+    called from Python, and in the AEC env; every opponent decision counted besides the
+    learner's steps; the second table rates each row against the kernel row."""
+    pytest.importorskip("numba")
+    output = tmp_path / "R.md"
+    flags = ["--references", "none", "--opponents", "nwi_dodger", "--vector-games", "4"]
+    rows = quick(throughput, output, "--games", "nobody_wants_it", *flags)
+    paths = [f"vector gym vs nwi_dodger ({how})" for how in ("kernel", "Python")]
+    for path in [*paths, "aec vs nwi_dodger"]:
+        row = rows["cardzoo", "nobody_wants_it_v0", path]
+        assert row.status == "ok" and len(row.runs) == 3
+        assert all(run.decisions > run.steps >= 1 for run in row.runs)  # opponents decide too
+    text = output.read_text()
+    assert "| nobody_wants_it_v0 | vector gym vs nwi_dodger (kernel) |" in text
+    assert text.count(" | 1.00 |\n") >= 1 and "kernel x this" in text
+
+
+def test_opponents_the_kernel_does_not_play_are_an_error_row(throughput):
+    rows = throughput.opponent_benchmarks("minus_two", "", "attacker", 2)
+    assert [row.path for row in rows] == [
+        "vector gym vs attacker (kernel)",
+        "vector gym vs attacker (Python)",
+        "aec vs attacker",
+    ]
+    assert rows[0].status == "error (ValueError: the kernel does not play attacker)"
+    assert rows[1].status == rows[2].status == "ok"

@@ -1,17 +1,19 @@
-"""Believe It or Not's kernel (search playouts, vector games) against the rules engine.
+"""Believe It or Not's kernel (the game's engine, search playouts, vector games) against the
+numpy engine it replaced (``tests/reference/believe_it_or_not.py``).
 
-The kernel must play exactly the engine's rules: the same legal actions and, after every legal
-action, the same state (packed rows compared whole), step by step through random games of both
-variants and through fixed positions that reach each rule a random game rarely meets (special
-cards, going out, the end without animals, two winners at once, truncation); in those positions
-every seat's observation and legal actions too; and it deals the engine's deal from the same
-numpy generator, void deals included.
+The kernel must play exactly the numpy engine's rules: the same legal actions and, after every
+legal action, the same state (packed rows compared whole), step by step through random games of
+both variants and through fixed positions that reach each rule a random game rarely meets
+(special cards, going out, the end without animals, two winners at once, truncation); in those
+positions every seat's observation and legal actions too; and it deals the numpy engine's deal
+from the same numpy generator, void deals included.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.believe_it_or_not import NumpyBelieveItOrNot
 
 from cardzoo.agents import make_agent, take_turn
 from cardzoo.agents.search import AGENTS, PIMCAgent
@@ -30,9 +32,12 @@ from cardzoo.envs.believe_it_or_not.rules import (
     PLAY_SKIP,
     TURN_CARD,
     BelieveItOrNot,
+    BelieveItOrNotState,
 )
 
 QUICK, STANDARD = BelieveItOrNot(variant="quick"), BelieveItOrNot(variant="standard")
+#: the numpy engine, the reference the kernel is held to
+NUMPY_QUICK, NUMPY_STANDARD = (NumpyBelieveItOrNot(variant=v) for v in ("quick", "standard"))
 DUCK, RABBIT, ELEPHANT, PEEK, SKIP = 7, 6, 8, 9, 10
 
 
@@ -40,50 +45,57 @@ def both_variants():
     return pytest.mark.parametrize("game", [QUICK, STANDARD], ids=["quick", "standard"])
 
 
-def test_kernel_constants_are_the_engines():
-    names = [
-        "NUM_TYPES",
-        "ELEPHANT",
-        "PEEK",
-        "SKIP",
-        "SET_SIZE",
-        "MAX_PLACEMENT",
-        "LEAD",
-        "BUILD",
-        "RESPOND",
-        "CHOOSE_TURN",
-        "CHOOSE_PEEK",
-        "FINISH",
-        "DECLARE",
-        "BELIEVE",
-        "DOUBT",
-        "TURN_CARD",
-        "PLAY_PEEK",
-        "PLAY_SKIP",
-        "PEEK_AT",
-        "NUM_ACTIONS",
-    ]
-    assert [getattr(kernel, name) for name in names] == [getattr(engine, name) for name in names]
+def both_numpy_variants():
+    return pytest.mark.parametrize("game", [NUMPY_QUICK, NUMPY_STANDARD], ids=["quick", "standard"])
+
+
+def packed_row(game, state) -> np.ndarray:
+    """The kernel's row of a numpy engine's state (its fields written into a row)."""
+    return np.array(BelieveItOrNotState.from_field_values(game, state.field_values()).row)
+
+
+def test_kernel_numbers_are_the_rules_files():
+    """The action ids, card types and decisions of the rules' tables."""
+    numbers = {
+        "NUM_TYPES": 11,
+        "ELEPHANT": 8,
+        "PEEK": 9,
+        "SKIP": 10,
+        "SET_SIZE": 4,
+        "MAX_PLACEMENT": 5,
+        "FINISH": 11,
+        "DECLARE": 12,
+        "BELIEVE": 20,
+        "DOUBT": 21,
+        "TURN_CARD": 22,
+        "PLAY_PEEK": 27,
+        "PLAY_SKIP": 28,
+        "PEEK_AT": 29,
+        "NUM_ACTIONS": 34,
+    }
+    assert {name: getattr(kernel, name) for name in numbers} == numbers
+    decisions = ["LEAD", "BUILD", "RESPOND", "CHOOSE_TURN", "CHOOSE_PEEK"]
+    assert [getattr(kernel, name) for name in decisions] == [0, 1, 2, 3, 4]
     assert tuple(STANDARD.observation_layout) == kernel.OBSERVATION_FIELDS
 
 
-@both_variants()
+@both_numpy_variants()
 def test_playout_kernel_follows_the_engine_step_by_step(game):
-    """Random games from fixed deals: at every step the kernel's legal actions are the engine's,
-    and every legal action leaves the same state in both."""
+    """Random games from fixed deals: at every step the kernel's legal actions are the numpy
+    engine's, and every legal action leaves the same state in both."""
     compared = endings = 0
     for seed in range(8):
         state = game.new_state(np.random.default_rng(seed))
         choices = np.random.default_rng(100 + seed)
         while not state.terminal:
             legal = np.flatnonzero(game.legal_mask(state, state.current_player)).tolist()
-            row = playout.pack(game, [state])[0]
+            row = packed_row(game, state)
             assert playout.legal_packed(game, row) == legal
             for action in legal:
                 after = game.copy_state(state)
                 game.apply(after, action)
                 assert np.array_equal(
-                    playout.apply_packed(game, row, action), playout.pack(game, [after])[0]
+                    playout.apply_packed(game, row, action), packed_row(game, after)
                 ), game.action_name(action)
                 compared += 1
                 endings += after.terminal
@@ -92,8 +104,8 @@ def test_playout_kernel_follows_the_engine_step_by_step(game):
 
 
 def position(game, hands, gone=()):
-    """A fixed position: ``hands`` one list of card names per seat, the species ``gone``
-    discarded as sets; player_0 to lead. Checked by the engine's invariants."""
+    """A fixed position of the numpy engine: ``hands`` one list of card names per seat, the
+    species ``gone`` discarded as sets; player_0 to lead. Checked by the game's invariants."""
     state = game.new_state(np.random.default_rng(0))
     state.hands[:] = 0
     for seat, names in enumerate(hands):
@@ -108,7 +120,7 @@ def position(game, hands, gone=()):
 
 def assert_same_views(game, state, row):
     """Every seat's observation and legal actions, by the kernel (a batch of one game, plain
-    Python) and by the engine."""
+    Python) and by the numpy engine."""
     batch = GameBatch(game, 1, compiled=False)
     batch.rows[0] = row
     observations = np.zeros((1, game.observation_size), np.float32)
@@ -120,21 +132,21 @@ def assert_same_views(game, state, row):
 
 
 def play_both(game, state, actions):
-    """``actions`` through the engine and the kernel side by side, the states, observations and
-    legal actions compared after every one; returns the engine's state and the kernel's row at
-    the end."""
-    row = playout.pack(game, [state])[0]
+    """``actions`` through the numpy engine and the kernel side by side, the states,
+    observations and legal actions compared after every one; returns the numpy engine's state
+    and the kernel's row at the end."""
+    row = packed_row(game, state)
     assert_same_views(game, state, row)
     for action in actions:
         game.apply(state, action)
         row = playout.apply_packed(game, row, action)
-        assert np.array_equal(row, playout.pack(game, [state])[0]), game.action_name(action)
+        assert np.array_equal(row, packed_row(game, state)), game.action_name(action)
         assert_same_views(game, state, row)
     return state, row
 
 
 #: seeds whose first deal is void at two players and four species (found by search): the
-#: engine deals again from the same generator
+#: numpy engine deals again from the same generator
 VOID_DEALS = {True: [7717, 8309], False: [2300, 3728, 4817]}  # by special_cards
 
 
@@ -143,18 +155,18 @@ VOID_DEALS = {True: [7717, 8309], False: [2300, 3728, 4817]}  # by special_cards
 )
 def test_the_kernel_deals_the_engines_deal(config):
     """From a generator seeded as ``numpy.random.default_rng(seed)``, the kernel's new game is
-    the engine's ``new_state`` row for row, and leaves the generator where the engine leaves
-    it; a void deal is dealt again, as the engine does."""
-    game = BelieveItOrNot(**config)
+    the numpy engine's ``new_state`` row for row, and leaves the generator where the numpy
+    engine leaves it; a void deal is dealt again, as the numpy engine does."""
+    game = NumpyBelieveItOrNot(**config)
     plain = kernels.plain_and_compiled(kernel)[0]
     void = VOID_DEALS[game.special_cards] if (game.num_players, game.num_species) == (2, 4) else []
     generator = np.zeros(kernel_random.SIZE, np.int64)
     for seed in [*range(100), *void]:
         engine_rng = np.random.default_rng(seed)
-        expected = playout.pack(game, [game.new_state(engine_rng)])[0]
+        expected = packed_row(game, game.new_state(engine_rng))
         plain.seed_numpy(generator, seed)
         row = np.zeros_like(expected)
-        plain.new_game(row, *game.kernel_parameters()[:3], generator)
+        plain.new_game(row, *game.kernel_parameters(), generator)
         assert np.array_equal(row, expected), seed
         assert kernel_random.numpy_state(generator) == engine_rng.bit_generator.state
         one_deal = np.random.default_rng(seed)
@@ -181,20 +193,20 @@ def test_quick_two_players_out_at_once_both_win():
     """A doubter whose last cards go out as a set while the table's owner had none left: both
     are out at the same moment and both win the quick game. On the way: believing is not
     allowed while P has no card (peek first is)."""
-    state = position(QUICK, LAST_CARD_DOUBTED, SIX_SPECIES_GONE)
-    state, row = play_both(QUICK, state, [DECLARE + DUCK, DUCK, FINISH])
-    assert playout.legal_packed(QUICK, row) == [DOUBT, PLAY_PEEK]  # no believe: P has no card
-    state, row = play_both(QUICK, state, [PLAY_PEEK, PEEK_AT + 0])
-    assert playout.legal_packed(QUICK, row) == [DOUBT]
-    state, row = play_both(QUICK, state, [DOUBT, TURN_CARD + 0])
-    assert state.terminal and kernel_winners(QUICK, row) == [0, 1]
+    state = position(NUMPY_QUICK, LAST_CARD_DOUBTED, SIX_SPECIES_GONE)
+    state, row = play_both(NUMPY_QUICK, state, [DECLARE + DUCK, DUCK, FINISH])
+    assert playout.legal_packed(NUMPY_QUICK, row) == [DOUBT, PLAY_PEEK]  # no believe: P has no card
+    state, row = play_both(NUMPY_QUICK, state, [PLAY_PEEK, PEEK_AT + 0])
+    assert playout.legal_packed(NUMPY_QUICK, row) == [DOUBT]
+    state, row = play_both(NUMPY_QUICK, state, [DOUBT, TURN_CARD + 0])
+    assert state.terminal and kernel_winners(NUMPY_QUICK, row) == [0, 1]
 
 
 def test_standard_goes_on_when_two_players_go_out_at_once():
-    state = position(STANDARD, LAST_CARD_DOUBTED, SIX_SPECIES_GONE)
+    state = position(NUMPY_STANDARD, LAST_CARD_DOUBTED, SIX_SPECIES_GONE)
     actions = [DECLARE + DUCK, DUCK, FINISH, PLAY_PEEK, PEEK_AT + 0, DOUBT, TURN_CARD + 0]
-    state, row = play_both(STANDARD, state, actions)
-    assert not state.terminal and STANDARD.players_out(state) == [0, 1]
+    state, row = play_both(NUMPY_STANDARD, state, actions)
+    assert not state.terminal and NUMPY_STANDARD.players_out(state) == [0, 1]
     assert row[kernel.CURRENT] == 2 and row[kernel.DECISION] == kernel.LEAD
 
 
@@ -209,22 +221,22 @@ LAST_DUCKS = [
 def test_standard_without_animals_the_elephants_holder_loses():
     """Decision (no animals left), standard: player_2 takes the table and discards the last set
     (ducks); the game ends at once and player_1, holding the elephant, loses."""
-    state = position(STANDARD, LAST_DUCKS, (*SIX_SPECIES_GONE, "rabbit"))
+    state = position(NUMPY_STANDARD, LAST_DUCKS, (*SIX_SPECIES_GONE, "rabbit"))
     actions = [DECLARE + DUCK, DUCK, DUCK, FINISH, BELIEVE, DUCK, FINISH, DOUBT, TURN_CARD + 0]
-    state, row = play_both(STANDARD, state, actions)
-    assert state.terminal and kernel_winners(STANDARD, row) == [0, 2, 3]
+    state, row = play_both(NUMPY_STANDARD, state, actions)
+    assert state.terminal and kernel_winners(NUMPY_STANDARD, row) == [0, 2, 3]
 
 
 def test_quick_without_animals_the_fewest_cards_win():
     """Decision (no animals left), quick: players 1, 2 and 3 hold one card each, player_0 two."""
-    state = position(QUICK, LAST_DUCKS, (*SIX_SPECIES_GONE, "rabbit"))
+    state = position(NUMPY_QUICK, LAST_DUCKS, (*SIX_SPECIES_GONE, "rabbit"))
     actions = [DECLARE + DUCK, DUCK, DUCK, FINISH, BELIEVE, DUCK, FINISH, DOUBT, TURN_CARD + 0]
-    state, row = play_both(QUICK, state, actions)
-    assert state.terminal and kernel_winners(QUICK, row) == [1, 2, 3]
-    assert playout.scores(QUICK, row[None])[0].tolist() == [2, 1, 1, 1]
+    state, row = play_both(NUMPY_QUICK, state, actions)
+    assert state.terminal and kernel_winners(NUMPY_QUICK, row) == [1, 2, 3]
+    assert playout.scores(NUMPY_QUICK, row[None])[0].tolist() == [2, 1, 1, 1]
 
 
-@both_variants()
+@both_numpy_variants()
 def test_a_skip_as_last_card_goes_out_at_once(game):
     """player_1 skips with its last card: out at once (quick: it wins); player_2 responds to
     player_0's placement."""
@@ -243,7 +255,7 @@ def test_a_skip_as_last_card_goes_out_at_once(game):
         assert (row[kernel.CURRENT], row[kernel.DECISION]) == (2, kernel.RESPOND)
 
 
-@both_variants()
+@both_numpy_variants()
 def test_a_peek_as_last_card_keeps_the_player_in_until_the_doubt(game):
     """player_1's last card is a peek: still in while it chooses the card, then forced to
     doubt; the claim was a lie, so player_0 takes the table back and player_1 is out."""
@@ -262,7 +274,7 @@ def test_a_peek_as_last_card_keeps_the_player_in_until_the_doubt(game):
 
 def test_skip_is_not_allowed_when_the_next_player_is_the_placer():
     """Two players: the next player after the responder is always P."""
-    game = BelieveItOrNot(num_players=2, variant="quick")
+    game = NumpyBelieveItOrNot(num_players=2, variant="quick")
     hands = [
         ["duck", "duck", "cat", "cat", "elephant", "peek"],
         ["duck", "duck", "cat", "cat", "skip", "skip", "peek"],

@@ -11,6 +11,7 @@ from gymnasium.vector import AutoresetMode
 
 import cardzoo  # noqa: F401  (registers the ids)
 from cardzoo.agents import Agent, make_agent
+from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import GAMES, kernel_random, kernels, nobody_wants_it_v0
 from cardzoo.errors import InputError
 from cardzoo.single_agent import SingleAgentEnv
@@ -176,22 +177,33 @@ def play_beside_the_single_agent_view(vector: VectorEnv, single: SingleAgentEnv,
             return steps
 
 
-def random_opponents_beside_the_single_agent_view(
-    name: str, config: dict, learner_seat: int, seed: int, compiled: bool
+def kernel_opponents_beside_the_single_agent_view(
+    name: str, config: dict, opponents: list, learner_seat: int, seed: int, compiled: bool
 ) -> int:
-    """:func:`play_beside_the_single_agent_view` with random opponents (the kernel's, and in the
-    single-agent view agents drawing as they do)."""
-    vector = VectorEnv(name, 2, learner_seat=learner_seat, compiled=compiled, **config)
+    """:func:`play_beside_the_single_agent_view` with opponents the kernel plays (random, and a
+    game's heuristics written in its kernel), one per other seat; in the single-agent view the
+    same agents, the random ones drawing as the kernel's do."""
+    vector = VectorEnv(name, 2, opponents, learner_seat=learner_seat, compiled=compiled, **config)
+    assert vector._compiled_opponents
     generator = np.zeros(kernel_random.SIZE, np.int64)
     state = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))).state
     kernel_random.set_numpy_state(generator, state)
-    single = SingleAgentEnv(
-        name,
-        opponents=lambda game, _seed: KernelRandom(game, generator),
-        learner_seat=learner_seat,
-        **config,
-    )
+    single_opponents = [
+        (lambda game, _seed: KernelRandom(game, generator)) if spec == "random" else spec
+        for spec in opponents
+    ]
+    single = SingleAgentEnv(name, single_opponents, learner_seat=learner_seat, **config)
     return play_beside_the_single_agent_view(vector, single, seed)
+
+
+def random_opponents_beside_the_single_agent_view(
+    name: str, config: dict, learner_seat: int, seed: int, compiled: bool
+) -> int:
+    """:func:`kernel_opponents_beside_the_single_agent_view` with random opponents only."""
+    opponents = ["random"] * (config["num_players"] - 1)
+    return kernel_opponents_beside_the_single_agent_view(
+        name, config, opponents, learner_seat, seed, compiled
+    )
 
 
 @pytest.mark.parametrize("compiled", KERNELS)
@@ -230,6 +242,109 @@ def test_agent_opponents_play_as_in_the_single_agent_view(name, seed):
     vector = VectorEnv(name, 2, opponents, learner_seat=1, **config)
     single = SingleAgentEnv(name, opponents, learner_seat=1, **config)
     assert play_beside_the_single_agent_view(vector, single, seed) > fewest
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(
+    ("opponents", "seed", "steps"),
+    [
+        (["random", "nwi_dodger", "hand_shedder"], 3, 28),
+        (["hand_shedder", "random", "random"], 44, 23),
+        (["nwi_dodger", "nwi_dodger", "random"], 8, 20),
+    ],
+)
+def test_heuristics_mixed_with_random_play_the_single_agent_views_game(
+    opponents, seed, steps, compiled
+):
+    """Nobody Wants It's heuristics and random opponents per seat, all in the kernel: episode 1
+    of game 0 is the single-agent view's with the Python agents (the random ones drawing as the
+    kernel's do)."""
+    config = {"num_players": 4, "reward": "win", "num_rounds": 3}
+    assert (
+        kernel_opponents_beside_the_single_agent_view(
+            "nobody_wants_it", config, opponents, 1, seed, compiled
+        )
+        == steps
+    )
+
+
+class CountingAgent(Agent):
+    """A Nobody Wants It heuristic called from Python, counting its calls in ``calls``."""
+
+    calls: list[int] = []
+
+    def __init__(self, name: str, game, seed):
+        super().__init__(game, seed)
+        self.agent = make_agent(game.name, name, game, seed)
+
+    def act(self, observation):
+        self.calls.append(1)
+        return self.agent.act(observation)
+
+
+def play_vector_env(env: VectorEnv, seed: int, steps: int) -> list[np.ndarray]:
+    """Random legal learner actions for ``steps`` steps: everything the env gave, in order."""
+    observations, infos = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = [observations, infos["seat"], infos["action_mask"]]
+    for _ in range(steps):
+        observations, rewards, terminated, truncated, infos = env.step(
+            random_legal(infos["action_mask"], rng)
+        )
+        trace += [observations, rewards, terminated, truncated, infos["seat"]]
+        trace.append(infos["action_mask"])
+    return trace
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(
+    ("opponents", "episodes"),
+    [
+        ("nwi_dodger", {False: 33, True: 330}),
+        ("hand_shedder", {False: 30, True: 318}),
+        (["hand_shedder", "nwi_dodger", "nwi_dodger"], {False: 33, True: 320}),
+    ],
+)
+def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_python(
+    opponents, episodes, compiled, monkeypatch
+):
+    """Opponents named hand_shedder or nwi_dodger are played inside the kernel, no agent called
+    from Python; the games, every observation, reward, end, seat and mask, are those of the
+    same agents called from Python (given as factories), over many episodes of 6 games."""
+    specs = [opponents] * 3 if isinstance(opponents, str) else opponents
+    steps = 400 if compiled else 40  # the plain kernel is slow
+    config = {"num_players": 4, "reward": "points", "num_rounds": 1}
+    factories = [lambda game, seed, name=name: CountingAgent(name, game, seed) for name in specs]
+    monkeypatch.setattr(CountingAgent, "calls", [])
+    in_python = VectorEnv("nobody_wants_it", 6, factories, compiled=compiled, **config)
+    expected = play_vector_env(in_python, 5, steps)
+    assert not in_python._compiled_opponents and len(CountingAgent.calls) > steps
+
+    def no_python(self, observation):
+        raise AssertionError("a heuristic was called from Python")
+
+    monkeypatch.setattr(KernelHeuristic, "act", no_python)
+    in_kernel = VectorEnv("nobody_wants_it", 6, opponents, compiled=compiled, **config)
+    assert in_kernel._compiled_opponents
+    trace = play_vector_env(in_kernel, 5, steps)
+    assert all(np.array_equal(a, b) for a, b in zip(trace, expected, strict=True))
+    assert sum(int(ended.sum()) for ended in trace[5::6]) == episodes[compiled]  # terminated
+
+
+@pytest.mark.parametrize(
+    ("name", "opponents", "in_kernel"),
+    [
+        ("nobody_wants_it", "random", True),
+        ("nobody_wants_it", ["nwi_dodger", "random", "hand_shedder"], True),
+        ("nobody_wants_it", ["nwi_dodger", "random", seeded("hand_shedder", 0)], False),
+        ("minus_two", "random", True),
+        ("minus_two", "attacker", False),  # a heuristic of Python
+        ("believe_it_or_not", ["random", "random", "honest"], False),
+    ],
+)
+def test_the_kernel_plays_the_opponents_only_when_it_knows_every_one(name, opponents, in_kernel):
+    env = VectorEnv(name, 2, opponents, num_players=4)
+    assert env._compiled_opponents == in_kernel
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,10 @@ from cardzoo.errors import InputError
 #: how a game stands after a step (the kernels' codes)
 RUNNING, OVER, TRUNCATED = 0, 1, 2
 
+#: the code of uniformly random opponents among the policies every kernel plays (its
+#: ``step_seats``); a kernel with heuristics numbers them from 1 (:meth:`GameBatch.step_seats`)
+RANDOM_POLICY = 0
+
 #: deals in a row that may end before a learner's seat decides (see :meth:`GameBatch.step_seats`)
 MAX_DEALS = 1000
 
@@ -74,6 +78,10 @@ class GameBatch:
         layout = game.observation_layout
         self.starts = np.array([layout[f].start for f in self.kernel.OBSERVATION_FIELDS])
         self._mask = np.zeros(game.num_actions, np.int64)  # the kernel's scratch
+        #: whether the kernel plays heuristics as opponents (it has ``policy_action``): its
+        #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
+        self.plays_heuristics = hasattr(self.kernel, "policy_action")
+        self._observation = np.zeros(game.observation_size)  # the heuristics' scratch
 
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
@@ -117,18 +125,29 @@ class GameBatch:
         policy_rngs: np.ndarray,
         rewards: np.ndarray,
         ends: np.ndarray,
+        policies: np.ndarray | None = None,
     ) -> None:
-        """One decision of a learner in each game, the other seats played uniformly at random
-        (their generators ``policy_rngs``). ``actions[b] >= 0``: the learner, in seat
+        """One decision of a learner in each game, the other seats played by ``policies``: one
+        int64 code per other seat, in seat order without the learner's: :data:`RANDOM_POLICY`
+        (uniformly random, from the generators ``policy_rngs``) or, where the kernel
+        :attr:`plays_heuristics`, a heuristic written in it (the code its agent class names as
+        ``kernel_policy``); None: all random. ``actions[b] >= 0``: the learner, in seat
         ``seats[b]``, takes it, and the others play until it decides again or the game ends;
         ``rewards[b]`` is what it earned, ``ends[b]`` how the game stands. ``actions[b] == -1``:
         a new episode: a new game, the learner in ``learner_seat`` (-1: a seat drawn from
-        ``policy_rngs[b]``), the others playing up to its first decision; a game that ends
-        first is dealt again, and :data:`MAX_DEALS` in vain raise ``InputError``. Games with
+        ``policy_rngs[b]``), the others playing up to its first decision; a game that ends first
+        is dealt again, and :data:`MAX_DEALS` in vain raise ``InputError``. Games with
         ``actions[b] < -1`` are left alone."""
+        heuristics: tuple = ()
+        if self.plays_heuristics:
+            if policies is None:
+                policies = np.zeros(self.game.num_players - 1, np.int64)
+            heuristics = (policies, self.starts, self._observation)
+        elif policies is not None and np.any(policies):
+            raise InputError(f"{self.game.name}: its kernel plays only random opponents")
         failed = self.kernel.step_seats(
             self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
-            learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask,
+            learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask, *heuristics,
             *self.parameters,
         )  # fmt: skip
         if failed >= 0:

@@ -22,9 +22,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name
+from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
+from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import kernel_random
-from cardzoo.envs.batch import MAX_DEALS, OVER, RUNNING, TRUNCATED
+from cardzoo.envs.batch import MAX_DEALS, OVER, RANDOM_POLICY, RUNNING, TRUNCATED, GameBatch
+from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice, check_int, known_options
 from cardzoo.errors import InputError
 from cardzoo.vector.multi_agent import (
@@ -50,10 +52,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     sb3-contrib's ``MaskablePPO`` looks for them (through :class:`cardzoo.vector.sb3.SB3VecEnv`);
     ``infos["seat"]`` is each game's learner seat.
 
-    ``opponents``: ``"random"`` (uniformly random legal play, run inside the compiled kernel:
-    the fast path), or any agent name or factory ``(game, seed) -> Agent``, or a list of one
-    per other seat, as the single-agent view takes them: those are called from Python for each
-    decision (policy agents in one batched forward pass over all games).
+    ``opponents``: an agent name or factory ``(game, seed) -> Agent``, or a list of one per
+    other seat, as the single-agent view takes them. ``"random"`` (uniformly random legal play)
+    and the game's heuristics written in its kernel (Nobody Wants It's ``hand_shedder`` and
+    ``nwi_dodger``: :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played
+    inside the compiled kernel, with no Python per decision: the fast path, taken when every
+    opponent is one of them. Any other opponent (a factory, a policy, a heuristic of Python)
+    puts every seat on the Python path: agents called for each decision (policy agents in one
+    batched forward pass over all games). A heuristic plays the same actions on both paths.
 
     ``autoreset_mode``: Gymnasium's ``NEXT_STEP`` (default) or ``SAME_STEP``. **Decision (mask
     after the end):** in ``NEXT_STEP`` the step after an episode's end only resets that game and
@@ -65,8 +71,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     Seeds: ``reset(seed=s)`` seeds game i with ``s + i`` (or takes one seed per game): it deals
     the game ``SingleAgentEnv``'s AEC environment ``env.reset(seed=s + i)`` deals, and every
     later episode of game i the game that environment's next ``reset()`` deals. The learner's
-    seat (when drawn) and random opponents use a second generator per game, seeded from the
-    same seed.
+    seat (when drawn) and random opponents played in the kernel use a second generator per
+    game, seeded from the same seed (a ``RandomAgent`` called from Python draws from its own).
 
     Bad input raises :class:`~cardzoo.errors.InputError`: an action the mask forbids (vector
     learners mask their actions; **Decision:** no "terminate" mode as in the single-agent view),
@@ -106,7 +112,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             check_int("learner_seat", learner_seat, 0, n - 1)
         self.learner_seat = learner_seat
         self._opponent_specs = _checked_opponents(game, opponents, n)
-        self._compiled_opponents = all(spec == "random" for spec in self._opponent_specs)
+        self._policies = _kernel_policies(game, self.game, self._opponent_specs, self.batch)
+        self._compiled_opponents = self._policies is not None
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
         self.render_mode = None
@@ -223,6 +230,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._policy_rngs,
                 self._rewards,
                 self._ends,
+                self._policies,
             )
         else:
             self._play_agents(actions)
@@ -333,3 +341,27 @@ def _checked_opponents(game: str, opponents: Any, num_players: int) -> list[Agen
         elif not callable(spec):
             raise InputError(f"opponents: {spec!r} is neither an agent name nor a factory")
     return list(opponents)
+
+
+def _kernel_policies(
+    game_name: str, game: Game, specs: list[AgentSpec], batch: GameBatch
+) -> np.ndarray | None:
+    """Each opponent's code among the policies the game's kernel plays (random, and the
+    heuristics written in it: their agent class's ``kernel_policy``), or None if one of them is
+    not played there (a factory, a policy, a heuristic of Python)."""
+    classes = agent_classes(game_name)
+    codes = []
+    for spec in specs:
+        if spec == "random":
+            codes.append(RANDOM_POLICY)
+            continue
+        agent_class = classes.get(spec) if isinstance(spec, str) else None
+        if not (
+            batch.plays_heuristics
+            and isinstance(agent_class, type)
+            and issubclass(agent_class, KernelHeuristic)
+            and agent_class.kernel_module == game.kernel_module
+        ):
+            return None
+        codes.append(agent_class.kernel_policy)
+    return np.array(codes, np.int64)

@@ -1,18 +1,41 @@
-"""Believe It or Not's rules on a packed int64 row: the kernel of the playouts and the vector games.
+"""Believe It or Not's rules on a packed int64 row: the game's one engine.
 
-Small integer functions only (no numpy calls), so that one source runs both compiled by numba
-and as plain Python (:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as
-``kernel``, compiled when numba is installed, with numba's on-disk cache, and as
-``kernel_plain``, never compiled). Rows are laid out as :func:`offsets` says (the names are
-:func:`~cardzoo.envs.believe_it_or_not.playout.row_layout`'s). ``rng`` is a generator of
-:mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game must be dealt exactly as the
-engine deals it for the same seed (the vector games), xorshift32 for the playouts. Every
-function takes the game's parameters ``n`` (players), ``cards`` (deck size), ``species`` and
-``quick`` (the variant), or the first of them it needs.
+Every rule and every observation field of the game is written here, once, in the small integer
+functions that :mod:`cardzoo.envs.kernels` describes (one source, compiled by numba where it is
+installed and run as plain Python otherwise, with identical results). They are played one game
+at a time by the game itself (:mod:`.rules`, whose state *is* a row, its named fields views into
+it: :mod:`cardzoo.envs.packed`), many games a call by the vector games ("Many games at once"
+below, through :mod:`cardzoo.envs.batch`) and the search playouts (:func:`playouts`), all kept in
+this one file for numba's cache.
 
-Two drivers play many rows per call: :func:`playouts` (search rollouts) and the functions of
-"Many games at once" (:mod:`cardzoo.envs.batch`, the vector environments). They live in this
-file because numba's cache notices a change in a cached function's own file only.
+``rng`` is a generator of :mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game
+must be dealt exactly as numpy's generator of the same seed deals it (a game's own generator,
+the vector games), xorshift32 for the playouts. Every function takes the game's parameters
+``n`` (players), ``cards`` (deck size), ``species`` and ``quick`` (the variant), or the first of
+them it needs.
+
+A row, for ``n`` players: the scalars (:data:`CURRENT` ... :data:`TERMINAL`), then the parts
+every table size has at fixed places, then the parts per player:
+
+=====================  ================================================================
+where                  what
+=====================  ================================================================
+``BUILDING``           the placement being built, card types in the order added (5)
+``OUT``                cards out of the game by type: sets discarded, specials played (11)
+``TABLE``              the table's cards in the order placed (room for :data:`MAX_CARDS`);
+                       slots beyond its size keep old values; a new game shuffles the deck
+                       here before dealing it
+``OWNERS``             the owner of each placement, oldest first (room for MAX_CARDS)
+``SIZES``              the size of each placement, the same way
+``HANDS``              cards per player and type (``11 n``)
+``HANDS + 11 n``       cards in each player's hand (``n``), whether each is out (``n``), their
+                       cards on the table (``n``): the state's ``seat_counts``
+``HANDS + 14 n``       cards on the table by owner and type (``11 n``)
+``HANDS + 25 n``       the winners, once the game is over (``n``)
+``HANDS + 26 n``       the cards each player saw go to the latest doubt's taker and knows are
+                       still the taker's (``11 n``: the resampler's memory,
+                       "Decision (memory of the taken table)" in :mod:`.rules`)
+=====================  ================================================================
 """
 
 from cardzoo.envs.kernels import kernel_dependency, kernel_jit
@@ -24,7 +47,7 @@ _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 
-# The scalars at the start of a packed row (the engine's state fields of the same names).
+# The scalars at the start of a row (the state's fields of the same names).
 (
     CURRENT,
     DECISION,
@@ -42,206 +65,270 @@ next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 ) = range(13)
 NUM_SCALARS = 13
 
-# The card types and decisions of the rules engine (a test checks they agree).
-NUM_TYPES, ELEPHANT, PEEK, SKIP = 11, 8, 9, 10
-SET_SIZE, MAX_PLACEMENT = 4, 5
-LEAD, BUILD, RESPOND, CHOOSE_TURN, CHOOSE_PEEK = 0, 1, 2, 3, 4
-FINISH, DECLARE, BELIEVE, DOUBT, TURN_CARD, PLAY_PEEK, PLAY_SKIP, PEEK_AT = (
-    11,
-    12,
-    20,
-    21,
-    22,
-    27,
-    28,
-    29,
-)
-NUM_ACTIONS = 34
+# Card types: species 0..7, then the elephant, peek and skip.
+NUM_TYPES, MAX_SPECIES, ELEPHANT, PEEK, SKIP = 11, 8, 8, 9, 10
+SET_SIZE, MAX_PLACEMENT = 4, 5  # copies of a species (four in a hand are discarded)
+MAX_CARDS = SET_SIZE * MAX_SPECIES + 5  # the largest deck: the elephant, two peeks, two skips
+# The decision asked at the table.
+LEAD, BUILD, RESPOND, CHOOSE_TURN, CHOOSE_PEEK = range(5)
+# Action ids (the groups by card type, species or position start at these).
+ADD_CARD, FINISH, DECLARE, BELIEVE, DOUBT, TURN_CARD = 0, 11, 12, 20, 21, 22
+PLAY_PEEK, PLAY_SKIP, PEEK_AT, NUM_ACTIONS = 27, 28, 29, 34
 NO_ONE = -1
-# The engine's observation fields, in its layout's order: observe() writes field k from
-# ``starts[k]`` on (GameBatch gives the starts from the engine's observation layout).
-OBSERVATION_FIELDS = (
-    "hand",
-    "hand_sizes",
-    "is_out",
-    "cards_on_table",
-    "out_of_game",
-    "to_act",
-    "decision",
-    "special_played",
-    "building",
-    "declared",
-    "table_size",
-    "last_size",
-    "last_owner",
-    "owner_has_no_cards",
-    "own_table_cards",
-    "peeked_position",
-    "peeked_card",
-    "revealed_card",
-    "revealed_true",
-    "revealed_taker",
-)
+
+# Where the parts of a row start (see the module docstring).
+BUILDING = NUM_SCALARS
+OUT = BUILDING + MAX_PLACEMENT
+TABLE = OUT + NUM_TYPES
+OWNERS = TABLE + MAX_CARDS
+SIZES = OWNERS + MAX_CARDS
+HANDS = SIZES + MAX_CARDS
+
+
+def parts(n, cards):
+    """Where each named part of a row starts, and its shape (``name -> (start, shape)``), in the
+    names of the game's State; plain Python, for the drivers."""
+    return {
+        "hands": (HANDS, (n, NUM_TYPES)),
+        "seat_counts": (HANDS + NUM_TYPES * n, (3, n)),
+        "building": (BUILDING, (MAX_PLACEMENT,)),
+        "table_cards": (TABLE, (cards,)),
+        "placement_owners": (OWNERS, (cards,)),
+        "placement_sizes": (SIZES, (cards,)),
+        "table_counts": (HANDS + 14 * n, (n, NUM_TYPES)),
+        "out_of_game": (OUT, (NUM_TYPES,)),
+        "winner_mask": (HANDS + 25 * n, (n,)),
+        "taken_known": (HANDS + 26 * n, (n, NUM_TYPES)),
+    }
+
+
+def observation_sizes(n):
+    """The fields of a player's observation vector in order, with their sizes (plain Python: the
+    game's ``observation_layout`` is built from it; :func:`observe` fills them)."""
+    return [
+        ("hand", NUM_TYPES),
+        ("hand_sizes", n),
+        ("is_out", n),
+        ("cards_on_table", n),
+        ("out_of_game", NUM_TYPES),
+        ("to_act", n),
+        ("decision", 5),
+        ("special_played", 1),
+        ("building", NUM_TYPES),
+        ("declared", MAX_SPECIES),
+        ("table_size", 1),
+        ("last_size", 1),
+        ("last_owner", n),
+        ("owner_has_no_cards", 1),
+        ("own_table_cards", NUM_TYPES),
+        ("peeked_position", MAX_PLACEMENT),
+        ("peeked_card", NUM_TYPES),
+        ("revealed_card", NUM_TYPES),
+        ("revealed_true", 1),
+        ("revealed_taker", n),
+    ]
+
+
+#: the observation fields in the order of the ``starts`` argument of :func:`observe`
+OBSERVATION_FIELDS = tuple(name for name, _size in observation_sizes(1))
 
 
 @jit
-def offsets(n, cards):
-    # hands (n x 11), seat counts (hand size, is out, on table: 3 x n), building (5), table
-    # cards, placement owners, placement sizes (cards each), table counts (n x 11), out of game
-    # (11), winners (n)
-    hands = NUM_SCALARS
-    seats = hands + NUM_TYPES * n
-    building = seats + 3 * n
-    table = building + MAX_PLACEMENT
-    owners = table + cards
-    sizes = owners + cards
-    counts = sizes + cards
-    out = counts + NUM_TYPES * n
-    winners = out + NUM_TYPES
-    return hands, seats, building, table, owners, sizes, counts, out, winners
+def row_size(n, cards, species, quick):
+    """The length of a packed row."""
+    return HANDS + 37 * n
+
+
+# ----------------------------------------------------------------------------------------------
+# The rules
+# ----------------------------------------------------------------------------------------------
 
 
 @jit
-def last_owner(row, n, cards):
-    # The owner of the last placement of a live table, else -1.
-    if row[TABLE_SIZE] == 0:
-        return -1
-    _, _, _, _, owners, _, _, _, _ = offsets(n, cards)
-    return row[owners + row[NUM_PLACEMENTS] - 1]
+def copies(card, cards, species):
+    """Copies of card type ``card`` in a deck of ``cards`` cards with ``species`` species: four of
+    each species, one elephant, and two peeks and two skips unless the deck leaves them out."""
+    if card < species:
+        return SET_SIZE
+    if card == ELEPHANT:
+        return 1
+    if card in (PEEK, SKIP):
+        return (cards - SET_SIZE * species - 1) // 2
+    return 0
 
 
 @jit
-def last_size(row, n, cards):
-    _, _, _, _, _, sizes, _, _, _ = offsets(n, cards)
-    return row[sizes + row[NUM_PLACEMENTS] - 1]
-
-
-@jit
-def next_in(row, n, cards, player):
-    # The next player after ``player`` (leftwards) who is not out.
-    _, seats, _, _, _, _, _, _, _ = offsets(n, cards)
+def next_in(row, n, player):
+    """The next player after ``player`` (leftwards) who is not out."""
+    is_out = HANDS + 12 * n
     for step in range(1, n):
         candidate = (player + step) % n
-        if row[seats + n + candidate] == 0:
+        if row[is_out + candidate] == 0:
             return candidate
     return player
 
 
 @jit
-def discard_sets(row, n, cards, species, player):
-    hands, seats, _, _, _, _, _, out, _ = offsets(n, cards)
+def discard_sets(row, n, species, player):
+    """Every set of four of one species in ``player``'s hand leaves the game."""
+    hand = HANDS + NUM_TYPES * player
     for s in range(species):
-        if row[hands + NUM_TYPES * player + s] == SET_SIZE:
-            row[hands + NUM_TYPES * player + s] = 0
-            row[seats + player] -= SET_SIZE
-            row[out + s] = SET_SIZE
+        if row[hand + s] == SET_SIZE:
+            row[hand + s] = 0
+            row[HANDS + NUM_TYPES * n + player] -= SET_SIZE
+            row[OUT + s] = SET_SIZE
 
 
 @jit
-def no_animals_left(row, n, cards, species):
-    _, _, _, _, _, _, _, out, _ = offsets(n, cards)
+def no_animals_left(row, species):
+    """Every species discarded as a set."""
     for s in range(species):  # noqa: SIM110 (a loop numba compiles; no generator)
-        if row[out + s] != SET_SIZE:
+        if row[OUT + s] != SET_SIZE:
             return False
     return True
 
 
 @jit
 def set_winners_if_over(row, n, cards, species, quick):
-    # The engine's _winners_if_over: writes the winners and returns True if the game is over.
-    hands, seats, _, _, _, _, counts, _, winners = offsets(n, cards)
+    """Whether the game is over; if so, its winners are written. Quick: the first out win;
+    standard: the one player still in loses. Without animals (Decision (no animals left)):
+    standard, the elephant's holder (hand or own placements) loses; quick, the players still in
+    with the fewest cards (hand and own placements) win."""
+    sizes, is_out, on_table = HANDS + NUM_TYPES * n, HANDS + 12 * n, HANDS + 13 * n
+    counts, winners = HANDS + 14 * n, HANDS + 25 * n
     anybody_out, still_in = 0, 0
     for p in range(n):
-        if row[seats + n + p]:
+        if row[is_out + p]:
             anybody_out = 1
         else:
             still_in += 1
     if (quick and anybody_out) or (not quick and still_in <= 1):
         for p in range(n):
-            row[winners + p] = row[seats + n + p]  # the first out win / the one still in loses
+            row[winners + p] = row[is_out + p]
         return True
-    if not no_animals_left(row, n, cards, species):
+    if not no_animals_left(row, species):
         return False
-    if not quick:  # the elephant's holder loses
+    if not quick:
         for p in range(n):
-            held = row[hands + NUM_TYPES * p + ELEPHANT] + row[counts + NUM_TYPES * p + ELEPHANT]
+            held = row[HANDS + NUM_TYPES * p + ELEPHANT] + row[counts + NUM_TYPES * p + ELEPHANT]
             row[winners + p] = 1 if held == 0 else 0
         return True
-    fewest = 1 << 30  # quick: the players still in with the fewest cards (hand and table)
+    fewest = 1 << 30
     for p in range(n):
-        if row[seats + n + p] == 0:
-            fewest = min(fewest, row[seats + p] + row[seats + 2 * n + p])
+        if row[is_out + p] == 0:
+            fewest = min(fewest, row[sizes + p] + row[on_table + p])
     for p in range(n):
-        held = row[seats + p] + row[seats + 2 * n + p]
-        row[winners + p] = 1 if row[seats + n + p] == 0 and held == fewest else 0
+        held = row[sizes + p] + row[on_table + p]
+        row[winners + p] = 1 if row[is_out + p] == 0 and held == fewest else 0
     return True
 
 
 @jit
 def end_turn(row, n, cards, species, quick, last_actor, next_decision):
-    # Players without cards go out (not the owner of a live table's last placement); the game
-    # may end; else the next player still in after ``last_actor`` has ``next_decision``.
-    _, seats, _, _, _, _, _, _, _ = offsets(n, cards)
+    """Players without cards go out (not the owner of a live table's last placement: it can
+    still be doubted); a player going out or a table taken may end the game; else the next
+    player still in after ``last_actor`` has ``next_decision``."""
     row[SPECIAL_PLAYED] = 0
-    owner = last_owner(row, n, cards)
+    owner = row[OWNERS + row[NUM_PLACEMENTS] - 1] if row[TABLE_SIZE] > 0 else NO_ONE
+    sizes, is_out = HANDS + NUM_TYPES * n, HANDS + 12 * n
     went_out = False
     for p in range(n):
-        if row[seats + p] == 0 and p != owner and row[seats + n + p] == 0:
-            row[seats + n + p] = 1
+        if row[sizes + p] == 0 and p != owner and row[is_out + p] == 0:
+            row[is_out + p] = 1
             went_out = True
-    over = went_out or next_decision == LEAD  # only then can the game end
-    if over and set_winners_if_over(row, n, cards, species, quick):
+    if (went_out or next_decision == LEAD) and set_winners_if_over(row, n, cards, species, quick):
         row[TERMINAL] = 1
         return
-    row[CURRENT] = next_in(row, n, cards, last_actor)
+    row[CURRENT] = next_in(row, n, last_actor)
     row[DECISION] = next_decision
 
 
 @jit
 def finish_placement(row, n, cards, species, quick, player):
-    _, seats, building, table, owners, sizes, counts, _, _ = offsets(n, cards)
-    size = row[BUILDING_SIZE]
-    start = row[TABLE_SIZE]
+    """The cards being built join the table as ``player``'s placement."""
+    size, start = row[BUILDING_SIZE], row[TABLE_SIZE]
+    counts = HANDS + 14 * n + NUM_TYPES * player
     for i in range(size):
-        card = row[building + i]
-        row[table + start + i] = card
-        row[counts + NUM_TYPES * player + card] += 1
+        card = row[BUILDING + i]
+        row[TABLE + start + i] = card
+        row[counts + card] += 1
     row[TABLE_SIZE] = start + size
-    row[owners + row[NUM_PLACEMENTS]] = player
-    row[sizes + row[NUM_PLACEMENTS]] = size
-    row[NUM_PLACEMENTS] += 1
-    row[seats + 2 * n + player] += size
+    placements = row[NUM_PLACEMENTS]
+    row[OWNERS + placements] = player
+    row[SIZES + placements] = size
+    row[NUM_PLACEMENTS] = placements + 1
+    row[HANDS + 13 * n + player] += size
     row[BUILDING_SIZE] = 0
-    row[PEEK_PLAYER] = -1
-    row[PEEK_POSITION] = -1
+    row[PEEK_PLAYER] = NO_ONE
+    row[PEEK_POSITION] = NO_ONE
     end_turn(row, n, cards, species, quick, player, RESPOND)
 
 
 @jit
-def take_table(row, n, cards, species, taker):
-    hands, seats, _, _, _, _, counts, _, _ = offsets(n, cards)
+def take_table(row, n, species, taker):
+    """``taker`` takes every card of the table into hand; then its sets of four leave. (The
+    placements are walked: a table holds fewer cards than the counts have entries.)"""
+    hand, counts, on_table = HANDS + NUM_TYPES * taker, HANDS + 14 * n, HANDS + 13 * n
+    card = TABLE
+    for placement in range(row[NUM_PLACEMENTS]):
+        owner = counts + NUM_TYPES * row[OWNERS + placement]
+        for _ in range(row[SIZES + placement]):
+            row[hand + row[card]] += 1
+            row[owner + row[card]] -= 1
+            card += 1
     for p in range(n):
-        for t in range(NUM_TYPES):
-            row[hands + NUM_TYPES * taker + t] += row[counts + NUM_TYPES * p + t]
-            row[counts + NUM_TYPES * p + t] = 0
-        row[seats + 2 * n + p] = 0
-    row[seats + taker] += row[TABLE_SIZE]
+        row[on_table + p] = 0
+    row[HANDS + NUM_TYPES * n + taker] += row[TABLE_SIZE]
     row[TABLE_SIZE] = 0
     row[NUM_PLACEMENTS] = 0
-    row[DECLARED] = -1
-    row[PEEK_PLAYER] = -1
-    row[PEEK_POSITION] = -1
-    discard_sets(row, n, cards, species, taker)
+    row[DECLARED] = NO_ONE
+    row[PEEK_PLAYER] = NO_ONE
+    row[PEEK_POSITION] = NO_ONE
+    discard_sets(row, n, species, taker)
+
+
+@jit
+def remember_taken_cards(row, n, owner, last_start, position, card):
+    """Before the table is taken: every player knows their own cards on it, the card turned face
+    up (``card``, at ``position`` of ``owner``'s last placement) and the card they peeked at."""
+    known, counts = HANDS + 26 * n, HANDS + 14 * n
+    row[known : known + NUM_TYPES * n] = row[counts : counts + NUM_TYPES * n]
+    for p in range(n):
+        row[known + NUM_TYPES * p + card] += 1
+    row[known + NUM_TYPES * owner + card] -= 1  # counted among the owner's own already
+    peeker, peeked = row[PEEK_PLAYER], row[PEEK_POSITION]
+    if peeker != NO_ONE and peeked != position:
+        row[known + NUM_TYPES * peeker + row[TABLE + last_start + peeked]] += 1
+
+
+@jit
+def forget_what_can_leave_unseen(row, n, species, taker):
+    """After the table is taken: the taker knows their own hand; specials may leave it again
+    unseen among the ones played; species discarded as a set are gone."""
+    known, emptied = HANDS + 26 * n + NUM_TYPES * taker, HANDS + 14 * n + NUM_TYPES * taker
+    row[known : known + NUM_TYPES] = row[emptied : emptied + NUM_TYPES]  # zeros: table taken
+    known = HANDS + 26 * n
+    for kind in range(species + 2):
+        t = PEEK + kind - species if kind >= species else kind
+        if t >= PEEK or row[OUT + t] == SET_SIZE:
+            for p in range(n):
+                row[known + NUM_TYPES * p + t] = 0
 
 
 @jit
 def turn_card(row, n, cards, species, quick, doubter, position):
-    _, _, _, table, owners, _, _, _, _ = offsets(n, cards)
-    last_start = row[TABLE_SIZE] - last_size(row, n, cards)
-    card = row[table + last_start + position]
+    """A doubt: card ``position`` of the last placement turned; the declared species: the
+    doubter takes the table, anything else: its owner does. The next player after the taker
+    leads."""
+    last = row[NUM_PLACEMENTS] - 1
+    last_start = row[TABLE_SIZE] - row[SIZES + last]
+    card = row[TABLE + last_start + position]
     is_true = card == row[DECLARED]
-    taker = doubter if is_true else row[owners + row[NUM_PLACEMENTS] - 1]
-    take_table(row, n, cards, species, taker)
+    owner = row[OWNERS + last]
+    taker = doubter if is_true else owner
+    remember_taken_cards(row, n, owner, last_start, position, card)
+    take_table(row, n, species, taker)
+    forget_what_can_leave_unseen(row, n, species, taker)
     row[REVEALED_CARD] = card
     row[REVEALED_TRUE] = 1 if is_true else 0
     row[REVEALED_TAKER] = taker
@@ -249,23 +336,21 @@ def turn_card(row, n, cards, species, quick, doubter, position):
 
 
 @jit
-def play_special(row, n, cards, player, card):
-    hands, seats, _, _, _, _, _, out, _ = offsets(n, cards)
-    row[hands + NUM_TYPES * player + card] -= 1
-    row[seats + player] -= 1
-    row[out + card] += 1
+def play_special(row, n, player, card):
+    row[HANDS + NUM_TYPES * player + card] -= 1
+    row[HANDS + NUM_TYPES * n + player] -= 1
+    row[OUT + card] += 1
     row[SPECIAL_PLAYED] = 1
 
 
 @jit
 def apply_action(row, n, cards, species, quick, action):
-    # The engine's apply.
-    hands, seats, building, _, _, _, _, _, _ = offsets(n, cards)
+    """The player to decide takes ``action`` (legal: not checked)."""
     player = row[CURRENT]
-    if action < FINISH:
-        row[hands + NUM_TYPES * player + action] -= 1
-        row[seats + player] -= 1
-        row[building + row[BUILDING_SIZE]] = action
+    if action < FINISH:  # a card leaves the hand at once for the placement being built
+        row[HANDS + NUM_TYPES * player + action] -= 1
+        row[HANDS + NUM_TYPES * n + player] -= 1
+        row[BUILDING + row[BUILDING_SIZE]] = action
         row[BUILDING_SIZE] += 1
     elif action == FINISH:
         finish_placement(row, n, cards, species, quick, player)
@@ -279,11 +364,11 @@ def apply_action(row, n, cards, species, quick, action):
     elif action < PLAY_PEEK:
         turn_card(row, n, cards, species, quick, player, action - TURN_CARD)
     elif action == PLAY_PEEK:
-        play_special(row, n, cards, player, PEEK)
+        play_special(row, n, player, PEEK)
         row[DECISION] = CHOOSE_PEEK
     elif action == PLAY_SKIP:
-        play_special(row, n, cards, player, SKIP)
-        end_turn(row, n, cards, species, quick, player, RESPOND)
+        play_special(row, n, player, SKIP)
+        end_turn(row, n, cards, species, quick, player, RESPOND)  # the next responds to P
     else:
         row[PEEK_PLAYER] = player
         row[PEEK_POSITION] = action - PEEK_AT
@@ -291,168 +376,188 @@ def apply_action(row, n, cards, species, quick, action):
 
 
 @jit
-def legal_actions(row, n, cards, species, legal):
-    # The engine's legal_mask as a list: writes the legal action ids into ``legal`` in
-    # increasing order and returns how many there are.
-    hands, seats, _, _, _, _, _, _, _ = offsets(n, cards)
-    player = row[CURRENT]
-    decision = row[DECISION]
-    count = 0
-    if decision == LEAD:
-        for s in range(species):
-            legal[count] = DECLARE + s
-            count += 1
-    elif decision in (CHOOSE_TURN, CHOOSE_PEEK):
-        first = TURN_CARD if decision == CHOOSE_TURN else PEEK_AT
-        for k in range(last_size(row, n, cards)):
-            legal[count] = first + k
-            count += 1
-    elif decision == BUILD:
+def legal_actions(row, n, cards, species, quick):
+    """The legal actions of the player to decide, as bits: bit ``a`` set if action ``a`` is
+    legal (none once the game is over)."""
+    if row[TERMINAL]:
+        return 0
+    decision, player = row[DECISION], row[CURRENT]
+    hand = HANDS + NUM_TYPES * player
+    if decision == BUILD:  # add a type still held while fewer than 5 are chosen; finish
+        bits = 0
         if row[BUILDING_SIZE] < MAX_PLACEMENT:
             for t in range(NUM_TYPES):
-                if row[hands + NUM_TYPES * player + t] > 0:
-                    legal[count] = t
-                    count += 1
+                if row[hand + t] > 0:
+                    bits |= 1 << t
         if row[BUILDING_SIZE] > 0:
-            legal[count] = FINISH
-            count += 1
-    else:  # RESPOND
-        owner = last_owner(row, n, cards)
-        if row[seats + owner] > 0 and row[seats + player] > 0:
-            legal[count] = BELIEVE
-            count += 1
-        legal[count] = DOUBT
-        count += 1
+            bits |= 1 << FINISH
+        return bits
+    if decision == RESPOND:
+        owner = row[OWNERS + row[NUM_PLACEMENTS] - 1]
+        sizes = HANDS + NUM_TYPES * n
+        bits = 1 << DOUBT
+        if row[sizes + owner] > 0 and row[sizes + player] > 0:
+            bits |= 1 << BELIEVE
         if row[SPECIAL_PLAYED] == 0:
-            if row[hands + NUM_TYPES * player + PEEK] > 0:
-                legal[count] = PLAY_PEEK
-                count += 1
-            skip_allowed = next_in(row, n, cards, player) != owner
-            if row[hands + NUM_TYPES * player + SKIP] > 0 and skip_allowed:
-                legal[count] = PLAY_SKIP
-                count += 1
+            if row[hand + PEEK] > 0:
+                bits |= 1 << PLAY_PEEK
+            if row[hand + SKIP] > 0 and next_in(row, n, player) != owner:
+                bits |= 1 << PLAY_SKIP
+        return bits
+    if decision == LEAD:
+        return ((1 << species) - 1) << DECLARE
+    size = row[SIZES + row[NUM_PLACEMENTS] - 1]  # a card of the last placement to turn or peek
+    return ((1 << size) - 1) << (TURN_CARD if decision == CHOOSE_TURN else PEEK_AT)
+
+
+@jit
+def step(row, n, cards, species, quick, action, rewards, rng):
+    """One step of one game (the single-game driver's: :class:`~cardzoo.envs.packed.KernelGame`):
+    the action, and the legal actions of the decision that follows, in one call. Returns their
+    bits shifted left by one, plus 1 at the end of the game, which alone gives rewards: then
+    ``rewards`` holds +1 for each winner and -1 for the others."""
+    apply_action(row, n, cards, species, quick, action)
+    if row[TERMINAL] == 0:
+        return legal_actions(row, n, cards, species, quick) << 1
+    winners = HANDS + 25 * n
+    for p in range(n):
+        rewards[p] = 1.0 if row[winners + p] else -1.0
+    return 1
+
+
+@jit
+def legal_list(row, n, cards, species, quick, legal):
+    """The legal actions of the player to decide into ``legal``, in increasing order; returns
+    how many."""
+    bits = legal_actions(row, n, cards, species, quick)
+    count, action = 0, 0
+    while bits:
+        if bits & 1:
+            legal[count] = action
+            count += 1
+        bits >>= 1
+        action += 1
     return count
 
 
 @jit
-def legal_mask(row, n, cards, species, mask):
-    """The engine's legal_mask of the player to decide: 1 or 0 per action in ``mask`` (all 0
-    once the game is over); returns how many actions are legal."""
-    if row[TERMINAL]:
-        for action in range(NUM_ACTIONS):
-            mask[action] = 0
-        return 0
-    # legal_actions lists the actions in ``mask`` itself, in increasing order; each is then
-    # moved to its own place, from the last one: an action id is at least its index in the
-    # list, so no entry still to be read is overwritten.
-    count = legal_actions(row, n, cards, species, mask)
-    for index in range(count, NUM_ACTIONS):
-        mask[index] = 0
-    for index in range(count - 1, -1, -1):
-        action = mask[index]
-        mask[index] = 0
-        mask[action] = 1
+def legal_mask(row, n, cards, species, quick, mask):
+    """The legal actions of the player to decide, 1 or 0 in ``mask``; returns how many."""
+    bits = legal_actions(row, n, cards, species, quick)
+    count = 0
+    for action in range(NUM_ACTIONS):
+        legal = (bits >> action) & 1
+        mask[action] = legal
+        count += legal
     return count
 
 
 @jit
-def random_action(row, n, cards, species, rng, legal):
+def random_action(row, n, cards, species, quick, rng, legal):
     """Uniform among the legal actions (``legal``: scratch of NUM_ACTIONS)."""
-    return legal[below(rng, legal_actions(row, n, cards, species, legal))]
+    return legal[below(rng, legal_list(row, n, cards, species, quick, legal))]
 
 
 @jit
-def copies(card, cards, species):
-    # Copies of card type ``card`` in a deck of ``cards`` cards with ``species`` species: four of
-    # each species, one elephant, and two peeks and two skips unless the deck leaves them out.
-    if card < species:
-        return SET_SIZE
-    if card == ELEPHANT:
-        return 1
-    if card in (PEEK, SKIP):
-        return (cards - SET_SIZE * species - 1) // 2
-    return 0
+def clear(row, n):
+    """An empty table, nobody out, no doubt yet, no card anywhere (the table's slots aside)."""
+    for index in range(TABLE):
+        row[index] = 0
+    for index in range(OWNERS, HANDS + 37 * n):
+        row[index] = 0
+    for index in (DECLARED, PEEK_PLAYER, PEEK_POSITION, REVEALED_CARD, REVEALED_TAKER):
+        row[index] = NO_ONE
 
 
 @jit
-def new_game(row, n, cards, species, rng):
-    """The engine's new_state: numpy's permutation of the deck in type order (shuffled on the
-    table's slots, which are empty again after the deal), dealt one card at a time from
-    player_0, sets of four discarded; dealt again while the deal is void."""
-    hands, seats, _, table, _, _, _, _, winners = offsets(n, cards)
+def deal(row, n, cards, species):
+    """Deal the deck in the table's slots one card at a time from player_0 (the slots are left
+    empty), then discard every set of four. Returns whether the deal is playable: every player
+    holds a card and some animal is left (Decisions (void deal), (deal without animals))."""
+    sizes = HANDS + NUM_TYPES * n
+    for index in range(cards):
+        player = index % n
+        row[HANDS + NUM_TYPES * player + row[TABLE + index]] += 1
+        row[sizes + player] += 1
+        row[TABLE + index] = 0
+    playable = True
+    for player in range(n):
+        discard_sets(row, n, species, player)
+        playable = playable and row[sizes + player] > 0
+    return playable and not no_animals_left(row, species)
+
+
+@jit
+def new_game(row, n, cards, species, quick, rng):
+    """A new game: numpy's permutation of the deck in type order (shuffled on the table's slots),
+    dealt, dealt again while the deal is void; player_0 leads."""
     playable = False
     while not playable:
-        for index in range(winners + n):
-            row[index] = 0
-        for index in (DECLARED, PEEK_PLAYER, PEEK_POSITION, REVEALED_CARD, REVEALED_TAKER):
-            row[index] = NO_ONE
-        position = table
+        clear(row, n)
+        position = TABLE
         for card in range(NUM_TYPES):
             for _ in range(copies(card, cards, species)):
                 row[position] = card
                 position += 1
-        shuffle(row, table, cards, rng)
-        for index in range(cards):
-            player = index % n
-            row[hands + NUM_TYPES * player + row[table + index]] += 1
-            row[seats + player] += 1
-            row[table + index] = 0
-        playable = True
-        for player in range(n):
-            discard_sets(row, n, cards, species, player)
-            playable = playable and row[seats + player] > 0
-        playable = playable and not no_animals_left(row, n, cards, species)
+        shuffle(row, TABLE, cards, rng)
+        playable = deal(row, n, cards, species)
 
 
 @jit
-def seen_from(seat, player, n):
-    # ``seat`` counted from ``player`` leftwards (the observation's seat-relative order); no
-    # modulo: observe() needs several per call.
-    relative = seat - player
-    return relative + n if relative < 0 else relative
+def deal_deck(row, n, cards, species, quick, rng):
+    """A new game from the deck the table's slots hold (the ``deck`` reset option, in deal
+    order); returns 1 if the deal is playable, else 0 (``rng`` is not drawn from)."""
+    clear(row, n)
+    return 1 if deal(row, n, cards, species) else 0
 
 
 @jit
-def observe(row, n, cards, player, starts, out):
-    """The engine's observation of ``player`` into ``out`` (float32), field k of
-    OBSERVATION_FIELDS from ``starts[k]`` on."""
-    hands, seats, building, table, _, _, counts, out_of_game, _ = offsets(n, cards)
-    for index in range(len(out)):
-        out[index] = 0.0
-    for t in range(NUM_TYPES):
-        out[starts[0] + t] = row[hands + NUM_TYPES * player + t]
-        out[starts[4] + t] = row[out_of_game + t]
-    for seat in range(n):  # hand_sizes, is_out, cards_on_table: the observer first
-        relative = seen_from(seat, player, n)
-        out[starts[1] + relative] = row[seats + seat]
-        out[starts[2] + relative] = row[seats + n + seat]
-        out[starts[3] + relative] = row[seats + 2 * n + seat]
+def observe(row, n, cards, species, quick, player, starts, out):
+    """The observation vector of ``player`` into ``out``, which holds zeros (``starts``: where
+    each field of OBSERVATION_FIELDS starts). Seats are relative: the observer first, then
+    leftwards. (Runs of the row are copied as slices: one step each in plain Python.)"""
+    hand, start, gone = HANDS + NUM_TYPES * player, starts[0], starts[4]
+    out[start : start + NUM_TYPES] = row[hand : hand + NUM_TYPES]
+    out[gone : gone + NUM_TYPES] = row[OUT : OUT + NUM_TYPES]
+    later = n - player  # seat s is (s + later) % n seats to the observer's left
+    # hand_sizes, is_out, cards_on_table: the observer's seat and those after it, then seat 0 ..
+    seats, sizes, outs, on_table = HANDS + NUM_TYPES * n, starts[1], starts[2], starts[3]
+    mine, is_out, placed = seats + player, seats + n, seats + 2 * n
+    out[sizes : sizes + later] = row[mine:is_out]
+    out[sizes + later : sizes + n] = row[seats:mine]
+    out[outs : outs + later] = row[mine + n : placed]
+    out[outs + later : outs + n] = row[is_out : mine + n]
+    out[on_table : on_table + later] = row[mine + 2 * n : placed + n]
+    out[on_table + later : on_table + n] = row[placed : mine + 2 * n]
     if row[TERMINAL] == 0:
         actor = row[CURRENT]
-        out[starts[5] + seen_from(actor, player, n)] = 1.0
+        out[starts[5] + (actor + later) % n] = 1.0
         out[starts[6] + row[DECISION]] = 1.0
         out[starts[7]] = row[SPECIAL_PLAYED]
         if actor == player:
+            building = starts[8]
             for index in range(row[BUILDING_SIZE]):
-                out[starts[8] + row[building + index]] += 1.0
-    if row[TABLE_SIZE] > 0:
-        owner = last_owner(row, n, cards)
-        size = last_size(row, n, cards)
+                out[building + row[BUILDING + index]] += 1.0
+    table_size = row[TABLE_SIZE]
+    if table_size > 0:
+        last = row[NUM_PLACEMENTS] - 1
+        owner, size = row[OWNERS + last], row[SIZES + last]
         out[starts[9] + row[DECLARED]] = 1.0
-        out[starts[10]] = row[TABLE_SIZE]
+        out[starts[10]] = table_size
         out[starts[11]] = size
-        out[starts[12] + seen_from(owner, player, n)] = 1.0
-        out[starts[13]] = 1.0 if row[seats + owner] == 0 else 0.0
-        for t in range(NUM_TYPES):
-            out[starts[14] + t] = row[counts + NUM_TYPES * player + t]
+        out[starts[12] + (owner + later) % n] = 1.0
+        if row[seats + owner] == 0:
+            out[starts[13]] = 1.0
+        counts, own = HANDS + 14 * n + NUM_TYPES * player, starts[14]
+        out[own : own + NUM_TYPES] = row[counts : counts + NUM_TYPES]
         if row[PEEK_PLAYER] == player:
             position = row[PEEK_POSITION]
             out[starts[15] + position] = 1.0
-            out[starts[16] + row[table + row[TABLE_SIZE] - size + position]] = 1.0
+            out[starts[16] + row[TABLE + table_size - size + position]] = 1.0
     if row[REVEALED_CARD] != NO_ONE:
         out[starts[17] + row[REVEALED_CARD]] = 1.0
         out[starts[18]] = row[REVEALED_TRUE]
-        out[starts[19] + seen_from(row[REVEALED_TAKER], player, n)] = 1.0
+        out[starts[19] + (row[REVEALED_TAKER] + later) % n] = 1.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -461,10 +566,9 @@ def observe(row, n, cards, player, starts, out):
 
 
 @jit
-def most_held_species(row, n, cards, species, player, rng):
+def most_held_species(row, n, species, player, rng):
     # The species held most (ties at random); without animals, the one with most unseen copies.
-    hands, _, _, _, _, _, counts, out, _ = offsets(n, cards)
-    base = hands + NUM_TYPES * player
+    base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
     most, ties = 0, 0
     for s in range(species):
         if row[base + s] > most:
@@ -480,14 +584,14 @@ def most_held_species(row, n, cards, species, player, rng):
                 pick -= 1
     best, ties = -1, 0
     for s in range(species):
-        unseen = SET_SIZE - row[base + s] - row[counts + NUM_TYPES * player + s] - row[out + s]
+        unseen = SET_SIZE - row[base + s] - row[counts + s] - row[OUT + s]
         if unseen > best:
             best, ties = unseen, 1
         elif unseen == best:
             ties += 1
     pick = below(rng, ties)
     for s in range(species):
-        unseen = SET_SIZE - row[base + s] - row[counts + NUM_TYPES * player + s] - row[out + s]
+        unseen = SET_SIZE - row[base + s] - row[counts + s] - row[OUT + s]
         if unseen == best:
             if pick == 0:
                 return s
@@ -496,18 +600,17 @@ def most_held_species(row, n, cards, species, player, rng):
 
 
 @jit
-def spare_card(row, n, cards, species, player, keep):
+def spare_card(row, n, species, player, keep):
     # The card the player needs least (the heuristics' spare_cards, first one): the elephant,
     # then a single of a species it has most of on the table itself, then a card of a pair;
     # never the ``keep`` species, never a special; -1 if none.
-    hands, _, _, _, _, _, counts, _, _ = offsets(n, cards)
-    base = hands + NUM_TYPES * player
+    base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
     if row[base + ELEPHANT] > 0:
         return ELEPHANT
     best, best_own = -1, -1
     for s in range(species):
-        if s != keep and row[base + s] == 1 and row[counts + NUM_TYPES * player + s] > best_own:
-            best, best_own = s, row[counts + NUM_TYPES * player + s]
+        if s != keep and row[base + s] == 1 and row[counts + s] > best_own:
+            best, best_own = s, row[counts + s]
     if best >= 0:
         return best
     for s in range(species):
@@ -517,21 +620,20 @@ def spare_card(row, n, cards, species, player, keep):
 
 
 @jit
-def build_action(row, n, cards, species, player):
+def build_action(row, n, species, player):
     # The bluffer's placement: every true card (up to 5), then up to two spare cards; all bluff:
     # one card only.
-    hands, _, building, _, _, _, _, _, _ = offsets(n, cards)
-    base = hands + NUM_TYPES * player
+    base = HANDS + NUM_TYPES * player
     declared = row[DECLARED]
     size = row[BUILDING_SIZE]
     if size < MAX_PLACEMENT and row[base + declared] > 0:
         return declared
     true_cards = 0
     for i in range(size):
-        if row[building + i] == declared:
+        if row[BUILDING + i] == declared:
             true_cards += 1
     if size == 0:
-        spare = spare_card(row, n, cards, species, player, -1)
+        spare = spare_card(row, n, species, player, -1)
         if spare >= 0:
             return spare
         for t in range(species):
@@ -539,7 +641,7 @@ def build_action(row, n, cards, species, player):
                 return t
         return SKIP if row[base + SKIP] > 0 else PEEK
     if true_cards > 0 and size - true_cards < 2 and size < MAX_PLACEMENT:
-        spare = spare_card(row, n, cards, species, player, declared)
+        spare = spare_card(row, n, species, player, declared)
         if spare >= 0:
             return spare
     return FINISH
@@ -550,13 +652,13 @@ def chance_claim_true(row, n, cards, player, honesty):
     # The heuristics' estimate that the card turned shows the declared species, as a fraction
     # (numerator, denominator) of integers: honesty (per cent) x an honest P + the rest x a
     # random P. Integers keep the compiled and the plain kernel identical.
-    hands, seats, _, table, _, _, counts, out, _ = offsets(n, cards)
     declared = row[DECLARED]
-    size = last_size(row, n, cards)
-    own = row[hands + NUM_TYPES * player + declared] + row[counts + NUM_TYPES * player + declared]
-    unseen = max(0, SET_SIZE - own - row[out + declared])
+    size = row[SIZES + row[NUM_PLACEMENTS] - 1]
+    base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
+    own = row[base + declared] + row[counts + declared]
+    unseen = max(0, SET_SIZE - own - row[OUT + declared])
     if row[PEEK_PLAYER] == player:
-        card = row[table + row[TABLE_SIZE] - size + row[PEEK_POSITION]]
+        card = row[TABLE + row[TABLE_SIZE] - size + row[PEEK_POSITION]]
         if card != declared:
             return 0, 1
         size -= 1
@@ -565,15 +667,15 @@ def chance_claim_true(row, n, cards, player, honesty):
             return 1, 1
     gone = 0
     for t in range(NUM_TYPES):
-        gone += row[out + t]
-    unseen_cards = max(1, cards - row[seats + player] - row[seats + 2 * n + player] - gone)
+        gone += row[OUT + t]
+    held = row[HANDS + NUM_TYPES * n + player] + row[HANDS + 13 * n + player]
+    unseen_cards = max(1, cards - held - gone)
     numerator = honesty * min(size, unseen) * unseen_cards + (100 - honesty) * unseen * size
     return numerator, 100 * size * unseen_cards
 
 
 @jit
 def respond_action(row, n, cards, player, honesty, legal, count):
-    hands, _, _, _, _, _, _, _, _ = offsets(n, cards)
     numerator, denominator = chance_claim_true(row, n, cards, player, honesty)
     can_believe = can_peek = can_skip = False
     for i in range(count):
@@ -583,7 +685,7 @@ def respond_action(row, n, cards, player, honesty, legal, count):
     unsure = 10 * numerator > 3 * denominator and 10 * numerator < 7 * denominator
     if can_peek and unsure and row[PEEK_PLAYER] != player:
         return PLAY_PEEK
-    holds = row[hands + NUM_TYPES * player + row[DECLARED]] > 0
+    holds = row[HANDS + NUM_TYPES * player + row[DECLARED]] > 0
     threshold = 3 if holds else 5  # tenths: doubt below 0.3 holding the species, else 0.5
     if 10 * numerator < threshold * denominator or not can_believe:
         return DOUBT
@@ -593,14 +695,13 @@ def respond_action(row, n, cards, player, honesty, legal, count):
 
 
 @jit
-def turn_action(row, n, cards, player, rng):
+def turn_action(row, player, rng):
     # The peeked card if it was a lie (or the only card), else another card at random.
-    _, _, _, table, _, _, _, _, _ = offsets(n, cards)
-    size = last_size(row, n, cards)
+    size = row[SIZES + row[NUM_PLACEMENTS] - 1]
     if row[PEEK_PLAYER] != player:
         return TURN_CARD + below(rng, size)
     position = row[PEEK_POSITION]
-    if row[table + row[TABLE_SIZE] - size + position] != row[DECLARED] or size == 1:
+    if row[TABLE + row[TABLE_SIZE] - size + position] != row[DECLARED] or size == 1:
         return TURN_CARD + position
     other = below(rng, size - 1)
     return TURN_CARD + (other if other < position else other + 1)
@@ -611,13 +712,13 @@ def heuristic_action(row, n, cards, species, honesty, legal, count, rng):
     player = row[CURRENT]
     decision = row[DECISION]
     if decision == LEAD:
-        return DECLARE + most_held_species(row, n, cards, species, player, rng)
+        return DECLARE + most_held_species(row, n, species, player, rng)
     if decision == BUILD:
-        return build_action(row, n, cards, species, player)
+        return build_action(row, n, species, player)
     if decision == CHOOSE_TURN:
-        return turn_action(row, n, cards, player, rng)
+        return turn_action(row, player, rng)
     if decision == CHOOSE_PEEK:
-        return PEEK_AT + below(rng, last_size(row, n, cards))
+        return PEEK_AT + below(rng, row[SIZES + row[NUM_PLACEMENTS] - 1])
     return respond_action(row, n, cards, player, honesty, legal, count)
 
 
@@ -636,7 +737,7 @@ def playouts(
             apply_action(row, n, cards, species, quick, first_actions[b])
             steps += 1
         while row[TERMINAL] == 0 and steps < max_steps:
-            count = legal_actions(row, n, cards, species, legal)
+            count = legal_list(row, n, cards, species, quick, legal)
             if random_permille >= 1000 or below(rng, 1000) < random_permille:
                 action = legal[below(rng, count)]
             else:
@@ -648,41 +749,40 @@ def playouts(
 # ----------------------------------------------------------------------------------------------
 # Many games at once (the vector environments: cardzoo.envs.batch)
 # ----------------------------------------------------------------------------------------------
-# The functions GameBatch calls, each doing what the GameBatch method of (about) the same name
-# says, with the game's parameters last, as Game.kernel_parameters() gives them: (num_players,
-# deck size, num_species, quick). Game b is rows[b], dealt by its generator rngs[b] (numpy's, as
-# the engine's state.rng), which is drawn from env_rngs[b] for every new game (as an
+# Every function here takes the game's parameters last, as Game.kernel_parameters() gives them:
+# (num_players, deck size, num_species, quick). Game b is rows[b], dealt by its generator
+# rngs[b] (numpy's, as a game's own), which is drawn from env_rngs[b] for every new game (as an
 # environment's reset draws the game's generator from its own); steps[b] counts its agent steps
 # against max_cycles. A reward comes only at the end of a game: +1 to each winner, -1 to
-# everybody else; a game cut at max_cycles gives 0.
+# everybody else; a game cut at max_cycles gives 0. Ends: 0 running, 1 over by the rules, 2
+# truncated.
 RUNNING, OVER, TRUNCATED = 0, 1, 2
 
 
 @jit
-def row_size(n, cards, species, quick):
-    """The length of a packed row."""
-    return offsets(n, cards)[8] + n  # winners last
-
-
-@jit
 def start_games(rows, rngs, env_rngs, steps, games, n, cards, species, quick):
+    """A new game in every row b with games[b] true."""
     for b in range(len(rows)):
         if games[b]:
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
-            new_game(rows[b], n, cards, species, rngs[b])
+            new_game(rows[b], n, cards, species, quick, rngs[b])
             steps[b] = 0
 
 
 @jit
 def observe_games(rows, players, starts, observations, masks, n, cards, species, quick):
+    """observations[b] of seat players[b] (-1: the player to decide) and masks[b] its legal
+    actions (all 0 unless that seat decides now); rows with players[b] < -1 are skipped."""
     for b in range(len(rows)):
         if players[b] < -1:
             continue
         row = rows[b]
         player = row[CURRENT] if players[b] < 0 else players[b]
-        observe(row, n, cards, player, starts, observations[b])
+        for index in range(len(observations[b])):
+            observations[b][index] = 0.0
+        observe(row, n, cards, species, quick, player, starts, observations[b])
         if player == row[CURRENT]:
-            legal_mask(row, n, cards, species, masks[b])
+            legal_mask(row, n, cards, species, quick, masks[b])
         else:
             for action in range(NUM_ACTIONS):
                 masks[b][action] = 0
@@ -695,16 +795,19 @@ def current_players(rows, players, n, cards, species, quick):
 
 
 @jit
-def reward_after(row, n, cards, seat, steps, max_cycles):
+def reward_after(row, n, seat, steps, max_cycles):
     """How game ``row`` stands after an agent step (its ``steps``-th) and what ``seat`` earned
     by it: the game's end, or else a truncation (reward 0) at ``max_cycles``."""
     if row[TERMINAL]:
-        return OVER, 1 if row[offsets(n, cards)[8] + seat] else -1
+        return OVER, 1 if row[HANDS + 25 * n + seat] else -1
     return (TRUNCATED if steps >= max_cycles else RUNNING), 0
 
 
 @jit
 def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, cards, species, quick):
+    """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
+    player to decide; rewards[b] what each seat earned, ends[b] how the game stands. Rows with
+    actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
     for b in range(len(rows)):
         row = rows[b]
         ends[b] = RUNNING
@@ -715,7 +818,7 @@ def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, cards, 
         apply_action(row, n, cards, species, quick, actions[b])
         steps[b] += 1
         for seat in range(n):
-            ends[b], rewards[b][seat] = reward_after(row, n, cards, seat, steps[b], max_cycles)
+            ends[b], rewards[b][seat] = reward_after(row, n, seat, steps[b], max_cycles)
 
 
 @jit
@@ -727,10 +830,10 @@ def play_to_seat(row, steps, b, policy_rng, seat, max_cycles, mask, n, cards, sp
         return OVER, 0
     end, earned = (TRUNCATED if steps[b] >= max_cycles else RUNNING), 0
     while end == RUNNING and row[CURRENT] != seat:
-        action = random_action(row, n, cards, species, policy_rng, mask)
+        action = random_action(row, n, cards, species, quick, policy_rng, mask)
         apply_action(row, n, cards, species, quick, action)
         steps[b] += 1
-        end, earned = reward_after(row, n, cards, seat, steps[b], max_cycles)
+        end, earned = reward_after(row, n, seat, steps[b], max_cycles)
     return end, earned
 
 
@@ -760,7 +863,7 @@ def step_seats(
         if actions[b] >= 0:
             apply_action(row, n, cards, species, quick, actions[b])
             steps[b] += 1
-            ends[b], rewards[b] = reward_after(row, n, cards, seats[b], steps[b], max_cycles)
+            ends[b], rewards[b] = reward_after(row, n, seats[b], steps[b], max_cycles)
             if ends[b] == RUNNING:
                 ends[b], rewards[b] = play_to_seat(
                     row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species,
@@ -777,7 +880,7 @@ def step_seats(
                 return b
             deals += 1
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
-            new_game(row, n, cards, species, rngs[b])
+            new_game(row, n, cards, species, quick, rngs[b])
             steps[b] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             end, _ = play_to_seat(

@@ -2,22 +2,18 @@
 
 Search agents (:mod:`cardzoo.agents.search`) finish thousands of sampled games per move by a
 cheap default policy (:data:`POLICIES`: mostly the bluffer heuristic, or uniformly random legal
-actions). Through the engine (``legal_mask`` + ``apply``, numpy calls on tiny arrays) a game
-costs milliseconds; here a game is packed into one int64 row (:func:`pack`) and a batch of rows
-is played out by a few small integer functions (:mod:`.kernel`).
+actions). A game's state is already its kernel's packed row (:mod:`cardzoo.envs.packed`):
+:func:`pack` stacks the rows of many states, and the kernel plays the batch out in one call
+(:func:`~.kernel.playouts`), with the game's own rules.
 
-As for Nobody Wants It (:mod:`cardzoo.envs.nobody_wants_it.playout`), those functions are
-compiled by numba when it is installed (the ``search`` extra; compiled once per machine and kept
-in numba's on-disk cache) and run as plain Python otherwise, on Python lists: the very same
-source, integer arithmetic only, with a cheap random generator (xorshift32 of
+As for Nobody Wants It (:mod:`cardzoo.envs.nobody_wants_it.playout`), the kernel is compiled by
+numba when it is installed (the ``search`` extra; compiled once per machine and kept in numba's
+on-disk cache) and runs as plain Python otherwise, on Python lists: the very same source,
+integer arithmetic only, with a cheap random generator (xorshift32 of
 :mod:`cardzoo.envs.kernel_random`, seeded per game from the caller's numpy ``Generator``), so the
 compiled and the plain results are identical; only the speed differs (benchmarks/search.py
-measures both). The same kernel plays the vector environments' games
-(:mod:`cardzoo.envs.batch`).
-
-The rules are the engine's (:mod:`cardzoo.envs.believe_it_or_not.rules`); tests play both side
-by side. The row leaves out ``taken_known``: what players saw go to a taker is the resampler's
-memory, not a rule, and playouts do not resample.
+measures both). The same kernel plays the vector environments' games (:mod:`cardzoo.envs.batch`)
+and every single game (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -28,75 +24,38 @@ import numpy as np
 
 from cardzoo.envs import kernel_random
 from cardzoo.envs.believe_it_or_not import kernel as _kernel
-from cardzoo.envs.believe_it_or_not.kernel import NUM_SCALARS, TERMINAL
-from cardzoo.envs.core import Game, State
+from cardzoo.envs.believe_it_or_not.kernel import TERMINAL
+from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
-from cardzoo.envs.kernels import (
-    pack_rows,
-    plain_and_compiled,
-    playout_inputs,
-    run_playouts,
-)
-
-#: the engine's scalar fields, in the order of the row's first entries (kernel.CURRENT, ...)
-_SCALARS = (
-    "current_player",
-    "decision",
-    "special_played",
-    "building_size",
-    "declared",
-    "table_size",
-    "num_placements",
-    "peek_player",
-    "peek_position",
-    "revealed_card",
-    "revealed_true",
-    "revealed_taker",
-    "terminal",
-)
-#: the engine's array fields, in the order of the row's parts after the scalars
-_ARRAY_PARTS = (
-    "hands",
-    "seat_counts",
-    "building",
-    "table_cards",
-    "placement_owners",
-    "placement_sizes",
-    "table_counts",
-    "out_of_game",
-    "winner_mask",
-)
+from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
+from cardzoo.envs.packed import KernelGame, PackedState
 
 
 def row_layout(game: Game) -> dict[str, int]:
-    """Where each part of a packed row starts (the engine's field names), and the row's length
-    (``"size"``)."""
-    starts = dict(zip(_ARRAY_PARTS, _kernel.offsets(game.num_players, game.num_cards)))
-    starts["size"] = starts["winner_mask"] + game.num_players
+    """Where each part of a packed row starts (the state's field names, at the kernel's
+    :func:`~.kernel.parts`), and the row's length (``"size"``)."""
+    parts = _kernel.parts(game.num_players, game.num_cards)
+    starts = {name: start for name, (start, _) in parts.items()}
+    starts["size"] = int(_kernel.row_size(*game.kernel_parameters()))
     return starts
 
 
-def pack(game: Game, states: Sequence[State]) -> np.ndarray:
-    """The states as rows of an int64 array, one per state (see :func:`row_layout`)."""
+def pack(game: KernelGame, states: Sequence[PackedState]) -> np.ndarray:
+    """The states' rows as one int64 array. A state that follows itself (one world after
+    several first actions) is copied once."""
     if not states:
         raise ValueError("pack needs at least one state")
-    return pack_rows(states, row_layout(game), _SCALARS, _ARRAY_PARTS)
+    rows = np.empty((len(states), game.row_layout.size), np.int64)
+    previous = None
+    for index, state in enumerate(states):
+        rows[index] = rows[index - 1] if state is previous else state.row
+        previous = state
+    return rows
 
 
-def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> State:
-    """The engine's state of a packed row (for tests and debugging); ``rng`` becomes its
-    generator. ``taken_known`` (not in the row) is left empty."""
-    layout = row_layout(game)
-    state = game.new_state(rng)
-    for name, value in zip(_SCALARS, row[:NUM_SCALARS].tolist()):
-        setattr(state, name, bool(value) if name in ("special_played", "revealed_true") else value)
-    state.terminal = bool(row[TERMINAL])
-    for name in _ARRAY_PARTS:
-        target = getattr(state, name)
-        start = layout[name]
-        target[...] = row[start : start + target.size].reshape(target.shape)
-    state.taken_known[:] = 0
-    return state
+def unpack(game: KernelGame, row: np.ndarray, rng: np.random.Generator) -> PackedState:
+    """The game's state of a packed row (for tests and debugging), ``rng`` its generator."""
+    return game.state_class(game.row_layout, np.array(row, np.int64), rng)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -152,7 +111,7 @@ def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = Fals
 def legal_packed(game: Game, row: np.ndarray) -> list[int]:
     """The legal actions of a packed row, by the kernel (for tests)."""
     legal = [0] * _kernel.NUM_ACTIONS
-    count = _PLAIN.legal_actions(list(map(int, row)), *game.kernel_parameters()[:3], legal)
+    count = _PLAIN.legal_list(list(map(int, row)), *game.kernel_parameters(), legal)
     return legal[:count]
 
 
@@ -161,8 +120,8 @@ def policy_action(game: Game, row: np.ndarray, seed: int = 1) -> int:
     ``seed`` drives its random choices: ties, the card to turn)."""
     legal = [0] * _kernel.NUM_ACTIONS
     values = list(map(int, row))
-    n, cards, species, _quick = game.kernel_parameters()
-    count = _PLAIN.legal_actions(values, n, cards, species, legal)
+    n, cards, species, quick = game.kernel_parameters()
+    count = _PLAIN.legal_list(values, n, cards, species, quick, legal)
     rng = [0] * kernel_random.SIZE
     _PLAIN.seed_xorshift(rng, seed)
     return int(_PLAIN.heuristic_action(values, n, cards, species, 35, legal, count, rng))
@@ -176,8 +135,8 @@ def winners(game: Game, rows: np.ndarray) -> np.ndarray:
 
 
 def scores(game: Game, rows: np.ndarray) -> np.ndarray:
-    """The engine's scores of each row: the cards each player holds (hand, being placed, own
-    placements on the table)."""
+    """The game's scores of each row (:meth:`~.rules.BelieveItOrNot.scores`): the cards each
+    player holds (hand, being placed, own placements on the table)."""
     layout = row_layout(game)
     n, seats = game.num_players, layout["seat_counts"]
     held = rows[:, seats : seats + n] + rows[:, seats + 2 * n : seats + 3 * n]

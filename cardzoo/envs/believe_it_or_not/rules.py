@@ -9,6 +9,9 @@ got rid of as a set.
 
 This docstring states the rules as implemented, completely; every point the original leaves open
 is settled by a named, bold decision with its reason. User guide: ``docs/believe_it_or_not.md``.
+The rules themselves are written once, in the game's kernel
+(:mod:`cardzoo.envs.believe_it_or_not.kernel`): :class:`BelieveItOrNot` runs it on one game at a
+time (:mod:`cardzoo.envs.packed`), the vector games and the search playouts on many.
 
 Cards (types 0..10)
     ``cat dog cow pig sheep horse rabbit duck`` (species 0..7, 4 copies each), ``elephant`` (8, one
@@ -184,7 +187,7 @@ Resampling (what a seat knows, for determinized search)
 Fast playouts (search rollouts)
     ``BelieveItOrNot.random_playouts(states, rng, ...)`` plays many states to the end at once by a
     cheap policy (``playout_policies``: ``bluffer``, mostly the bluffer heuristic, the default;
-    ``random``), through a compiled kernel of the same rules
+    ``random``), through the game's kernel, a batch of states a call
     (:mod:`cardzoo.envs.believe_it_or_not.playout`; numba when installed, else the same code as
     plain Python with identical results). The search agents roll out through it.
 
@@ -202,11 +205,8 @@ Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"q
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
@@ -217,74 +217,81 @@ from cardzoo.envs.helpers import (
     layout_from_sizes,
     require,
 )
+from cardzoo.envs.kernels import plain_copy
+from cardzoo.envs.packed import KernelGame, PackedState, Part, RowLayout, Scalar
 from cardzoo.errors import InputError
+
+#: the game's kernel as plain Python, read without loading numba: the rules' numbers, and the
+#: rules themselves where they are asked outside a step (the checks of a state's invariants)
+_kernel = plain_copy("cardzoo.envs.believe_it_or_not.kernel")
 
 SPECIES = ("cat", "dog", "cow", "pig", "sheep", "horse", "rabbit", "duck")
 CARD_NAMES = (*SPECIES, "elephant", "peek", "skip")
 MAX_SPECIES = len(SPECIES)
-ELEPHANT, PEEK, SKIP = 8, 9, 10
+ELEPHANT, PEEK, SKIP = _kernel.ELEPHANT, _kernel.PEEK, _kernel.SKIP
 NUM_TYPES = len(CARD_NAMES)
-SET_SIZE = 4  # copies of each species; four in one hand are discarded
-MAX_PLACEMENT = 5
+SET_SIZE = _kernel.SET_SIZE  # copies of each species; four in one hand are discarded
+MAX_PLACEMENT = _kernel.MAX_PLACEMENT
 VARIANTS = ("standard", "quick")
-NO_ONE = -1
+NO_ONE = _kernel.NO_ONE
 
 # Action ids (the table in the module docstring).
-ADD_CARD = 0  # 0..10: add a card of type t
-FINISH = 11
-DECLARE = 12  # 12..19: declare species s
-BELIEVE = 20
-DOUBT = 21
-TURN_CARD = 22  # 22..26: turn card k
-PLAY_PEEK = 27
-PLAY_SKIP = 28
-PEEK_AT = 29  # 29..33: peek at card k
-NUM_ACTIONS = 34
+ADD_CARD = _kernel.ADD_CARD  # 0..10: add a card of type t
+FINISH = _kernel.FINISH
+DECLARE = _kernel.DECLARE  # 12..19: declare species s
+BELIEVE, DOUBT = _kernel.BELIEVE, _kernel.DOUBT
+TURN_CARD = _kernel.TURN_CARD  # 22..26: turn card k
+PLAY_PEEK, PLAY_SKIP = _kernel.PLAY_PEEK, _kernel.PLAY_SKIP
+PEEK_AT = _kernel.PEEK_AT  # 29..33: peek at card k
+NUM_ACTIONS = _kernel.NUM_ACTIONS
 
 # The decision asked at the table.
-LEAD, BUILD, RESPOND, CHOOSE_TURN, CHOOSE_PEEK = range(5)
+LEAD, BUILD, RESPOND = _kernel.LEAD, _kernel.BUILD, _kernel.RESPOND
+CHOOSE_TURN, CHOOSE_PEEK = _kernel.CHOOSE_TURN, _kernel.CHOOSE_PEEK
 DECISION_NAMES = ("lead", "build", "respond", "choose card to turn", "choose card to peek")
 
-# Rows of ``seat_counts``: the public numbers of each seat, kept in one array so that an
-# observation gathers them, rotated to the observer's seat, in one step.
+# Rows of ``seat_counts``: the public numbers of each seat.
 HAND_SIZE, IS_OUT, ON_TABLE = range(3)
 
 
-@dataclasses.dataclass
-class BelieveItOrNotState(State):
-    hands: np.ndarray = None  # (n, 11) int8 cards in hand by type
-    seat_counts: np.ndarray = None  # (3, n) int8 rows HAND_SIZE, IS_OUT (0/1), ON_TABLE
-    decision: int = LEAD
-    special_played: bool = False  # the responder played a special this turn
-    building: np.ndarray = None  # (5,) int8 the placement being built, in the order added
-    building_size: int = 0
-    declared: int = NO_ONE  # the declared species while the table is live
-    table_cards: np.ndarray = None  # (deck size,) int8 the table's cards in the order placed
-    table_size: int = 0
-    placement_owners: np.ndarray = None  # (deck size,) int8, oldest placement first
-    placement_sizes: np.ndarray = None  # (deck size,) int8
-    num_placements: int = 0
-    table_counts: np.ndarray = None  # (n, 11) int8 cards on the table by owner and type
-    out_of_game: np.ndarray = None  # (11,) int8 discarded sets and played specials by type
-    peek_player: int = NO_ONE  # who peeked at the last placement (NO_ONE: nobody)
-    peek_position: int = NO_ONE
-    revealed_card: int = NO_ONE  # the card turned by the latest doubt
-    revealed_true: bool = False  # it was the declared species
-    revealed_taker: int = NO_ONE  # who took the table then
-    winner_mask: np.ndarray = None  # (n,) bool, set when the game ends
-    # (n, 11) int8: the cards each player saw go to revealed_taker with the table at the latest
-    # doubt and knows are still the taker's (see "Decision (memory of the taken table)")
-    taken_known: np.ndarray = None
+class BelieveItOrNotState(PackedState):
+    """All of one game, as the kernel's row: hands, the placement being built, the table's
+    placements, who is out, the latest peek and doubt, the winners and what each player saw go
+    to the latest taker. Every field reads and writes the row (numbers as Python ints, arrays as
+    numpy views); snapshots hold the arrays as int8 (the winners as bool)."""
 
-
-_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(BelieveItOrNotState))
+    current_player = Scalar(_kernel.CURRENT)
+    terminal = Scalar(_kernel.TERMINAL, bool)
+    hands = Part(np.int8)  # (n, 11) cards in hand by type
+    seat_counts = Part(np.int8)  # (3, n) rows HAND_SIZE, IS_OUT (0/1), ON_TABLE
+    decision = Scalar(_kernel.DECISION)
+    special_played = Scalar(_kernel.SPECIAL_PLAYED, bool)  # the responder played one this turn
+    building = Part(np.int8)  # (5,) the placement being built, in the order added
+    building_size = Scalar(_kernel.BUILDING_SIZE)
+    declared = Scalar(_kernel.DECLARED)  # the declared species while the table is live
+    table_cards = Part(np.int8)  # (deck size,) the table's cards in the order placed
+    table_size = Scalar(_kernel.TABLE_SIZE)
+    placement_owners = Part(np.int8)  # (deck size,) oldest placement first
+    placement_sizes = Part(np.int8)  # (deck size,)
+    num_placements = Scalar(_kernel.NUM_PLACEMENTS)
+    table_counts = Part(np.int8)  # (n, 11) cards on the table by owner and type
+    out_of_game = Part(np.int8)  # (11,) discarded sets and played specials by type
+    peek_player = Scalar(_kernel.PEEK_PLAYER)  # who peeked at the last placement (NO_ONE: nobody)
+    peek_position = Scalar(_kernel.PEEK_POSITION)
+    revealed_card = Scalar(_kernel.REVEALED_CARD)  # the card turned by the latest doubt
+    revealed_true = Scalar(_kernel.REVEALED_TRUE, bool)  # it was the declared species
+    revealed_taker = Scalar(_kernel.REVEALED_TAKER)  # who took the table then
+    winner_mask = Part(bool)  # (n,) set when the game ends
+    # (n, 11): the cards each player saw go to revealed_taker with the table at the latest doubt
+    # and knows are still the taker's (see "Decision (memory of the taken table)")
+    taken_known = Part(np.int8)
 
 
 #: the default ``max_cycles`` per player (see "End and rewards": Decision (default max_cycles))
 MAX_CYCLES_PER_PLAYER = 500
 
 
-class BelieveItOrNot(Game):
+class BelieveItOrNot(KernelGame):
     name = "believe_it_or_not"
     description = "animal bluffing: claim, believe or doubt; the last with cards loses"
     state_class = BelieveItOrNotState
@@ -319,11 +326,11 @@ class BelieveItOrNot(Game):
         if self.special_cards:
             self.composition[PEEK] = self.composition[SKIP] = 2
         self.num_cards = int(self.composition.sum())
-        self.observation_layout = self._make_layout()
-        self._pieces = _ObservationPieces(self.num_players)
-        self._masks = self._make_masks()
-        self._forgotten_by_discarded: dict[bytes, tuple[int, ...]] = {}
-        self._every_species_out = bytes([SET_SIZE]) * self.num_species
+        n = self.num_players
+        self.observation_layout = layout_from_sizes(_kernel.observation_sizes(n))
+        parts = _kernel.parts(n, self.num_cards)
+        size = _kernel.row_size(n, self.num_cards, self.num_species, 0)  # numba stays unloaded
+        self._set_up_kernel(RowLayout(parts, size))
 
     def params(self) -> dict:
         return {
@@ -335,56 +342,6 @@ class BelieveItOrNot(Game):
 
     def kernel_parameters(self) -> tuple[int, ...]:
         return (self.num_players, self.num_cards, self.num_species, int(self.variant == "quick"))
-
-    def _make_layout(self) -> dict[str, slice]:
-        n = self.num_players
-        return layout_from_sizes(
-            [
-                ("hand", NUM_TYPES),
-                ("hand_sizes", n),  # these three follow the rows of seat_counts
-                ("is_out", n),
-                ("cards_on_table", n),
-                ("out_of_game", NUM_TYPES),
-                ("to_act", n),
-                ("decision", len(DECISION_NAMES)),
-                ("special_played", 1),
-                ("building", NUM_TYPES),
-                ("declared", MAX_SPECIES),
-                ("table_size", 1),
-                ("last_size", 1),
-                ("last_owner", n),
-                ("owner_has_no_cards", 1),
-                ("own_table_cards", NUM_TYPES),
-                ("peeked_position", MAX_PLACEMENT),
-                ("peeked_card", NUM_TYPES),
-                ("revealed_card", NUM_TYPES),
-                ("revealed_true", 1),
-                ("revealed_taker", n),
-            ]
-        )
-
-    def _make_masks(self) -> dict[str, np.ndarray | list[np.ndarray]]:
-        """Masks that depend only on the decision and a few facts of the table (a placement's
-        size; for a response, what may be played: index ``_respond_code``); handed out as
-        copies."""
-        none = np.zeros(NUM_ACTIONS, np.int8)
-        lead = none.copy()
-        lead[DECLARE : DECLARE + self.num_species] = 1
-        turn, peek, respond = [], [], []
-        for size in range(MAX_PLACEMENT + 1):
-            turn.append(none.copy())
-            turn[-1][TURN_CARD : TURN_CARD + size] = 1
-            peek.append(none.copy())
-            peek[-1][PEEK_AT : PEEK_AT + size] = 1
-        for code in range(8):
-            respond.append(none.copy())
-            respond[-1][[DOUBT, BELIEVE, PLAY_PEEK, PLAY_SKIP]] = (
-                1,
-                code & 1,
-                code >> 1 & 1,
-                code >> 2,
-            )
-        return {"none": none, "lead": lead, "turn": turn, "peek": peek, "respond": respond}
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         low = np.zeros(self.observation_size, np.float32)
@@ -427,19 +384,18 @@ class BelieveItOrNot(Game):
         self, rng: np.random.Generator, options: dict | None = None
     ) -> BelieveItOrNotState:
         deck = self._parse_options(options)
-        if deck is not None:
-            state = self._deal(rng, deck)
-            if not self._deal_is_playable(state):
+        if deck is None:
+            state = self._new_packed_state(rng, {})
+        else:
+            state = self.state_class(self.row_layout, self.engine.new_row(), rng)
+            state._write("table_cards", deck)  # the kernel deals the deck from the table's slots
+            if not self.engine.change(state, self.engine.kernel.deal_deck, self._parameters):
                 raise ValueError(
                     "deck option makes a void deal: after the sets of four are discarded some "
                     "player has no card, or no animal card is left"
                 )
-            return state
-        full_deck = np.repeat(np.arange(NUM_TYPES, dtype=np.int8), self.composition)
-        while True:  # void deals are dealt again
-            state = self._deal(rng, rng.permutation(full_deck))
-            if self._deal_is_playable(state):
-                return state
+        assert isinstance(state, BelieveItOrNotState)
+        return state
 
     def _parse_options(self, options: dict | None) -> np.ndarray | None:
         options = known_options(self, options)
@@ -448,277 +404,6 @@ class BelieveItOrNot(Game):
         deck = card_types("deck option", options["deck"], CARD_NAMES).astype(np.int8)
         check_card_counts("deck", deck, self.composition, CARD_NAMES)
         return deck
-
-    def _deal(self, rng: np.random.Generator, deck: np.ndarray) -> BelieveItOrNotState:
-        n = self.num_players
-        receivers = np.arange(len(deck)) % n  # one card at a time from player_0
-        hands = np.bincount(receivers * NUM_TYPES + deck, minlength=n * NUM_TYPES)
-        hands = hands.reshape(n, NUM_TYPES).astype(np.int8)
-        seat_counts = np.zeros((3, n), np.int8)
-        seat_counts[HAND_SIZE] = hands.sum(axis=1)
-        state = BelieveItOrNotState(
-            rng=rng,
-            hands=hands,
-            seat_counts=seat_counts,
-            building=np.zeros(MAX_PLACEMENT, np.int8),
-            table_cards=np.zeros(self.num_cards, np.int8),
-            placement_owners=np.zeros(self.num_cards, np.int8),
-            placement_sizes=np.zeros(self.num_cards, np.int8),
-            table_counts=np.zeros((n, NUM_TYPES), np.int8),
-            out_of_game=np.zeros(NUM_TYPES, np.int8),
-            winner_mask=np.zeros(n, bool),
-            taken_known=np.zeros((n, NUM_TYPES), np.int8),
-        )
-        for player in range(n):
-            self._discard_sets(state, player)
-        return state
-
-    def _deal_is_playable(self, state: BelieveItOrNotState) -> bool:
-        return bool(state.seat_counts[HAND_SIZE].all()) and not self._no_animals_left(state)
-
-    # --- legal actions --------------------------------------------------------------------
-
-    def legal_mask(self, state: BelieveItOrNotState, player: int) -> np.ndarray:
-        masks = self._masks
-        if state.terminal or player != state.current_player:
-            return masks["none"].copy()
-        decision = state.decision  # the commonest first
-        if decision == BUILD:
-            return _build_mask(state, player)
-        if decision == RESPOND:
-            return masks["respond"][self._respond_code(state, player)].copy()
-        if decision == LEAD:
-            return masks["lead"].copy()
-        last_size = state.placement_sizes.item(state.num_placements - 1)
-        return masks["turn" if decision == CHOOSE_TURN else "peek"][last_size].copy()
-
-    def _respond_code(self, state: BelieveItOrNotState, player: int) -> int:
-        """What a responder may do besides doubt: 1 believe, 2 play peek, 4 play skip (summed)."""
-        n = self.num_players
-        seats = state.seat_counts.tobytes()  # bytes: Python ints without numpy scalars
-        owner = state.placement_owners.item(state.num_placements - 1)
-        code = 1 if seats[HAND_SIZE * n + owner] and seats[HAND_SIZE * n + player] else 0
-        if not state.special_played:
-            hands, mine = state.hands.tobytes(), player * NUM_TYPES
-            if hands[mine + PEEK]:
-                code += 2
-            if hands[mine + SKIP] and self._next_in(state, player) != owner:
-                code += 4
-        return code
-
-    # --- play -----------------------------------------------------------------------------
-
-    def apply(self, state: BelieveItOrNotState, action: int) -> np.ndarray | None:
-        player = state.current_player
-        if action < FINISH:
-            self._add_card(state, player, action - ADD_CARD)
-        elif action == FINISH:
-            return self._finish_placement(state, player)
-        elif action < BELIEVE:
-            state.declared = action - DECLARE
-            state.decision = BUILD
-        elif action == BELIEVE:
-            state.decision = BUILD
-        elif action == DOUBT:
-            state.decision = CHOOSE_TURN
-        elif action < PLAY_PEEK:
-            return self._turn_card(state, player, action - TURN_CARD)
-        elif action == PLAY_PEEK:
-            self._play_special(state, player, PEEK)
-            state.decision = CHOOSE_PEEK
-        elif action == PLAY_SKIP:
-            self._play_special(state, player, SKIP)
-            return self._end_turn(state, player, RESPOND)  # the next player responds to P
-        else:
-            state.peek_player = player
-            state.peek_position = action - PEEK_AT
-            state.decision = RESPOND
-        return None
-
-    def _add_card(self, state: BelieveItOrNotState, player: int, card: int) -> None:
-        # (.item() and a Python int: numpy's in-place scalar arithmetic costs more)
-        hands, seat_counts = state.hands, state.seat_counts
-        hands[player, card] = hands.item(player, card) - 1
-        seat_counts[HAND_SIZE, player] = seat_counts.item(HAND_SIZE, player) - 1
-        state.building[state.building_size] = card
-        state.building_size += 1
-
-    def _finish_placement(self, state: BelieveItOrNotState, player: int) -> np.ndarray | None:
-        size = state.building_size
-        start = state.table_size
-        cards = state.building[:size]
-        state.table_cards[start : start + size] = cards
-        state.table_size = start + size
-        state.placement_owners[state.num_placements] = player
-        state.placement_sizes[state.num_placements] = size
-        state.num_placements += 1
-        own_on_table = state.table_counts[player]
-        for card in state.building.tobytes()[:size]:
-            own_on_table[card] = own_on_table.item(card) + 1
-        state.seat_counts[ON_TABLE, player] = state.seat_counts.item(ON_TABLE, player) + size
-        state.building_size = 0
-        state.peek_player = state.peek_position = NO_ONE
-        return self._end_turn(state, player, RESPOND)
-
-    def _play_special(self, state: BelieveItOrNotState, player: int, card: int) -> None:
-        state.hands[player, card] -= 1
-        state.seat_counts[HAND_SIZE, player] -= 1
-        state.out_of_game[card] += 1
-        state.special_played = True
-
-    def _turn_card(self, state: BelieveItOrNotState, doubter: int, position: int) -> np.ndarray:
-        last = state.num_placements - 1
-        last_start = state.table_size - state.placement_sizes.item(last)
-        card = state.table_cards.item(last_start + position)
-        is_true = card == state.declared
-        taker = doubter if is_true else state.placement_owners.item(last)
-        known = self._remember_taken_cards(state, last_start, position)
-        self._take_table(state, taker)
-        self._forget_what_can_leave_unseen(state, taker, known)
-        state.revealed_card = card
-        state.revealed_true = is_true
-        state.revealed_taker = taker
-        return self._end_turn(state, taker, LEAD)
-
-    def _remember_taken_cards(
-        self, state: BelieveItOrNotState, last_start: int, position: int
-    ) -> bytearray:
-        """Before the table is taken: every player knows their own cards on it, the card turned
-        face up and the card they peeked at. Counted as bytes laid out as ``taken_known``
-        (a few Python operations instead of numpy calls on a small array)."""
-        known = bytearray(state.table_counts.tobytes())
-        card = state.table_cards.item(last_start + position)
-        known[card::NUM_TYPES] = known[card::NUM_TYPES].translate(_PLUS_ONE)  # everybody saw it
-        known[state.placement_owners.item(state.num_placements - 1) * NUM_TYPES + card] -= 1
-        peeker = state.peek_player  # (the owner's own card was counted already)
-        if peeker != NO_ONE and state.peek_position != position:
-            peeked = state.table_cards.item(last_start + state.peek_position)
-            known[peeker * NUM_TYPES + peeked] += 1
-        return known
-
-    def _forget_what_can_leave_unseen(
-        self, state: BelieveItOrNotState, taker: int, known: bytearray
-    ) -> None:
-        """After the table is taken: the taker knows their own hand; specials may leave it
-        again unseen among the ones played; species discarded as a set are gone. ``known``
-        (from :meth:`_remember_taken_cards`) goes into ``taken_known``."""
-        n = self.num_players
-        known[taker * NUM_TYPES : (taker + 1) * NUM_TYPES] = bytes(NUM_TYPES)
-        for kind in self._forgotten_types(state):
-            known[kind::NUM_TYPES] = bytes(n)
-        state.taken_known[:] = np.frombuffer(known, np.int8).reshape(n, NUM_TYPES)
-
-    def _forgotten_types(self, state: BelieveItOrNotState) -> tuple[int, ...]:
-        """The specials and the species discarded as sets (made once per pattern of discarded
-        species)."""
-        discarded = state.out_of_game.tobytes()[: self.num_species]
-        forgotten = self._forgotten_by_discarded.get(discarded)
-        if forgotten is None:
-            species = [s for s in range(self.num_species) if discarded[s] == SET_SIZE]
-            forgotten = self._forgotten_by_discarded[discarded] = (PEEK, SKIP, *species)
-        return forgotten
-
-    def _take_table(self, state: BelieveItOrNotState, taker: int) -> None:
-        # Counted card by card in Python: a table holds few cards, and the loop costs less than
-        # numpy's sum of table_counts over the owners.
-        mine = taker * NUM_TYPES
-        hand = bytearray(state.hands.tobytes()[mine : mine + NUM_TYPES])
-        for card in state.table_cards.tobytes()[: state.table_size]:
-            hand[card] += 1
-        state.hands[taker] = hand
-        state.seat_counts[HAND_SIZE, taker] = (
-            state.seat_counts.item(HAND_SIZE, taker) + state.table_size
-        )
-        state.seat_counts[ON_TABLE] = 0
-        state.table_counts.fill(0)
-        state.table_size = state.num_placements = 0
-        state.declared = NO_ONE
-        state.peek_player = state.peek_position = NO_ONE
-        self._discard_sets(state, taker)
-
-    def _discard_sets(self, state: BelieveItOrNotState, player: int) -> None:
-        mine = player * NUM_TYPES
-        species_held = state.hands.tobytes()[mine : mine + self.num_species]
-        species = species_held.find(SET_SIZE)
-        while species != -1:
-            state.hands[player, species] = 0
-            state.seat_counts[HAND_SIZE, player] -= SET_SIZE
-            state.out_of_game[species] = SET_SIZE
-            species = species_held.find(SET_SIZE, species + 1)
-
-    def _end_turn(
-        self, state: BelieveItOrNotState, last_actor: int, next_decision: int
-    ) -> np.ndarray | None:
-        """Players with no card go out and the game may end; otherwise the next player still in
-        after ``last_actor`` (the placer, the skipper or the taker) has ``next_decision``."""
-        state.special_played = False
-        # Only a player going out or a table taken (sets discarded) can end the game.
-        someone_went_out = self._mark_players_out(state)
-        if someone_went_out or next_decision == LEAD:
-            winners = self._winners_if_over(state)
-            if winners is not None:
-                state.terminal = True
-                state.winner_mask[:] = winners
-                return np.where(winners, 1.0, -1.0)
-        state.current_player = self._next_in(state, last_actor)
-        state.decision = next_decision
-        return None
-
-    def _mark_players_out(self, state: BelieveItOrNotState) -> bool:
-        """Mark out every player in with no card in hand who does not own the last placement of
-        a live table; whether anybody went out."""
-        n = self.num_players
-        seats = state.seat_counts.tobytes()
-        if seats.count(0, HAND_SIZE * n, HAND_SIZE * n + n) == seats.count(
-            1, IS_OUT * n, IS_OUT * n + n
-        ):
-            return False  # every empty hand is out already (players out hold no cards)
-        owner = (
-            state.placement_owners.item(state.num_placements - 1) if state.table_size else NO_ONE
-        )
-        went_out = False
-        for player in range(n):
-            if (
-                not seats[HAND_SIZE * n + player]
-                and player != owner
-                and not seats[IS_OUT * n + player]
-            ):
-                state.seat_counts[IS_OUT, player] = 1
-                went_out = True
-        return went_out
-
-    def _winners_if_over(self, state: BelieveItOrNotState) -> np.ndarray | None:
-        n = self.num_players
-        is_out = state.seat_counts.tobytes()[IS_OUT * n : IS_OUT * n + n]
-        if self.variant == "quick":
-            if 1 in is_out:
-                return state.seat_counts[IS_OUT] == 1  # the first out win
-        elif is_out.count(0) <= 1:
-            return state.seat_counts[IS_OUT] == 1  # the one player still in loses
-        if self._no_animals_left(state):
-            return self._winners_without_animals(state)
-        return None
-
-    def _no_animals_left(self, state: BelieveItOrNotState) -> bool:
-        return state.out_of_game.tobytes()[: self.num_species] == self._every_species_out
-
-    def _winners_without_animals(self, state: BelieveItOrNotState) -> np.ndarray:
-        if self.variant == "standard":
-            holds_elephant = state.hands[:, ELEPHANT] + state.table_counts[:, ELEPHANT] > 0
-            return ~holds_elephant
-        held = self.scores(state)
-        still_in = state.seat_counts[IS_OUT] == 0
-        return still_in & (held == held[still_in].min())
-
-    def _next_in(self, state: BelieveItOrNotState, player: int) -> int:
-        """The next player after ``player`` (leftwards) who is not out."""
-        n = self.num_players
-        seats = state.seat_counts.tobytes()
-        for step in range(1, n):
-            candidate = (player + step) % n
-            if not seats[IS_OUT * n + candidate]:
-                return candidate
-        return player
 
     # --- results --------------------------------------------------------------------------
 
@@ -729,69 +414,19 @@ class BelieveItOrNot(Game):
         return held
 
     def winners(self, state: BelieveItOrNotState) -> np.ndarray:
-        return state.winner_mask.copy()
+        return state.winner_mask.astype(bool)
 
-    # --- what a player sees ---------------------------------------------------------------
+    def _winners_if_over(self, state: BelieveItOrNotState) -> np.ndarray | None:
+        """The winners the rules give if the game is over in ``state`` (None if not), asked of
+        the kernel on a copy of the row."""
+        row = _row_copy(state)
+        if not _kernel.set_winners_if_over(row, *self._parameters):
+            return None
+        start, _ = self.row_layout.parts["winner_mask"]
+        return np.array(row[start : start + self.num_players], bool)
 
-    def observe(
-        self, state: BelieveItOrNotState, player: int, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Every entry is a small count or a 0/1: the vector is built as bytes, field after field
-        in layout order from precomputed pieces, and turned into floats by one numpy call
-        instead of one numpy write per field (numpy's cost per call dominates on arrays this
-        small)."""
-        pieces = self._pieces
-        mine = player * NUM_TYPES
-        parts = [
-            state.hands.tobytes()[mine : mine + NUM_TYPES],
-            state.seat_counts.ravel()[pieces.seat_rows[player]].tobytes(),
-            state.out_of_game.tobytes(),
-        ]
-        if state.terminal:
-            parts.append(pieces.no_turn)
-        else:
-            actor = state.current_player
-            special = 1 if state.special_played else 0
-            if player == actor and state.building_size:
-                parts.append(pieces.own_turn[state.decision][special])
-                parts.append(_building_counts(state))
-            else:  # nothing being built that the observer sees
-                relative = (actor - player) % self.num_players
-                parts.append(pieces.turn[relative][state.decision][special])
-        if state.table_size:
-            self._observe_table(state, player, parts)
-        else:
-            parts.append(pieces.no_table)
-        if state.revealed_card != NO_ONE:
-            relative = (state.revealed_taker - player) % self.num_players
-            true = 1 if state.revealed_true else 0
-            parts.append(pieces.revealed[state.revealed_card][true][relative])
-        else:
-            parts.append(pieces.no_revealed)
-        vector = np.frombuffer(b"".join(parts), _BYTE)
-        if out is None:
-            return vector.astype(_FLOAT)
-        out[:] = vector
-        return out
-
-    def _observe_table(self, state: BelieveItOrNotState, player: int, parts: list) -> None:
-        """The fields from ``declared`` to ``peeked_card``, appended to ``parts``."""
-        pieces = self._pieces
-        last = state.num_placements - 1
-        owner = state.placement_owners.item(last)
-        last_size = state.placement_sizes.item(last)
-        mine = player * NUM_TYPES
-        parts.append(pieces.declared[state.declared])
-        parts.append(bytes((state.table_size, last_size)))
-        owner_has_cards = 1 if state.seat_counts.item(HAND_SIZE, owner) else 0
-        parts.append(pieces.owner[(owner - player) % self.num_players][owner_has_cards])
-        parts.append(state.table_counts.tobytes()[mine : mine + NUM_TYPES])
-        if state.peek_player == player:
-            position = state.peek_position
-            card = state.table_cards.item(state.table_size - last_size + position)
-            parts.append(pieces.peeked[position][card])
-        else:
-            parts.append(pieces.no_peek)
+    def _no_animals_left(self, state: BelieveItOrNotState) -> bool:
+        return bool(_kernel.no_animals_left(_row_copy(state), self.num_species))
 
     # --- a seat's view of the unseen cards (determinized search) ----------------------------
 
@@ -806,11 +441,11 @@ class BelieveItOrNot(Game):
         check_int("player", player, 0, self.num_players - 1)
         if state.terminal:
             raise ValueError("resample: the game is over; there is nothing left to resample")
-        world = self._copy_with_rng(state, rng)
+        world = self.copy_state(state, rng=rng)
         slots = _UnseenSlots(self, state, player)
         world_cards = slots.deal(rng)
         slots.write(world, world_cards)
-        return world
+        return self._without_views(world)
 
     def random_playouts(
         self,
@@ -840,15 +475,6 @@ class BelieveItOrNot(Game):
             seed_groups=seed_groups,
         )
         return playout.winners(self, rows), playout.scores(self, rows)
-
-    @staticmethod
-    def _copy_with_rng(state: BelieveItOrNotState, rng: np.random.Generator) -> BelieveItOrNotState:
-        fields = {field.name: getattr(state, field.name) for field in dataclasses.fields(state)}
-        for name, value in fields.items():
-            if isinstance(value, np.ndarray):
-                fields[name] = value.copy()
-        fields["rng"] = rng
-        return BelieveItOrNotState(**fields)
 
     # --- reading a state (tests, rendering, debugging) -------------------------------------
 
@@ -1055,85 +681,10 @@ class BelieveItOrNot(Game):
         require(self.legal_mask(state, actor).any(), "the player to act has no legal action")
 
 
-def _one_hot(size: int, index: int) -> bytes:
-    return bytes(1 if i == index else 0 for i in range(size))
-
-
-class _ObservationPieces:
-    """The observation's fields that take few values, as bytes, precomputed for a number of
-    players: :meth:`BelieveItOrNot.observe` joins them with the counts read from the state."""
-
-    def __init__(self, n: int):
-        rows = np.arange(3)[:, None] * n  # hand_sizes, is_out, cards_on_table: seat_counts' rows
-        #: per observer: where in seat_counts.ravel() its three rows are, rotated to start at its
-        #: seat
-        self.seat_rows = [(rows + (np.arange(n) + player) % n).ravel() for player in range(n)]
-        self.seat = [_one_hot(n, seat) for seat in range(n)]  # one-hot relative seat
-        # to_act, decision, special_played by [relative actor][decision][special played]
-        self.own_turn, self.turn = [], []
-        for seat in range(n):
-            self.turn.append([])
-            for decision in range(len(DECISION_NAMES)):
-                fields = [self.seat[seat] + _one_hot(5, decision) + bytes((s,)) for s in (0, 1)]
-                if seat == 0:
-                    self.own_turn.append(fields)  # followed by the building's counts
-                self.turn[-1].append([f + bytes(NUM_TYPES) for f in fields])  # building: none
-        self.no_turn = bytes(n + len(DECISION_NAMES) + 1 + NUM_TYPES)
-        # last_owner, owner_has_no_cards by [relative owner][owner has cards]
-        self.owner = [[self.seat[seat] + b"\1", self.seat[seat] + b"\0"] for seat in range(n)]
-        self.declared = [_one_hot(MAX_SPECIES, species) for species in range(MAX_SPECIES)]
-        # peeked_position, peeked_card by [position][card]
-        self.peeked = [
-            [
-                _one_hot(MAX_PLACEMENT, position) + _one_hot(NUM_TYPES, card)
-                for card in range(NUM_TYPES)
-            ]
-            for position in range(MAX_PLACEMENT)
-        ]
-        self.no_peek = bytes(MAX_PLACEMENT + NUM_TYPES)
-        # declared .. peeked_card when the table is empty
-        self.no_table = bytes(MAX_SPECIES + 2 + n + 1 + NUM_TYPES) + self.no_peek
-        # revealed_card, revealed_true, revealed_taker by [card][true][relative taker]
-        self.revealed = [
-            [
-                [_one_hot(NUM_TYPES, card) + bytes((true,)) + self.seat[seat] for seat in range(n)]
-                for true in (0, 1)
-            ]
-            for card in range(NUM_TYPES)
-        ]
-        self.no_revealed = bytes(NUM_TYPES + 1 + n)
-
-
-def _building_counts(state: BelieveItOrNotState) -> bytearray:
-    """The cards chosen so far in the placement being built, by type."""
-    counts = bytearray(NUM_TYPES)
-    for card in state.building.tobytes()[: state.building_size]:
-        counts[card] += 1
-    return counts
-
-
-#: ``bytes.translate`` tables: 0 for no card and 1 for any number of them; one card more
-_ANY = bytes([0] + [1] * 255)
-_BYTE, _FLOAT = np.dtype(np.uint8), np.dtype(np.float32)
-_PLUS_ONE = bytes([*range(1, 256), 0])
-#: building masks by their first FINISH + 1 entries (at most 2**12 of them), made on first use
-_BUILD_MASKS: dict[bytes, np.ndarray] = {}
-
-
-def _build_mask(state: BelieveItOrNotState, player: int) -> np.ndarray:
-    """While building: add a type still held (fewer than 5 chosen); finish once one is. (The
-    adds are actions 0..10 by type and finish is 11: the mask begins with the hand's row.)"""
-    if state.building_size < MAX_PLACEMENT:
-        mine = player * NUM_TYPES
-        head = state.hands.tobytes()[mine : mine + NUM_TYPES].translate(_ANY)
-    else:
-        head = bytes(NUM_TYPES)
-    head += b"\1" if state.building_size else b"\0"
-    mask = _BUILD_MASKS.get(head)
-    if mask is None:
-        mask = np.frombuffer(head + bytes(NUM_ACTIONS - len(head)), np.int8)
-        _BUILD_MASKS[head] = mask  # read-only: handed out as copies
-    return mask.copy()
+def _row_copy(state: BelieveItOrNotState) -> list[int]:
+    """The state's row as a new list (the plain kernel's questions must not change the state)."""
+    row = state.row
+    return row.tolist() if isinstance(row, np.ndarray) else list(row)
 
 
 #: Rejected deals before :meth:`BelieveItOrNot.resample` gives up: far more than any position

@@ -7,8 +7,13 @@ when numba is installed, with numba's on-disk cache, and as ``kernel_plain``, ne
 Three drivers play it: the game's ``Game``/``State`` (:mod:`.rules`: one game, one decision at a
 time; the state *is* a row, its named fields views into it), the vector games (the functions of
 "Many games at once", through :mod:`cardzoo.envs.batch`) and the search playouts
-(:func:`playouts`). They live in this file because numba's cache notices a change in a cached
-function's own file only.
+(:func:`playouts`). The game's heuristics are here too, as functions of a seat's observation and
+legal actions (:func:`hand_shedder_action`, :func:`nwi_dodger_action`): the agents call them
+(:mod:`cardzoo.agents.nobody_wants_it`) and the vector games play them as opponents
+(:func:`policy_action`). All live in this file because numba's cache notices a change in a
+cached function's own file only: a changed heuristic (or rule) reloads every compiled function
+that calls it (a test keeps every compiled function a kernel calls in its own file, the
+generator's aside).
 
 ``rng`` is a generator of :mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game
 must deal and reshuffle exactly as numpy's generator of the same seed does (a game's own
@@ -44,7 +49,11 @@ from cardzoo.envs.kernels import kernel_dependency, kernel_jit
 #: PLAIN: True in the copy loaded as plain Python (see the module docstring)
 PLAIN, jit = kernel_jit(__name__)
 
-from cardzoo.envs.nobody_wants_it.cards import NUM_CARDS, NUM_SPECIES  # noqa: E402, F401
+from cardzoo.envs.nobody_wants_it.cards import (  # noqa: E402, F401
+    CARDS_PER_SPECIES,
+    NUM_CARDS,
+    NUM_SPECIES,
+)
 
 _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
@@ -458,45 +467,224 @@ def observe(row, n, rounds, points_reward, player, starts, out):
     out[starts[10] + (row[CURRENT] + later) % n] = 1.0
 
 
+# ----------------------------------------------------------------------------------------------
+# The heuristics: the agents hand_shedder and nwi_dodger (cardzoo.agents.nobody_wants_it), the
+# vector games' compiled opponents (policy_action) and the playouts' policies (shedding_action)
+# ----------------------------------------------------------------------------------------------
+# An agent decides from what its seat sees: its observation vector as observe writes it (float
+# counts and one-hot flags; starts: where each field begins) and its legal actions as bits.
+# Seats there are relative (0: the observer, then leftwards). Every count is read through int(),
+# so that the arithmetic is the same on float32, float64 and Python floats; powers take a float
+# exponent, so that numba calls the C library's pow as Python does (with an integer exponent it
+# multiplies in a loop, which rounds differently).
+
+#: the opponents the vector games play here (policy_action): uniformly random, the heuristics
+RANDOM, HAND_SHEDDER, NWI_DODGER = range(3)
+#: nwi_dodger's weights: the bonus for the action that empties the hand; the chance that an NWI
+#: card moves one seat further before the round ends (beyond the first); the cost, in cards per
+#: NWI point, of a pair that brings its NWI card to me (it stays the last choice among pairs but
+#: still beats a single card: shedding speed matters most), and of the chance that a released
+#: card travels back to me
+CLOSING_BONUS, PASS_ON_CHANCE, SELF_LANDING_COST, RETURN_RISK_COST = 20.0, 0.35, 0.3, 0.3
+
+
 @jit
-def shedding_action(row, n, rounds, nwi_aware):
-    # The hand_shedder heuristic: the largest pair; else a pig, horse, sheep; else a cow;
-    # pig answers take a pig that completes a pair; horse gifts give a card without partner.
-    # nwi_aware: among pairs, first one that passes on an NWI card I hold, last one that
-    # brings an NWI card to me (nwi_dodger's first and last choices).
-    player = row[CURRENT]
-    hand = HANDS + 4 * player
-    decision = row[DECISION]
+def first_max(values, start, size):
+    """The first index of the largest of ``values[start:start + size]``."""
+    best = 0
+    for index in range(1, size):
+        if values[start + index] > values[start + best]:
+            best = index
+    return best
+
+
+@jit
+def seen_decision(observation, starts, legal):
+    """The decision asked of the observer: a turn as the observation says, else a pig answer if
+    taking the pig is legal, else a horse gift."""
+    if first_max(observation, starts[8], 3) == TURN:
+        return TURN
+    return PIG_ANSWER if (legal >> PIG_TAKE_PIG) & 1 else HORSE_GIFT
+
+
+@jit
+def shedding_choice(cards, hand, decision, held, landing):
+    """hand_shedder's action from the hand ``cards[hand:hand + 4]`` (of a row or an observation):
+    a pig answer takes the pig that completes a pair; a horse gift gives a card without a partner
+    (cows first, pigs last), else a cow, sheep, horse, pig; a turn plays the largest pair (the
+    first species of equals), else a pig, horse, sheep (keeping pairs whole), else a cow, and
+    passes only with an empty hand. Among pairs, species in the bits ``held`` come first and
+    those in ``landing`` last (the playouts' NWI-aware variant; 0 for hand_shedder)."""
     if decision == PIG_ANSWER:
-        return PIG_TAKE_PIG if row[hand + PIG] % 2 == 1 else PIG_TAKE_DRAW
+        return PIG_TAKE_PIG if cards[hand + PIG] % 2 == 1 else PIG_TAKE_DRAW
     if decision == HORSE_GIFT:
         for species in (COW, SHEEP, HORSE, PIG):
-            if row[hand + species] % 2 == 1:
+            if cards[hand + species] % 2 == 1:
                 return HORSE_GIVE + species
         for species in (COW, SHEEP, HORSE, PIG):
-            if row[hand + species] > 0:
+            if cards[hand + species] > 0:
                 return HORSE_GIVE + species
     best, best_value = -1, -1000
     for species in range(4):
-        count = row[hand + species]
+        count = int(cards[hand + species])
         if count < 2:
             continue
         value = count
-        if nwi_aware:
-            holder = row[NWI + 4 * (row[ROUND] - 1) + species]
-            lands_on = (player + 1) % n if holder == ON_PILE else (holder + 1) % n
-            if holder == player:
-                value += 100
-            elif lands_on == player:
-                value -= 50
+        if (held >> species) & 1:
+            value += 100
+        elif (landing >> species) & 1:
+            value -= 50
         if value > best_value:
             best, best_value = species, value
     if best >= 0:
         return PLAY_PAIR + best
     for species in (PIG, HORSE, SHEEP, COW):
-        if row[hand + species] > 0:
+        if cards[hand + species] > 0:
             return PLAY_ONE + species
     return PASS_TAKE_DRAW
+
+
+@jit
+def hand_shedder_action(observation, starts, legal):
+    """The hand_shedder agent (:func:`shedding_choice`), from its seat's view."""
+    decision = seen_decision(observation, starts, legal)
+    return shedding_choice(observation, starts[0], decision, 0, 0)
+
+
+@jit
+def chance_of_a_pair(observation, starts, size, seat, species, extra_seen):
+    """Rough chance that the player at (relative) ``seat`` holds two or more of ``species``:
+    their cards are drawn from everything the observer has not seen (the draw pile and the other
+    hands); ``size``: the observer's cards."""
+    hand, counts = starts[0], starts[3]
+    discarded = 0
+    for other in range(4):
+        discarded += int(observation[counts + other])
+    unseen_total = NUM_CARDS - discarded - size
+    unseen = CARDS_PER_SPECIES - int(observation[counts + species])
+    unseen -= int(observation[hand + species]) + extra_seen
+    if unseen_total <= 0 or unseen <= 1:
+        return 0.0
+    share = min(1.0, unseen / unseen_total)
+    cards = int(observation[starts[1] + seat])
+    none = (1 - share) ** float(cards)
+    one = cards * share * (1 - share) ** float(cards - 1)
+    return max(0.0, 1.0 - none - one)
+
+
+@jit
+def dodger_pair_value(observation, starts, size, species):
+    """nwi_dodger's value of the pair of ``species``: two cards shed (and the closing bonus),
+    plus passing on an NWI card it holds, minus the NWI card landing on it or the risk that the
+    card it releases travels back to it."""
+    n = starts[2] - starts[1]
+    closes = size == 2
+    value = 2.0 + (CLOSING_BONUS if closes else 0.0)
+    points = first_max(observation, starts[7], MAX_ROUNDS) + 1  # the round's NWI value
+    holder = first_max(observation, starts[5] + species * (n + 1), n + 1) - 1  # -1: on its pile
+    if holder == 0:
+        value += 2.0 * points
+    destination = 1 % n if holder < 0 else (holder + 1) % n
+    if destination == 0:
+        return value - (0.0 if closes else SELF_LANDING_COST * points)
+    # The released card comes back only if it travels, seat by seat, all the way to me: the
+    # first holder needs a pair of that species (few cards, species spent: unlikely).
+    steps_to_me = (n - destination) % n
+    first = chance_of_a_pair(observation, starts, size, destination, species, 2)
+    risk = first * PASS_ON_CHANCE ** float(steps_to_me - 1)
+    return value - RETURN_RISK_COST * points * risk
+
+
+@jit
+def dodger_value(observation, starts, size, action):
+    """nwi_dodger's value of a turn's ``action``, in cards shed (a pair 2, a single 1, a pass -1)
+    plus bonuses: taking the discard pile's top card to complete a pair, keeping pigs for a left
+    neighbour close to going out."""
+    hand = starts[0]
+    if PLAY_PAIR <= action < PASS_TAKE_DRAW:
+        return dodger_pair_value(observation, starts, size, action - PLAY_PAIR)
+    if action == PASS_TAKE_DRAW:
+        return -1.0
+    if action == PASS_TAKE_DISCARD:
+        top = first_max(observation, starts[2], 4)
+        single = int(observation[hand + top]) % 2 == 1
+        return -1.0 + (0.3 if single and top != COW else -0.1)
+    species = action - PLAY_ONE
+    if species == COW:
+        return 0.0  # sheds one card, draws one
+    value = 1.0 + (CLOSING_BONUS if size == 1 else 0.0)
+    if int(observation[hand + species]) % 2 == 0:
+        value -= 0.5  # breaks a pair
+    if species == PIG:
+        left_size = int(observation[starts[1] + 1 % (starts[2] - starts[1])])
+        value += 0.6 if left_size <= 3 else -0.2  # save pigs for a neighbour about to go out
+    return value
+
+
+@jit
+def nwi_dodger_action(observation, starts, legal):
+    """The nwi_dodger agent, from its seat's view: in a turn the legal action of the highest
+    :func:`dodger_value` (the lowest action of equals); a pig answer as hand_shedder's; a horse
+    gift a cow if any, else a sheep or horse without a partner, else a sheep, horse, pig (never
+    a pig it can keep)."""
+    hand = starts[0]
+    decision = seen_decision(observation, starts, legal)
+    if decision == PIG_ANSWER:
+        return shedding_choice(observation, hand, decision, 0, 0)
+    if decision == HORSE_GIFT:
+        if observation[hand + COW] > 0:
+            return HORSE_GIVE + COW
+        for species in (SHEEP, HORSE):
+            if int(observation[hand + species]) % 2 == 1:
+                return HORSE_GIVE + species
+        for species in (SHEEP, HORSE, PIG):
+            if observation[hand + species] > 0:
+                return HORSE_GIVE + species
+        return -1
+    size = 0
+    for species in range(4):
+        size += int(observation[hand + species])
+    best, best_value = -1, 0.0
+    for action in range(PASS_TAKE_DISCARD + 1):
+        if (legal >> action) & 1:
+            value = dodger_value(observation, starts, size, action)
+            if best < 0 or value > best_value:
+                best, best_value = action, value
+    return best
+
+
+@jit
+def policy_action(policy, row, n, rounds, points_reward, rng, mask, starts, observation):
+    """The action of the player to decide by ``policy`` (:data:`RANDOM`, :data:`HAND_SHEDDER`,
+    :data:`NWI_DODGER`); a heuristic sees only that player's observation (written into the
+    scratch ``observation``) and legal actions."""
+    if policy == RANDOM:
+        return random_action(row, n, rounds, rng, mask)
+    for index in range(len(observation)):
+        observation[index] = 0.0
+    observe(row, n, rounds, points_reward, row[CURRENT], starts, observation)
+    legal = legal_actions(row, n, rounds, points_reward)
+    if policy == HAND_SHEDDER:
+        return hand_shedder_action(observation, starts, legal)
+    return nwi_dodger_action(observation, starts, legal)
+
+
+@jit
+def shedding_action(row, n, rounds, nwi_aware):
+    """The playouts' heuristic: hand_shedder (:func:`shedding_choice`) on the row, with
+    ``nwi_aware`` first a pair that passes on an NWI card the player holds and last one that
+    brings an NWI card to it (nwi_dodger's first and last choices)."""
+    player = row[CURRENT]
+    held = landing = 0
+    if nwi_aware:
+        for species in range(4):
+            holder = row[NWI + 4 * (row[ROUND] - 1) + species]
+            lands_on = (player + 1) % n if holder == ON_PILE else (holder + 1) % n
+            if holder == player:
+                held |= 1 << species
+            elif lands_on == player:
+                landing |= 1 << species
+    return shedding_choice(row, HANDS + 4 * player, row[DECISION], held, landing)
 
 
 @jit
@@ -635,14 +823,20 @@ def take_action(row, rng, steps, b, action, seat, max_cycles, n, rounds, points_
 
 @jit
 def play_others(
-    rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, n, rounds, points_reward
-):
-    """Uniformly random play by every seat but ``seat`` in game b until ``seat`` must decide or
-    the game ends; returns what ``seat`` earned meanwhile."""
+    rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, policies, starts, observation, n,
+    rounds, points_reward,
+):  # fmt: skip
+    """Every seat but ``seat`` plays in game b by its policy (:func:`policy_action`; seat p's is
+    policies[p - (p > seat)], random ones drawing from policy_rngs[b]) until ``seat`` must
+    decide or the game ends; returns what ``seat`` earned meanwhile."""
     row = rows[b]
     earned = 0.0
     while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
-        action = random_action(row, n, rounds, policy_rngs[b], mask)
+        player = row[CURRENT]
+        action = policy_action(
+            policies[player - (player > seat)], row, n, rounds, points_reward, policy_rngs[b],
+            mask, starts, observation,
+        )  # fmt: skip
         earned += take_action(
             row, rngs[b], steps, b, action, seat, max_cycles, n, rounds, points_reward
         )
@@ -664,11 +858,17 @@ def step_seats(
     rewards,
     ends,
     mask,
+    policies,
+    starts,
+    observation,
     n,
     rounds,
     points_reward,
 ):
-    """One decision of the learner in every game, the other seats played uniformly at random.
+    """One decision of the learner in every game, the other seats played by ``policies`` (one
+    per other seat in seat order, the learner's left out: :data:`RANDOM`, :data:`HAND_SHEDDER`,
+    :data:`NWI_DODGER`; ``starts`` where the observation fields begin; ``mask``, ``observation``
+    scratch).
 
     Row b with actions[b] >= 0: the learner (seats[b]) takes it, then the others play until the
     learner decides again or the game ends; rewards[b] is what the learner earned, ends[b] how the
@@ -685,8 +885,9 @@ def step_seats(
                 row, rngs[b], steps, b, actions[b], seat, max_cycles, n, rounds, points_reward
             )
             earned += play_others(
-                rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, n, rounds, points_reward
-            )
+                rows, rngs, policy_rngs, steps, b, seat, max_cycles, mask, policies, starts,
+                observation, n, rounds, points_reward,
+            )  # fmt: skip
             rewards[b] = earned
             ends[b] = end_of(row, steps[b], max_cycles)
             continue
@@ -703,16 +904,7 @@ def step_seats(
             steps[b] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             play_others(
-                rows,
-                rngs,
-                policy_rngs,
-                steps,
-                b,
-                seats[b],
-                max_cycles,
-                mask,
-                n,
-                rounds,
-                points_reward,
-            )
+                rows, rngs, policy_rngs, steps, b, seats[b], max_cycles, mask, policies, starts,
+                observation, n, rounds, points_reward,
+            )  # fmt: skip
     return -1
