@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from reference.believe_it_or_not import NumpyBelieveItOrNot
-from reference.side_by_side import play_side_by_side, restore_and_play_on
+from reference.side_by_side import play_side_by_side, restore_and_play_on, whole_state
 from test_nobody_wants_it_reference import KERNELS
 
 from cardzoo.envs import GAMES, believe_it_or_not_v0, packed
@@ -36,21 +36,6 @@ HAND_OF_PLAYER_1 = [
 class ReferenceEnv(CardGameEnv):
     game_class = NumpyBelieveItOrNot
     metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v0"}
-
-
-def whole_state(state) -> dict:
-    """Every field of a state as a snapshot holds it (values and dtypes), and its generator's
-    position."""
-    fields = {}
-    for name, value in state.field_values().items():
-        if name == "rng":
-            value = value.bit_generator.state
-        elif isinstance(value, np.ndarray):
-            value = (value.dtype.str, value.shape, value.tolist())
-        else:
-            value = (type(value).__name__, value)
-        fields[name] = value
-    return fields
 
 
 @pytest.mark.parametrize("compiled", KERNELS)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from reference.minus_two import NumpyMinusTwo
-from reference.side_by_side import play_side_by_side, restore_and_play_on
+from reference.side_by_side import play_side_by_side, restore_and_play_on, whole_state
 from test_nobody_wants_it_reference import KERNELS
 
 from cardzoo.envs import minus_two_v0, packed
@@ -39,21 +39,6 @@ GAMES_PER_CONFIG = {True: 25, False: 4}
 class ReferenceEnv(CardGameEnv):
     game_class = NumpyMinusTwo
     metadata = {**CardGameEnv.metadata, "name": "minus_two_v0"}
-
-
-def whole_state(state) -> dict:
-    """Every field of a state as a snapshot holds it (values and dtypes), and its generator's
-    position."""
-    fields = {}
-    for name, value in state.field_values().items():
-        if name == "rng":
-            value = value.bit_generator.state
-        elif isinstance(value, np.ndarray):
-            value = (value.dtype.str, value.shape, value.tolist())
-        else:
-            value = (type(value).__name__, value)
-        fields[name] = value
-    return fields
 
 
 def config_id(config: dict) -> str:

@@ -17,6 +17,21 @@ from cardzoo.envs.core import Game
 StateOf = Callable[[Any], Any]
 
 
+def whole_state(state) -> dict:
+    """Every field of a state as a snapshot holds it (values and dtypes), and its generator's
+    position."""
+    fields = {}
+    for name, value in state.field_values().items():
+        if name == "rng":
+            value = value.bit_generator.state
+        elif isinstance(value, np.ndarray):
+            value = (value.dtype.str, value.shape, value.tolist())
+        else:
+            value = (type(value).__name__, value)
+        fields[name] = value
+    return fields
+
+
 def assert_same_step(env: CardGameEnv, reference: CardGameEnv, state_of: StateOf) -> None:
     """The same agent to act, every seat's observation and action mask (values and dtypes),
     rewards (signs included), cumulative rewards, ends, and ``state_of`` the states."""
