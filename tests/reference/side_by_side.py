@@ -1,7 +1,8 @@
 """A game on its kernel played beside the numpy engine it replaced, step by step (the tests
 ``test_<game>_reference.py``): through the AEC environment, and from the numpy engine's
 snapshots. ``state_of(state)`` is what of a state the two must share (a game's own choice: the
-live cards, or every field)."""
+live cards, or every field). And heuristic agents beside the agents they replaced
+(:func:`play_beside_references`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from cardzoo.agents import Agent, RandomAgent
 from cardzoo.envs import packed
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import game_rng_from_seed
+from cardzoo.evaluation import play_match
 
 StateOf = Callable[[Any], Any]
 
@@ -113,3 +117,54 @@ def restore_and_play_on(
         legal = np.flatnonzero(reference.legal_mask(position, position.current_player))
         reference.apply(position, int(legal[choices.integers(legal.size)]))
     return decisions, rewarded
+
+
+def play_beside_references(
+    game: Game, agents: list[Agent], references: list[Agent], seeds: list[int]
+) -> int:
+    """A game dealt from each of ``seeds``, its first seats played by ``agents`` and every
+    decision of theirs checked against the agent of the same seat in ``references``, the other
+    seats by a random agent; every agent reset before each game. Returns the decisions checked."""
+    random = RandomAgent(game, seed=0)
+    checked = 0
+    for seed in seeds:
+        for agent in (*agents, *references):
+            agent.reset()
+        state = game.new_state(game_rng_from_seed(seed))
+        while not state.terminal:
+            player = state.current_player
+            observation = seat_observation(game, state)
+            if player < len(agents):
+                action = agents[player].act(observation)
+                assert action == references[player].act(observation), (seed, player)
+                checked += 1
+            else:
+                action = random.act(observation)
+            game.step(state, action)
+    return checked
+
+
+def seat_observation(game: Game, state: Any) -> dict[str, np.ndarray]:
+    """What the player to decide sees: its observation and its action mask."""
+    player = state.current_player
+    return {
+        "observation": game.observe(state, player),
+        "action_mask": game.legal_mask(state, player),
+    }
+
+
+def match_records(
+    game_name: str, agent: Any, reference: Callable, params: dict | None = None
+) -> list[list[tuple]]:
+    """Thirty games of ``agent`` (a name) against two random players, and the same with the
+    ``reference`` agent class in its place: each game's rewards, scores, winners and length."""
+    records = []
+    for first in (agent, lambda game, seed: reference(game, seed)):
+        result = play_match(game_name, [first, "random", "random"], 30, seed=4, params=params)
+        records.append(
+            [
+                (g.rewards.tolist(), g.scores.tolist(), g.winners.tolist(), g.length)
+                for g in result.games
+            ]
+        )
+    return records
