@@ -82,6 +82,18 @@ class GameBatch:
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
         self.plays_heuristics = hasattr(self.kernel, "policy_action")
         self._observation = np.zeros(game.observation_size)  # the heuristics' scratch
+        #: for a kernel whose heuristics draw and remember (``HEURISTIC_MEMORY``): each game's
+        #: other seats' generators (:meth:`seed_heuristics`) and memories, in seat order without
+        #: the learner's (see :meth:`step_seats`)
+        self.heuristic_rngs: np.ndarray | None = None
+        self.heuristic_memories: np.ndarray | None = None
+        memory = getattr(self.kernel, "HEURISTIC_MEMORY", None)
+        if memory is not None:
+            others = game.num_players - 1
+            self.heuristic_rngs = np.zeros((self.num_games, others, kernel_random.SIZE), np.int64)
+            self.heuristic_memories = np.zeros((self.num_games, others, memory), np.int64)
+            self.seed_generators(self.heuristic_rngs[0, :1], np.zeros(1, np.int64))
+            self.heuristic_rngs[:] = self.heuristic_rngs[0, 0]  # all as seed 0's, until seeded
 
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
@@ -137,12 +149,17 @@ class GameBatch:
         a new episode: a new game, the learner in ``learner_seat`` (-1: a seat drawn from
         ``policy_rngs[b]``), the others playing up to its first decision; a game that ends first
         is dealt again, and :data:`MAX_DEALS` in vain raise ``InputError``. Games with
-        ``actions[b] < -1`` are left alone."""
+        ``actions[b] < -1`` are left alone. Heuristics that draw and remember (Believe It or
+        Not's) play other seat o of game b with the generator ``heuristic_rngs[b, o]`` and the
+        memory ``heuristic_memories[b, o]``, which every new game clears (as an agent's
+        ``reset``)."""
         heuristics: tuple = ()
         if self.plays_heuristics:
             if policies is None:
                 policies = np.zeros(self.game.num_players - 1, np.int64)
             heuristics = (policies, self.starts, self._observation)
+            if self.heuristic_rngs is not None:
+                heuristics += (self.heuristic_rngs, self.heuristic_memories)
         elif policies is not None and np.any(policies):
             raise InputError(f"{self.game.name}: its kernel plays only random opponents")
         failed = self.kernel.step_seats(
@@ -157,6 +174,16 @@ class GameBatch:
                 f"max_cycles={self.max_cycles} before the learner ({seat}) had a decision; "
                 "raise max_cycles"
             )
+
+    def seed_heuristics(self, seeds: np.ndarray) -> None:
+        """The heuristic of other seat o of game b (:meth:`step_seats`) draws as the agent built
+        with seed ``seeds[b, o]`` does (its ``default_rng``); ``seeds``: integers in
+        0 .. 2**63 - 1, one per game and other seat. Until this is called, every seat draws as an
+        agent of seed 0."""
+        assert self.heuristic_rngs is not None, "the kernel's heuristics draw nothing"
+        seeds = np.asarray(seeds)
+        for generators, game_seeds in zip(self.heuristic_rngs, seeds, strict=True):
+            self.seed_generators(generators, game_seeds)
 
     def draw(self, generator: np.ndarray, count: int) -> int:
         """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""

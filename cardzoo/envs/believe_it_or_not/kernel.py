@@ -1140,15 +1140,43 @@ def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, cards, 
 
 
 @jit
-def play_to_seat(row, steps, b, policy_rng, seat, max_cycles, mask, n, cards, species, quick):
-    """Uniformly random play (from ``policy_rng``) by every seat but ``seat`` in game b
-    (``row``, its agent steps in ``steps[b]``) until ``seat`` must decide or the game ends;
-    returns how the game stands and what ``seat`` earned meanwhile."""
+def policy_action(
+    policy, row, n, cards, species, quick, rng, legal, starts, observation, seat_rng, memory
+):  # fmt: skip
+    """The action of the player to decide by ``policy`` (:data:`RANDOM`, from ``rng``, with
+    ``legal`` as scratch; :data:`HONEST`, :data:`BLUFFER`); a heuristic sees only that player's
+    observation (written into the scratch ``observation``) and legal actions, and draws from its
+    own generator ``seat_rng`` and keeps its ``memory``."""
+    if policy == RANDOM:
+        return random_action(row, n, cards, species, quick, rng, legal)
+    for index in range(len(observation)):
+        observation[index] = 0.0
+    observe(row, n, cards, species, quick, row[CURRENT], starts, observation)
+    bits = legal_actions(row, n, cards, species, quick)
+    return seat_heuristic(
+        policy == HONEST, observation, starts, bits, memory, seat_rng, n, cards, species, quick
+    )
+
+
+@jit
+def play_to_seat(
+    row, steps, b, policy_rng, seat, max_cycles, mask, policies, starts, observation, seat_rngs,
+    memories, n, cards, species, quick,
+):  # fmt: skip
+    """Every seat but ``seat`` plays in game b (``row``, its agent steps in ``steps[b]``) by its
+    policy (:func:`policy_action`; seat p's is policies[o] with o = p - (p > seat), a heuristic
+    with its generator seat_rngs[o] and memory memories[o], random play drawing from
+    ``policy_rng``) until ``seat`` must decide or the game ends; returns how the game stands and
+    what ``seat`` earned meanwhile."""
     if row[TERMINAL]:
         return OVER, 0
     end, earned = (TRUNCATED if steps[b] >= max_cycles else RUNNING), 0
     while end == RUNNING and row[CURRENT] != seat:
-        action = random_action(row, n, cards, species, quick, policy_rng, mask)
+        other = row[CURRENT] - (row[CURRENT] > seat)
+        action = policy_action(
+            policies[other], row, n, cards, species, quick, policy_rng, mask, starts, observation,
+            seat_rngs[other], memories[other],
+        )  # fmt: skip
         apply_action(row, n, cards, species, quick, action)
         steps[b] += 1
         end, earned = reward_after(row, n, seat, steps[b], max_cycles)
@@ -1170,12 +1198,22 @@ def step_seats(
     rewards,
     ends,
     mask,
+    policies,
+    starts,
+    observation,
+    seat_rngs,
+    memories,
     n,
     cards,
     species,
     quick,
 ):
-    """Returns -1, or the first row that was dealt ``max_deals`` times in vain."""
+    """One decision of the learner in every game, the other seats played by ``policies`` (one
+    per other seat in seat order, the learner's left out: :data:`RANDOM`, :data:`HONEST`,
+    :data:`BLUFFER`), as :meth:`cardzoo.envs.batch.GameBatch.step_seats` describes; in game b
+    the heuristic of other seat o draws from seat_rngs[b][o] and keeps memories[b][o], forgotten
+    at every new game. Returns -1, or the first row that was dealt ``max_deals`` times in
+    vain."""
     for b in range(len(rows)):
         row = rows[b]
         if actions[b] >= 0:
@@ -1184,8 +1222,8 @@ def step_seats(
             ends[b], rewards[b] = reward_after(row, n, seats[b], steps[b], max_cycles)
             if ends[b] == RUNNING:
                 ends[b], rewards[b] = play_to_seat(
-                    row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species,
-                    quick,
+                    row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, policies, starts,
+                    observation, seat_rngs[b], memories[b], n, cards, species, quick,
                 )  # fmt: skip
             continue
         rewards[b] = 0
@@ -1200,8 +1238,12 @@ def step_seats(
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
             new_game(row, n, cards, species, quick, rngs[b])
             steps[b] = 0
+            for other in range(n - 1):
+                for index in range(HEURISTIC_MEMORY):
+                    memories[b][other][index] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             end, _ = play_to_seat(
-                row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species, quick
-            )
+                row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, policies, starts,
+                observation, seat_rngs[b], memories[b], n, cards, species, quick,
+            )  # fmt: skip
     return -1
