@@ -602,7 +602,7 @@ def most_held_species(row, n, species, player, rng):
 
 @jit
 def spare_card(row, n, species, player, keep):
-    # The card the player needs least (the heuristics' spare_cards, first one): the elephant,
+    # The card the player needs least (near the heuristics' plan_spares, first one): the elephant,
     # then a single of a species it has most of on the table itself, then a card of a pair;
     # never the ``keep`` species, never a special; -1 if none.
     base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
