@@ -195,14 +195,20 @@ def test_an_agent_built_with_compiled_false_never_loads_the_compiled_kernel(monk
     assert decisions.switch_in == -1 and decisions.kernel is PLAIN
 
 
-def test_reset_forgets_the_planned_placement():
-    """An agent that planned a placement and is reset (a new game) plans afresh: it plays the
-    next game as a new agent whose generator is where its own is."""
-    game = BelieveItOrNot(num_players=2)
-    agent = make_agent("believe_it_or_not", "honest", game, seed=1)
-    state = game.new_state(game_rng_from_seed(0))
-    observation = {"observation": game.observe(state, 0), "action_mask": game.legal_mask(state, 0)}
-    agent.act(observation)  # a lead: a placement planned
-    assert agent._memory[kernel.PLAN_SIZE] > 0
-    agent.reset()
-    assert list(agent._memory) == [0] * kernel.HEURISTIC_MEMORY
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_reset_leaves_an_agent_as_built_but_for_its_generator(compiled, monkeypatch):
+    """An agent that planned placements and drew numbers, once reset (a new game), holds
+    nothing of that game (plain, or compiled: its memory a list again, the kernel's generator
+    empty); only its own generator has moved on."""
+    monkeypatch.setattr(packed, "COMPILED", compiled)
+    game = BelieveItOrNot(num_players=3)
+    agents = [make_agent("believe_it_or_not", name, game, seed=1) for name in HEURISTICS]
+    built = [make_agent("believe_it_or_not", name, game, seed=1) for name in HEURISTICS]
+    references = [reference.AGENTS[name](game, seed=1) for name in HEURISTICS]
+    assert play_beside_references(game, agents, references, [5]) > 50
+    for agent, fresh in zip(agents, built, strict=True):
+        assert agent.rng.bit_generator.state != fresh.rng.bit_generator.state
+        assert any(agent._memory)  # a placement was planned
+        agent.reset()
+        assert agent._memory == fresh._memory == [0] * kernel.HEURISTIC_MEMORY
+        assert np.array_equal(agent._generator, fresh._generator)

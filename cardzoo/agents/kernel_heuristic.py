@@ -130,7 +130,7 @@ class KernelHeuristic(Agent):
 
     def reset(self) -> None:
         if self._memory is not None:
-            self._memory[:] = [0] * len(self._memory)
+            self._memory = [0] * len(self._memory)  # as built (an array again when compiled)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         decisions = _DECISIONS.get(self._decisions_key) or kernel_decisions(self._decisions_key)
@@ -166,5 +166,6 @@ class KernelHeuristic(Agent):
             _random.set_numpy_state(generator, self.rng.bit_generator.state)
             action = decide(vector, *arguments)
             self.rng.bit_generator.state = _random.numpy_state(generator)
+            generator.fill(0)  # nothing of the generator stays here between calls
             generator[_random.KIND] = _random.WAITING
         return int(action)
