@@ -320,3 +320,64 @@ class BlufferAgent(BelieveItOrNotAgent):
 
 
 AGENTS = {agent.name: agent for agent in (HonestAgent, BlufferAgent)}
+
+
+class BlindPositions(BelieveItOrNotAgent):
+    """How a learned policy plays the positions of face-down cards when it plays them blind
+    (a policy's ``positions="blind"``; see :class:`~cardzoo.agents.policy.PolicyAgent`).
+
+    A placement's cards lie in the order they were added, and a doubter turns one of them by its
+    position: a player's habits about positions are information its opponents can learn, and
+    nothing else in the game rewards them. A learned policy picks positions by habit (one turned
+    card 0 or 4 of five in 98% of its doubts; a best response learnt where to put its lies). So,
+    as the heuristics do, a policy playing blind turns the card it peeked when that card was a
+    lie, never a peeked true card, and otherwise a card at random; it peeks at a card at random;
+    and it lays the cards of a placement in a random order: the cards are those the policy
+    itself chooses, planned at the placement's first card by asking it for one card after
+    another on the observations it would then see, until it finishes.
+
+    :meth:`choose` answers the decisions it takes (None for the others, which the policy takes);
+    it draws from the generator it is given (the agent's own)."""
+
+    name = "blind_positions"
+
+    def __init__(self, game, seed: int | None = None):
+        super().__init__(game, seed)
+        layout = game.observation_layout
+        self._hand, self._building_field = layout["hand"], layout["building"]
+        self._own_size = layout["hand_sizes"].start  # the observer's own hand size comes first
+
+    def choose(self, observation: dict[str, np.ndarray], decide, rng: np.random.Generator):
+        """The action for ``observation`` when it is about positions, else None. ``decide``
+        (observation dict -> action) is the policy's own choice, used to plan a placement."""
+        vector = observation["observation"]
+        decision = int(np.argmax(vector[self._decision]))
+        if decision not in (BUILD, CHOOSE_TURN, CHOOSE_PEEK):
+            return None
+        self.rng = rng
+        if decision == BUILD and not vector[self._building].any():
+            self._plan = self._shuffled(self.planned(observation, decide))
+        return self.act(observation)
+
+    def planned(self, observation: dict[str, np.ndarray], decide) -> list[int]:
+        """The cards ``decide`` adds to an empty placement, one after another, given the
+        observations and legal actions the game would show after each of them (the card leaves
+        the hand and joins the placement; a card of a type still held may be added while fewer
+        than five are chosen; the placement may end once it holds one)."""
+        vector = observation["observation"].copy()
+        hand, building = self._hand, self._building_field
+        cards: list[int] = []
+        while True:
+            mask = np.zeros_like(observation["action_mask"])
+            if len(cards) < MAX_PLACEMENT:
+                mask[ADD_CARD : ADD_CARD + hand.stop - hand.start] = vector[hand] > 0
+            mask[FINISH] = bool(cards)
+            action = int(decide({"observation": vector, "action_mask": mask}))
+            if action == FINISH:
+                return cards
+            card = action - ADD_CARD
+            cards.append(card)
+            vector = vector.copy()
+            vector[hand.start + card] -= 1
+            vector[self._own_size] -= 1
+            vector[building.start + card] += 1
