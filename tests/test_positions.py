@@ -314,3 +314,31 @@ def test_cardzoo_train_refuses_blind_positions_with_a_frame_stack_in_one_line(tm
     err = capsys.readouterr().err
     assert err.startswith("cardzoo: error: --positions: ") and err.count("\n") == 1, err
     assert not (tmp_path / "run").exists()
+
+
+def test_pretrained_positions_learned_plays_the_shipped_policy_as_it_learnt():
+    """``pretrained:positions=learned`` turns where the weights say, seed after seed; the
+    shipped agent (blind) draws the card."""
+    game = load_game("believe_it_or_not", variant="quick")
+    learned = make_agent("believe_it_or_not", "pretrained:positions=learned", game, seed=0)
+    blind = make_agent("believe_it_or_not", "pretrained", game, seed=0)
+    assert learned.positions is None and learned.name == "pretrained:positions=learned"
+    assert isinstance(blind.positions, BlindPositions) and blind.name == "pretrained"
+    result = play_match("believe_it_or_not", ["pretrained:positions=learned", "pretrained",
+                        "bluffer", "honest"], 8, seed=3, params={"variant": "quick"})  # fmt: skip
+    assert set(result.agents) == {"pretrained:positions=learned", "pretrained", "bluffer", "honest"}
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("pretrained:positions=sideways", "positions must be one of"),
+        ("pretrained:colour=red", "unknown parameter 'colour'"),
+    ],
+)
+def test_bad_pretrained_parameters_are_refused(name, message):
+    game = load_game("believe_it_or_not", variant="quick")
+    with pytest.raises(InputError, match=message):
+        make_agent("believe_it_or_not", name, game, seed=0)
+    with pytest.raises(SettingError, match=message):
+        exploit_config("believe_it_or_not", name, params={"variant": "quick"})

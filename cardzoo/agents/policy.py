@@ -587,10 +587,10 @@ class PolicyAgent(Agent):
         return self.policy.act(inputs, mask, None if self.deterministic else self.rng)
 
     @property
-    def batch_key(self) -> int:
+    def batch_key(self) -> tuple[int, bool]:
         """Seats whose agents share a key decide together in one forward pass
-        (:meth:`act_batch`): those playing the same policy."""
-        return id(self.policy)
+        (:meth:`act_batch`): those playing the same policy, with or without blind positions."""
+        return id(self.policy), self.positions is None
 
     @staticmethod
     def act_batch(
@@ -991,11 +991,18 @@ def _played_params(params: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in params.items() if key != "reward"}
 
 
-def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -> PolicyAgent:
+def load_pretrained_agent(
+    game_name: str,
+    game: Game,
+    seed: int | None = None,
+    label: str = "pretrained",
+    positions: str | None = None,
+) -> PolicyAgent:
     """``make_agent(game_name, "pretrained", game)``: the policy shipped with cardzoo for this
     game and its parameters (model cards beside them: ``cardzoo/agents/pretrained/*.md``). Each
     plays the player count and parameters it was trained for; anything else is a
-    ``ValueError`` naming the parameters that have one."""
+    ``ValueError`` naming the parameters that have one. ``positions`` (None: as its file says)
+    plays its positions ``"learned"`` or ``"blind"`` (:class:`PolicyAgent`)."""
     shipped = pretrained_files(game_name)
     if not shipped:
         raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
@@ -1008,7 +1015,10 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
         )
     policy, info = read_policy(path)
     check_policy_fits(info, game_name, game, f"the pretrained policy {path}", policy)
-    return PolicyAgent(game, policy, seed=seed, label="pretrained", **play_settings(info))
+    settings = play_settings(info)
+    if positions is not None:
+        settings["positions"] = positions
+    return PolicyAgent(game, policy, seed=seed, label=label, **settings)
 
 
 #: how a saved policy chooses its action: the most likely legal one, or a draw from its
