@@ -322,7 +322,7 @@ class BlufferAgent(BelieveItOrNotAgent):
 AGENTS = {agent.name: agent for agent in (HonestAgent, BlufferAgent)}
 
 
-class BlindPositions(BelieveItOrNotAgent):
+class BlindPositions:
     """How a learned policy plays the positions of face-down cards when it plays them blind
     (a policy's ``positions="blind"``; see :class:`~cardzoo.agents.policy.PolicyAgent`).
 
@@ -330,34 +330,46 @@ class BlindPositions(BelieveItOrNotAgent):
     position: a player's habits about positions are information its opponents can learn, and
     nothing else in the game rewards them. A learned policy picks positions by habit (one turned
     card 0 or 4 of five in 98% of its doubts; a best response learnt where to put its lies). So,
-    as the heuristics do, a policy playing blind turns the card it peeked when that card was a
-    lie, never a peeked true card, and otherwise a card at random; it peeks at a card at random;
-    and it lays the cards of a placement in a random order: the cards are those the policy
-    itself chooses, planned at the placement's first card by asking it for one card after
-    another on the observations it would then see, until it finishes.
+    as the heuristics do (the rule is theirs: :class:`BlufferAgent` answers these decisions), a
+    policy playing blind turns the card it peeked when that card was a lie, never a peeked true
+    card, and otherwise a card at random; it peeks at a card at random; and it lays the cards of
+    a placement in a random order: the cards are those the policy itself chooses, planned at the
+    placement's first card by asking it for one card after another on the observations it would
+    then see, until it finishes.
 
     :meth:`choose` answers the decisions it takes (None for the others, which the policy takes);
     it draws from the generator it is given (the agent's own)."""
 
-    name = "blind_positions"
-
     def __init__(self, game, seed: int | None = None):
-        super().__init__(game, seed)
+        self._rule = BlufferAgent(game, seed)
         layout = game.observation_layout
-        self._hand, self._building_field = layout["hand"], layout["building"]
-        self._own_size = layout["hand_sizes"].start  # the observer's own hand size comes first
+        self._decision, self._building = layout["decision"], layout["building"]
+        self._hand, self._own_size = layout["hand"], layout["hand_sizes"].start  # own size first
+        self._plan: list[int] = []
+
+    def reset(self) -> None:
+        self._plan = []
+        self._rule.reset()
 
     def choose(self, observation: dict[str, np.ndarray], decide, rng: np.random.Generator):
         """The action for ``observation`` when it is about positions, else None. ``decide``
         (observation dict -> action) is the policy's own choice, used to plan a placement."""
-        vector = observation["observation"]
+        vector, mask = observation["observation"], observation["action_mask"]
         decision = int(np.argmax(vector[self._decision]))
-        if decision not in (BUILD, CHOOSE_TURN, CHOOSE_PEEK):
+        if decision in (CHOOSE_TURN, CHOOSE_PEEK):
+            self._rule.rng = rng
+            return self._rule.act(observation)
+        if decision != BUILD:
             return None
-        self.rng = rng
-        if decision == BUILD and not vector[self._building].any():
-            self._plan = self._shuffled(self.planned(observation, decide))
-        return self.act(observation)
+        if not vector[self._building].any():
+            cards = self.planned(observation, decide)
+            order = rng.permutation(len(cards)) if len(cards) > 1 else range(len(cards))
+            self._plan = [cards[index] for index in order]
+        while self._plan:
+            card = self._plan.pop(0)
+            if mask[ADD_CARD + card]:
+                return ADD_CARD + card
+        return FINISH if mask[FINISH] else None
 
     def planned(self, observation: dict[str, np.ndarray], decide) -> list[int]:
         """The cards ``decide`` adds to an empty placement, one after another, given the
@@ -365,7 +377,7 @@ class BlindPositions(BelieveItOrNotAgent):
         the hand and joins the placement; a card of a type still held may be added while fewer
         than five are chosen; the placement may end once it holds one)."""
         vector = observation["observation"].copy()
-        hand, building = self._hand, self._building_field
+        hand, building = self._hand, self._building
         cards: list[int] = []
         while True:
             mask = np.zeros_like(observation["action_mask"])
