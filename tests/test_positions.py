@@ -247,7 +247,7 @@ def test_act_and_act_batch_play_the_same_games_with_blind_positions():
 
 
 def test_the_shipped_believe_it_or_not_agents_play_positions_blind():
-    for variant in ("quick",):
+    for variant in ("quick", "standard"):
         game = load_game("believe_it_or_not", variant=variant)
         agent = make_agent("believe_it_or_not", "pretrained", game, seed=0)
         assert isinstance(agent.positions, BlindPositions)
