@@ -373,7 +373,7 @@ def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_py
 @pytest.mark.parametrize(
     ("opponents", "config", "slots", "seen"),
     [
-        ("attacker", {"num_players": 2}, 256, {False: (0, 3, 256), True: (22, 75, 1024)}),
+        ("attacker", {"num_players": 2}, 256, {False: (0, 3, 256), True: (22, 75, 256)}),
         (
             "high_cards",
             {"num_players": 2, "scoring": "count"},
@@ -384,7 +384,7 @@ def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_py
             ["high_cards", "attacker", "attacker"],
             {"num_players": 4},
             2,
-            {False: (0, 0, 128), True: (52, 0, 512)},
+            {False: (0, 0, 128), True: (52, 0, 256)},
         ),
     ],
 )
@@ -395,9 +395,9 @@ def test_minus_two_kernel_heuristics_play_as_the_python_agents_without_calling_p
     Python; the games, every observation, reward, end, seat and mask, are those of the same
     agents called from Python (given as factories), over many episodes of 6 games: the
     positions they repeat (2-player games cycle) and the random actions they play there
-    included, and with tables of positions that start at ``slots`` slots and grow as they
-    fill. ``seen``: the episodes that ended by the rules, the repeated positions, the slots at
-    the end."""
+    included, and with tables of positions that start at ``slots`` slots, grow as they fill
+    and shrink when their games are over. ``seen``: the episodes that ended by the rules, the
+    repeated positions, the slots at the end."""
     n = config["num_players"]
     specs = [opponents] * (n - 1) if isinstance(opponents, str) else opponents
     steps = 600 if compiled else 40  # the plain kernel is slow

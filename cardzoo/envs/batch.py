@@ -39,7 +39,8 @@ RANDOM_POLICY = 0
 MAX_DEALS = 1000
 
 #: the slots of each opponent's table of positions at first, in a kernel whose heuristics
-#: remember them (doubled for all whenever one is half full; see :meth:`GameBatch.step_seats`)
+#: remember them (doubled for all whenever one is half full, and quartered while all are less
+#: than an eighth full; see :meth:`GameBatch.step_seats`)
 MEMORY_SLOTS = 256
 
 
@@ -168,7 +169,8 @@ class GameBatch:
         opponent keeps them in a table of :attr:`memory` (emptied at every new game) and draws
         from :attr:`heuristic_rngs`; a table half full stops the kernel before that opponent's
         decision, every table grows to twice the slots, and the kernel goes on from that game
-        (the same games as with tables large enough from the start)."""
+        (the same games as with tables large enough from the start); the tables shrink again
+        once the games that grew them are over."""
         heuristics: tuple = ()
         if self.plays_heuristics:
             if policies is None:
@@ -176,8 +178,8 @@ class GameBatch:
             heuristics = (policies, self.starts, self._observation)
         elif policies is not None and np.any(policies):
             raise InputError(f"{self.game.name}: its kernel plays only random opponents")
-        if self.remembers and not self.memory.shape[2]:
-            self.memory = np.zeros((*self.memory.shape[:2], MEMORY_SLOTS), np.int64)
+        if self.remembers:
+            self._fit_memory()
         first_row = 0
         while True:
             memory: tuple = ()
@@ -199,6 +201,22 @@ class GameBatch:
                 "raise max_cycles"
             )
 
+    def _resize_memory(self, slots: int) -> None:
+        """Every opponent's table of positions moved into one of ``slots`` slots."""
+        assert self.kernel is not None
+        resized = np.zeros((*self.memory.shape[:2], slots), np.int64)
+        self.kernel.moved(self.memory, resized, self.remembered)
+        self.memory = resized
+
+    def _fit_memory(self) -> None:
+        """The tables of positions made at the first call, and made small again once the long
+        games that grew them are over (a table holds a game's positions only)."""
+        slots = self.memory.shape[2]
+        if not slots:
+            self.memory = np.zeros((*self.memory.shape[:2], MEMORY_SLOTS), np.int64)
+        elif slots > MEMORY_SLOTS and 8 * int(self.remembered.max()) < slots:
+            self._resize_memory(max(MEMORY_SLOTS, slots // 4))
+
     def _grow_memory(self, failed: int, actions: np.ndarray) -> tuple[int, np.ndarray]:
         """After the kernel's ``step_seats`` stopped at game ``FULL - failed`` because an
         opponent's table of positions was half full: every table twice the slots, and where the
@@ -206,9 +224,7 @@ class GameBatch:
         kernel = self.kernel
         assert kernel is not None
         first_row = kernel.FULL - failed
-        grown = np.zeros((*self.memory.shape[:2], 2 * self.memory.shape[2]), np.int64)
-        kernel.moved(self.memory, grown, self.remembered)
-        self.memory = grown
+        self._resize_memory(2 * self.memory.shape[2])
         stepped = actions[first_row] >= 0 or actions[first_row] == kernel.RESUME_STEP
         actions = actions.copy()
         actions[first_row] = kernel.RESUME_STEP if stepped else kernel.RESUME_EPISODE
