@@ -334,6 +334,33 @@ def play_vector_env(env: VectorEnv, seed: int, steps: int) -> list[np.ndarray]:
     return trace
 
 
+def kernel_beside_python_opponents(
+    name: str, config: dict, opponents, steps: int, compiled: bool, monkeypatch
+) -> tuple[VectorEnv, list[np.ndarray]]:
+    """``steps`` random learner steps in 6 games with ``opponents`` (names of heuristics the
+    kernel plays) as the same agents called from Python (factories of :class:`CountingAgent`),
+    then played in the kernel with no agent called from Python: every observation, reward, end,
+    seat and mask the same. Returns the kernel's env and what it gave."""
+    n = config["num_players"]
+    specs = [opponents] * (n - 1) if isinstance(opponents, str) else opponents
+    factories = [lambda game, seed, spec=spec: CountingAgent(spec, game, seed) for spec in specs]
+    monkeypatch.setattr(CountingAgent, "calls", [])
+    monkeypatch.setattr(CountingAgent, "repeated", [])
+    in_python = VectorEnv(name, 6, factories, compiled=compiled, **config)
+    expected = play_vector_env(in_python, 5, steps)
+    assert not in_python._compiled_opponents and len(CountingAgent.calls) > steps
+
+    def no_python(self, observation):
+        raise AssertionError("a heuristic was called from Python")
+
+    monkeypatch.setattr(KernelHeuristic, "act", no_python)
+    in_kernel = VectorEnv(name, 6, opponents, compiled=compiled, **config)
+    assert in_kernel._compiled_opponents
+    trace = play_vector_env(in_kernel, 5, steps)
+    assert all(np.array_equal(a, b) for a, b in zip(trace, expected, strict=True))
+    return in_kernel, trace
+
+
 @pytest.mark.parametrize("compiled", KERNELS)
 @pytest.mark.parametrize(
     ("opponents", "episodes"),
@@ -349,23 +376,11 @@ def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_py
     """Opponents named hand_shedder or nwi_dodger are played inside the kernel, no agent called
     from Python; the games, every observation, reward, end, seat and mask, are those of the
     same agents called from Python (given as factories), over many episodes of 6 games."""
-    specs = [opponents] * 3 if isinstance(opponents, str) else opponents
     steps = 400 if compiled else 40  # the plain kernel is slow
     config = {"num_players": 4, "reward": "points", "num_rounds": 1}
-    factories = [lambda game, seed, name=name: CountingAgent(name, game, seed) for name in specs]
-    monkeypatch.setattr(CountingAgent, "calls", [])
-    in_python = VectorEnv("nobody_wants_it", 6, factories, compiled=compiled, **config)
-    expected = play_vector_env(in_python, 5, steps)
-    assert not in_python._compiled_opponents and len(CountingAgent.calls) > steps
-
-    def no_python(self, observation):
-        raise AssertionError("a heuristic was called from Python")
-
-    monkeypatch.setattr(KernelHeuristic, "act", no_python)
-    in_kernel = VectorEnv("nobody_wants_it", 6, opponents, compiled=compiled, **config)
-    assert in_kernel._compiled_opponents
-    trace = play_vector_env(in_kernel, 5, steps)
-    assert all(np.array_equal(a, b) for a, b in zip(trace, expected, strict=True))
+    _env, trace = kernel_beside_python_opponents(
+        "nobody_wants_it", config, opponents, steps, compiled, monkeypatch
+    )
     assert sum(int(ended.sum()) for ended in trace[5::6]) == episodes[compiled]  # terminated
 
 
@@ -398,25 +413,11 @@ def test_minus_two_kernel_heuristics_play_as_the_python_agents_without_calling_p
     included, and with tables of positions that start at ``slots`` slots, grow as they fill
     and shrink when their games are over. ``seen``: the episodes that ended by the rules, the
     repeated positions, the slots at the end."""
-    n = config["num_players"]
-    specs = [opponents] * (n - 1) if isinstance(opponents, str) else opponents
-    steps = 600 if compiled else 40  # the plain kernel is slow
-    factories = [lambda game, seed, name=name: CountingAgent(name, game, seed) for name in specs]
-    monkeypatch.setattr(CountingAgent, "calls", [])
-    monkeypatch.setattr(CountingAgent, "repeated", [])
-    in_python = VectorEnv("minus_two", 6, factories, compiled=compiled, **config)
-    expected = play_vector_env(in_python, 5, steps)
-    assert not in_python._compiled_opponents and len(CountingAgent.calls) > steps
-
-    def no_python(self, observation):
-        raise AssertionError("a heuristic was called from Python")
-
-    monkeypatch.setattr(KernelHeuristic, "act", no_python)
     monkeypatch.setattr(batch, "MEMORY_SLOTS", slots)
-    in_kernel = VectorEnv("minus_two", 6, opponents, compiled=compiled, **config)
-    assert in_kernel._compiled_opponents
-    trace = play_vector_env(in_kernel, 5, steps)
-    assert all(np.array_equal(a, b) for a, b in zip(trace, expected, strict=True))
+    steps = 600 if compiled else 40  # the plain kernel is slow
+    in_kernel, trace = kernel_beside_python_opponents(
+        "minus_two", config, opponents, steps, compiled, monkeypatch
+    )
     terminated = sum(int(ended.sum()) for ended in trace[5::6])
     slots_at_the_end = in_kernel.batch.memory.shape[2]
     assert (terminated, len(CountingAgent.repeated), slots_at_the_end) == seen[compiled]
