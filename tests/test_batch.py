@@ -77,6 +77,29 @@ def test_the_kernel_generator_is_numpys_default_rng(seed, compiled):
     assert kernel_random.numpy_state(rng) == expected.bit_generator.state
 
 
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_kernel_draws_integers_below_a_count_as_numpy_does(seed, compiled):
+    """``integers(rng, count)`` is ``Generator.integers(count)``: the same numbers and the same
+    state after them, for counts of one (no draw), small ones (a legal action), ones whose
+    rejection zone is large, and up to 2**31; mixed with shuffles (half-used 64-bit draws)."""
+    random = COMPILED_RANDOM if compiled else PLAIN_RANDOM
+    rng = np.zeros(kernel_random.SIZE, np.int64)
+    random.seed_numpy(rng, seed)
+    expected = np.random.default_rng(seed)
+    counts = [1, 2, 3, 7, 100, 293, 3 * 2**29, 2**31 - 1, 2**31]
+    drawn = []
+    for count in counts * 40:
+        drawn.append(random.integers(rng, count))
+        assert drawn[-1] == expected.integers(count)
+        assert kernel_random.numpy_state(rng) == expected.bit_generator.state
+        if count == 7:
+            cards = np.arange(5)
+            random.shuffle(cards, 0, 5, rng)
+            assert np.array_equal(cards, expected.permutation(5))
+    assert len(set(drawn[counts.index(3 * 2**29) :: len(counts)])) == 40  # no stuck draws
+
+
 def test_a_state_converts_to_numpy_and_back():
     expected = np.random.default_rng(5)
     expected.permutation(10)  # leaves half a 64-bit draw buffered

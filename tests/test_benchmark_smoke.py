@@ -178,11 +178,11 @@ def test_quick_run_measures_a_learner_against_heuristic_opponents(throughput, tm
 
 
 def test_opponents_the_kernel_does_not_play_are_an_error_row(throughput):
-    rows = throughput.opponent_benchmarks("minus_two", "", "attacker", 2)
+    rows = throughput.opponent_benchmarks("believe_it_or_not", "", "honest", 2)
     assert [row.path for row in rows] == [
-        "vector gym vs attacker (kernel)",
-        "vector gym vs attacker (Python)",
-        "aec vs attacker",
+        "vector gym vs honest (kernel)",
+        "vector gym vs honest (Python)",
+        "aec vs honest",
     ]
-    assert rows[0].status == "error (ValueError: the kernel does not play attacker)"
+    assert rows[0].status == "error (ValueError: the kernel does not play honest)"
     assert rows[1].status == rows[2].status == "ok"

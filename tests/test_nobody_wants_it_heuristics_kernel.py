@@ -15,6 +15,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import nobody_wants_it_agents as reference
+from reference.side_by_side import match_beside_the_reference, seat_view
 
 from cardzoo.agents import RandomAgent, make_agent
 from cardzoo.agents.kernel_heuristic import legal_bits
@@ -23,7 +24,6 @@ from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.envs.nobody_wants_it import kernel
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
-from cardzoo.evaluation import play_match
 
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
@@ -55,10 +55,7 @@ def play_side_by_side(num_players: int, num_rounds: int, seed: int, seen: Counte
     state = game.new_state(game_rng_from_seed(seed))
     while not state.terminal:
         player = state.current_player
-        observation = {
-            "observation": game.observe(state, player),
-            "action_mask": game.legal_mask(state, player),
-        }
+        observation = seat_view(game, state)
         row = [int(value) for value in state.row]
         for aware in (False, True):
             former = reference.shedding_action(row, num_players, num_rounds, aware)
@@ -110,23 +107,10 @@ def test_the_agents_decide_as_the_reference_agents_at_every_decision(compiled, m
 def test_matches_give_the_same_results_as_with_the_reference_agents(name):
     """A match of the agent against random players gives, game by game, the reference agent's
     rewards, scores, winners and lengths."""
-
-    def reference_agent(game, seed):
-        return reference.AGENTS[name](game, seed)
-
-    records = []
-    for agent in (name, reference_agent):
-        result = play_match("nobody_wants_it", [agent, "random", "random"], 30, seed=4)
-        records.append(
-            [
-                (g.rewards.tolist(), g.scores.tolist(), g.winners.tolist(), g.length)
-                for g in result.games
-            ]
-        )
-    assert records[0] == records[1]
-    assert (
-        sum(length for *_, length in records[0]) == {"hand_shedder": 2178, "nwi_dodger": 2159}[name]
+    games = match_beside_the_reference(
+        "nobody_wants_it", [name, "random", "random"], reference.AGENTS, 30, 4
     )
+    assert sum(length for *_, length in games) == {"hand_shedder": 2178, "nwi_dodger": 2159}[name]
 
 
 def chance_inputs() -> list[tuple[list[float], int]]:
@@ -192,10 +176,7 @@ def test_agents_move_to_the_compiled_kernel_after_switch_after_decisions(monkeyp
     taken = 0
     while not state.terminal:
         player = state.current_player
-        observation = {
-            "observation": game.observe(state, player),
-            "action_mask": game.legal_mask(state, player),
-        }
+        observation = seat_view(game, state)
         if player < 2:
             action = agents[player].act(observation)
             assert action == references[player].act(observation)

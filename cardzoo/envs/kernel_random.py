@@ -9,7 +9,8 @@ list) of :data:`SIZE` numbers, of one of two kinds:
   int64 and the plain Python copy gives the same numbers as the compiled one. :func:`seed_numpy`
   seeds it as ``numpy.random.default_rng(seed)`` does (``SeedSequence``, then PCG64's
   initialisation); :func:`below` draws as numpy's ``random_interval`` (the draw of
-  ``Generator.shuffle`` and ``Generator.permutation``); :func:`next_seed` is
+  ``Generator.shuffle`` and ``Generator.permutation``); :func:`integers` is
+  ``Generator.integers(count)`` (a heuristic agent's random legal action) and :func:`next_seed`
   ``Generator.integers(2**63)``; :func:`numpy_state` and :func:`set_numpy_state` convert to and
   from ``bit_generator.state``.
 - :data:`XORSHIFT`: xorshift32, cheap, for the search playouts, which need many numbers and no
@@ -137,6 +138,23 @@ def interval(rng, largest):
     while value > largest:
         value = next_uint32(rng) & mask
     return value
+
+
+@jit
+def integers(rng, count):
+    """``Generator.integers(count)`` for count in 1 .. 2**31 (every product fits an int64):
+    numpy's bounded draw of an int64 below 2**32, Lemire's multiply-and-reject on 32-bit draws
+    (no draw for count 1)."""
+    if count == 1:
+        return 0
+    product = next_uint32(rng) * count
+    leftover = product & M32
+    if leftover < count:
+        threshold = (M32 + 1 - count) % count
+        while leftover < threshold:
+            product = next_uint32(rng) * count
+            leftover = product & M32
+    return product >> 32
 
 
 @jit

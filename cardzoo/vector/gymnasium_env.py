@@ -25,7 +25,15 @@ from gymnasium.vector.utils import batch_space
 from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import kernel_random
-from cardzoo.envs.batch import MAX_DEALS, OVER, RANDOM_POLICY, RUNNING, TRUNCATED, GameBatch
+from cardzoo.envs.batch import (
+    MAX_DEALS,
+    OVER,
+    RANDOM_POLICY,
+    RUNNING,
+    TRUNCATED,
+    GameBatch,
+    opponent_seeds,
+)
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice, check_int, known_options
 from cardzoo.errors import InputError
@@ -55,7 +63,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ``opponents``: an agent name or factory ``(game, seed) -> Agent``, or a list of one per
     other seat, as the single-agent view takes them. ``"random"`` (uniformly random legal play)
     and the game's heuristics written in its kernel (Nobody Wants It's ``hand_shedder`` and
-    ``nwi_dodger``: :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played
+    ``nwi_dodger``, Minus Two's ``high_cards`` and ``attacker``:
+    :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played
     inside the compiled kernel, with no Python per decision: the fast path, taken when every
     opponent is one of them. Any other opponent (a factory, a policy, a heuristic of Python)
     puts every seat on the Python path: agents called for each decision (policy agents in one
@@ -212,11 +221,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
-        """One agent per other seat of one game (in seat order, the learner's left out)."""
-        agent_seed = int(np.random.SeedSequence(seed, spawn_key=(2,)).generate_state(1)[0])
+        """One agent per other seat of one game (in seat order, the learner's left out), seeded
+        as the kernel seeds the generators of the heuristics it plays."""
+        seeds = opponent_seeds(seed, len(self._opponent_specs))
         return [
-            build_agent(self.game_name, spec, self.game, agent_seed + index)
-            for index, spec in enumerate(self._opponent_specs)
+            build_agent(self.game_name, spec, self.game, agent_seed)
+            for spec, agent_seed in zip(self._opponent_specs, seeds)
         ]
 
     def _play(self, actions: np.ndarray) -> None:

@@ -1,7 +1,8 @@
 """A game on its kernel played beside the numpy engine it replaced, step by step (the tests
 ``test_<game>_reference.py``): through the AEC environment, and from the numpy engine's
 snapshots. ``state_of(state)`` is what of a state the two must share (a game's own choice: the
-live cards, or every field)."""
+live cards, or every field). And a match of agents beside the same match of the reference agents
+they replaced (:func:`match_beside_the_reference`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from cardzoo.envs import packed
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.core import Game
+from cardzoo.evaluation import play_match
 
 StateOf = Callable[[Any], Any]
 
@@ -113,3 +115,37 @@ def restore_and_play_on(
         legal = np.flatnonzero(reference.legal_mask(position, position.current_player))
         reference.apply(position, int(legal[choices.integers(legal.size)]))
     return decisions, rewarded
+
+
+def seat_view(game: Game, state) -> dict[str, np.ndarray]:
+    """What the player to decide is given: its observation and action mask."""
+    player = state.current_player
+    return {
+        "observation": game.observe(state, player),
+        "action_mask": game.legal_mask(state, player),
+    }
+
+
+def match_beside_the_reference(
+    game_name: str, lineup: list, references: dict[str, type], num_games: int, seed: int
+) -> list[tuple]:
+    """``play_match`` of ``lineup`` (agent names), and again with the agents named in
+    ``references`` replaced by those reference classes: the same games, game by game (rewards,
+    scores, winners, lengths), which it returns."""
+    records = []
+    for replaced in (False, True):
+        seats = [
+            (lambda game, seed, name=name: references[name](game, seed))
+            if replaced and name in references
+            else name
+            for name in lineup
+        ]
+        result = play_match(game_name, seats, num_games, seed=seed)
+        records.append(
+            [
+                (g.rewards.tolist(), g.scores.tolist(), g.winners.tolist(), g.length)
+                for g in result.games
+            ]
+        )
+    assert records[0] == records[1]
+    return records[0]
