@@ -31,7 +31,10 @@ HERE = Path(__file__).parent
 RESULTS = HERE / "positions_results.json"
 REPORT = HERE / "positions.md"
 STRENGTH_SEED, EXPLOIT_SEED, GAMES, BUDGET = 3_000_000, 2_000_000, 2000, 1_000_000
-LABELS = {"believe_it_or_not-quick": {"variant": "quick"}, "believe_it_or_not": {}}
+LABELS = {
+    "believe_it_or_not-quick": {"variant": "quick"},
+    "believe_it_or_not": {"variant": "standard"},
+}
 AGENTS = ("pretrained:positions=learned", "pretrained:positions=blind", "bluffer")
 
 
