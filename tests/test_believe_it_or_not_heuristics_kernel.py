@@ -16,7 +16,12 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import believe_it_or_not_agents as reference
-from reference.side_by_side import match_records, play_beside_references, seat_observation
+from reference.side_by_side import (
+    match_beside_the_reference,
+    play_beside_references,
+    seat_view,
+    seated_beside_references,
+)
 
 from cardzoo import cli
 from cardzoo.agents import kernel_heuristic, make_agent
@@ -73,16 +78,14 @@ def play_side_by_side(config: dict, seed: int, seen: Counter) -> None:
     and the kernel's function. ``seen`` counts the decisions checked, by agent and kind, and
     those that drew random numbers."""
     game = BelieveItOrNot(**config)
-    names = [("bluffer", "honest", "random")[(seat + seed) % 3] for seat in range(6)]
-    agents, references = [], []
-    for seat, name in enumerate(names[: game.num_players]):
-        agents.append(make_agent("believe_it_or_not", name, game, seed=seat))
-        references.append(reference.AGENTS[name](game, seed=seat) if name in HEURISTICS else None)
+    names, agents, references = seated_beside_references(
+        game, ("bluffer", "honest", "random"), seed, reference.AGENTS
+    )
     state = game.new_state(game_rng_from_seed(seed))
     while not state.terminal:
         player = state.current_player
         agent, name = agents[player], names[player]
-        observation = seat_observation(game, state)
+        observation = seat_view(game, state)
         if name in HEURISTICS:
             memory = [int(value) for value in agent._memory]
             generator_before = agent.rng.bit_generator.state
@@ -131,17 +134,21 @@ def test_the_agents_decide_as_the_reference_agents_at_every_decision(compiled, m
 def test_matches_give_the_same_results_as_with_the_reference_agents(name, variant):
     """A match of the agent against random players gives, game by game, the reference agent's
     rewards, scores, winners and lengths."""
-    records = match_records(
-        "believe_it_or_not", name, reference.AGENTS[name], {"variant": variant, "num_players": 3}
+    games = match_beside_the_reference(
+        "believe_it_or_not",
+        [name, "random", "random"],
+        reference.AGENTS,
+        30,
+        4,
+        {"variant": variant, "num_players": 3},
     )
-    assert records[0] == records[1]
     lengths = {
         ("honest", "quick"): 5134,
         ("bluffer", "quick"): 4278,
         ("honest", "standard"): 6047,
         ("bluffer", "standard"): 6812,
     }
-    assert sum(length for *_, length in records[0]) == lengths[name, variant]
+    assert sum(length for *_, length in games) == lengths[name, variant]
 
 
 #: ``cardzoo match believe_it_or_not --games 100 --seed 3``: each agent's wins and mean score, as

@@ -15,7 +15,12 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import nobody_wants_it_agents as reference
-from reference.side_by_side import match_records, play_beside_references, seat_observation
+from reference.side_by_side import (
+    match_beside_the_reference,
+    play_beside_references,
+    seat_view,
+    seated_beside_references,
+)
 
 from cardzoo.agents import make_agent
 from cardzoo.agents.kernel_heuristic import legal_bits
@@ -46,16 +51,14 @@ def play_side_by_side(num_players: int, num_rounds: int, seed: int, seen: Counte
     reference agent and the kernel's function, every decision against the former playout
     heuristic. ``seen`` counts the decisions checked, by agent and kind."""
     game = NobodyWantsIt(num_players=num_players, num_rounds=num_rounds)
-    names = [("nwi_dodger", "hand_shedder", "random")[(seat + seed) % 3] for seat in range(9)]
-    agents, references = [], []
-    for seat, name in enumerate(names[:num_players]):
-        agents.append(make_agent("nobody_wants_it", name, game, seed=seat))
-        references.append(reference.AGENTS[name](game, seed=seat) if name in HEURISTICS else None)
+    names, agents, references = seated_beside_references(
+        game, ("nwi_dodger", "hand_shedder", "random"), seed, reference.AGENTS
+    )
     starts, starts_array = starts_of(game), np.array(starts_of(game), np.int64)
     state = game.new_state(game_rng_from_seed(seed))
     while not state.terminal:
         player = state.current_player
-        observation = seat_observation(game, state)
+        observation = seat_view(game, state)
         row = [int(value) for value in state.row]
         for aware in (False, True):
             former = reference.shedding_action(row, num_players, num_rounds, aware)
@@ -107,11 +110,10 @@ def test_the_agents_decide_as_the_reference_agents_at_every_decision(compiled, m
 def test_matches_give_the_same_results_as_with_the_reference_agents(name):
     """A match of the agent against random players gives, game by game, the reference agent's
     rewards, scores, winners and lengths."""
-    records = match_records("nobody_wants_it", name, reference.AGENTS[name])
-    assert records[0] == records[1]
-    assert (
-        sum(length for *_, length in records[0]) == {"hand_shedder": 2178, "nwi_dodger": 2159}[name]
+    games = match_beside_the_reference(
+        "nobody_wants_it", [name, "random", "random"], reference.AGENTS, 30, 4
     )
+    assert sum(length for *_, length in games) == {"hand_shedder": 2178, "nwi_dodger": 2159}[name]
 
 
 def chance_inputs() -> list[tuple[list[float], int]]:

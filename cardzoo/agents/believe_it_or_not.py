@@ -38,7 +38,17 @@ always has.
 
 from __future__ import annotations
 
+import numpy as np
+
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
+from cardzoo.envs.believe_it_or_not.rules import (
+    ADD_CARD,
+    BUILD,
+    CHOOSE_PEEK,
+    CHOOSE_TURN,
+    FINISH,
+    MAX_PLACEMENT,
+)
 from cardzoo.envs.kernels import plain_copy
 
 KERNEL = "cardzoo.envs.believe_it_or_not.kernel"
@@ -64,3 +74,76 @@ class BlufferAgent(KernelHeuristic):
 
 
 AGENTS = {agent.name: agent for agent in (HonestAgent, BlufferAgent)}
+
+
+class BlindPositions:
+    """How a learned policy plays the positions of face-down cards when it plays them blind
+    (a policy's ``positions="blind"``; see :class:`~cardzoo.agents.policy.PolicyAgent`).
+
+    A placement's cards lie in the order they were added, and a doubter turns one of them by its
+    position: a player's habits about positions are information its opponents can learn, and
+    nothing else in the game rewards them. A learned policy picks positions by habit (one turned
+    card 0 or 4 of five in 98% of its doubts; a best response learnt where to put its lies). So,
+    as the heuristics do (the rule is theirs: :class:`BlufferAgent` answers these decisions), a
+    policy playing blind turns the card it peeked when that card was a lie, never a peeked true
+    card, and otherwise a card at random; it peeks at a card at random; and it lays the cards of
+    a placement in a random order: the cards are those the policy itself chooses, planned at the
+    placement's first card by asking it for one card after another on the observations it would
+    then see, until it finishes.
+
+    :meth:`choose` answers the decisions it takes (None for the others, which the policy takes);
+    it draws from the generator it is given (the agent's own)."""
+
+    def __init__(self, game, seed: int | None = None):
+        self._rule = BlufferAgent(game, seed)
+        layout = game.observation_layout
+        self._decision, self._building = layout["decision"], layout["building"]
+        self._hand, self._own_size = layout["hand"], layout["hand_sizes"].start  # own size first
+        self._plan: list[int] = []
+
+    def reset(self) -> None:
+        self._plan = []
+        self._rule.reset()
+
+    def choose(self, observation: dict[str, np.ndarray], decide, rng: np.random.Generator):
+        """The action for ``observation`` when it is about positions, else None. ``decide``
+        (observation dict -> action) is the policy's own choice, used to plan a placement."""
+        vector, mask = observation["observation"], observation["action_mask"]
+        decision = int(np.argmax(vector[self._decision]))
+        if decision in (CHOOSE_TURN, CHOOSE_PEEK):
+            self._rule.rng = rng
+            return self._rule.act(observation)
+        if decision != BUILD:
+            return None
+        if not vector[self._building].any():
+            cards = self.planned(observation, decide)
+            order = rng.permutation(len(cards)) if len(cards) > 1 else range(len(cards))
+            self._plan = [cards[index] for index in order]
+        while self._plan:
+            card = self._plan.pop(0)
+            if mask[ADD_CARD + card]:
+                return ADD_CARD + card
+        return FINISH if mask[FINISH] else None
+
+    def planned(self, observation: dict[str, np.ndarray], decide) -> list[int]:
+        """The cards ``decide`` adds to an empty placement, one after another, given the
+        observations and legal actions the game would show after each of them (the card leaves
+        the hand and joins the placement; a card of a type still held may be added while fewer
+        than five are chosen; the placement may end once it holds one)."""
+        vector = observation["observation"].copy()
+        hand, building = self._hand, self._building
+        cards: list[int] = []
+        while True:
+            mask = np.zeros_like(observation["action_mask"])
+            if len(cards) < MAX_PLACEMENT:
+                mask[ADD_CARD : ADD_CARD + hand.stop - hand.start] = vector[hand] > 0
+            mask[FINISH] = bool(cards)
+            action = int(decide({"observation": vector, "action_mask": mask}))
+            if action == FINISH:
+                return cards
+            card = action - ADD_CARD
+            cards.append(card)
+            vector = vector.copy()
+            vector[hand.start + card] -= 1
+            vector[self._own_size] -= 1
+            vector[building.start + card] += 1

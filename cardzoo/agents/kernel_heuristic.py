@@ -4,7 +4,9 @@ one source.
 A game's kernel (:mod:`cardzoo.envs.kernels`) may hold heuristics as small functions
 ``decide(observation, starts, legal) -> action`` that read only what a seat sees: its
 observation vector (``starts``: where each of the kernel's ``OBSERVATION_FIELDS`` begins) and its
-legal actions as bits (bit ``a`` set if action ``a`` is legal). The vector environments play
+legal actions as bits (bit ``a`` set if action ``a`` is legal), or, in a game with more actions
+than an int64 has bits (Minus Two's 293), as the kernel's own code of them
+(:attr:`KernelHeuristic.legal_as_code`). The vector environments play
 them compiled inside the kernel, as opponents (:attr:`KernelHeuristic.kernel_policy` is the
 code the kernel's drivers know them by); a :class:`KernelHeuristic` agent calls the same
 function for one decision.
@@ -61,6 +63,25 @@ def legal_bits(mask: np.ndarray) -> int:
     return bits
 
 
+#: (kernel module, a mask's bytes) -> its legal actions as the kernel's ``legal_code_of`` codes
+_CODES: dict[tuple[str, bytes], int] = {}
+
+
+def legal_code(kernel_module: str, mask: np.ndarray) -> int:
+    """The legal actions of an action mask as the kernel ``kernel_module`` codes them for its
+    heuristics (its ``legal_code_of`` of the legal actions in increasing order): for games with
+    too many actions for bits in an int64."""
+    mask = np.asarray(mask)
+    if mask.dtype.itemsize != 1:
+        mask = mask != 0
+    key = (kernel_module, mask.tobytes())
+    code = _CODES.get(key)
+    if code is None:
+        actions = np.flatnonzero(mask).tolist()
+        code = _CODES[key] = plain_copy(kernel_module).legal_code_of(actions, len(actions))
+    return code
+
+
 class KernelDecisions:
     """One kernel's heuristics for every agent of a process that was built with the same
     ``packed.COMPILED``: the plain copy, then the compiled kernel (see the module docstring)."""
@@ -110,6 +131,9 @@ class KernelHeuristic(Agent):
     decision: ClassVar[str]
     #: the code the kernel's vector drivers play this heuristic by (``policy_action``)
     kernel_policy: ClassVar[int]
+    #: how the decision takes the legal actions: as bits (:func:`legal_bits`), or as the
+    #: kernel's code (:func:`legal_code`), for a game with more actions than an int64 has bits
+    legal_as_code: ClassVar[bool] = False
 
     def __init__(self, game: Game, seed: int | None = None):
         super().__init__(game, seed)
@@ -134,7 +158,8 @@ class KernelHeuristic(Agent):
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         decisions = _DECISIONS.get(self._decisions_key) or kernel_decisions(self._decisions_key)
-        legal = legal_bits(observation["action_mask"])
+        mask = observation["action_mask"]
+        legal = legal_code(self.kernel_module, mask) if self.legal_as_code else legal_bits(mask)
         vector = observation["observation"]
         decide = getattr(decisions.kernel, self.decision)
         if self._memory is not None:

@@ -38,6 +38,19 @@ RANDOM_POLICY = 0
 #: deals in a row that may end before a learner's seat decides (see :meth:`GameBatch.step_seats`)
 MAX_DEALS = 1000
 
+#: the slots of each opponent's table of positions at first, in a kernel whose heuristics
+#: remember them (doubled for all whenever one is half full, and quartered while all are less
+#: than an eighth full; see :meth:`GameBatch.step_seats`)
+MEMORY_SLOTS = 256
+
+
+def opponent_seeds(seed: int, count: int) -> list[int]:
+    """The seeds of the ``count`` opponents of a game seeded with ``seed``, one per other seat
+    in seat order: what the vector environment seeds its opponent agents with, and its kernel's
+    heuristics' generators."""
+    first = int(np.random.SeedSequence(seed, spawn_key=(2,)).generate_state(1)[0])
+    return [first + index for index in range(count)]
+
 
 def has_batch(game_class: type[Game]) -> bool:
     """Whether a game has a kernel that plays many games at once (and so a vector form)."""
@@ -82,23 +95,29 @@ class GameBatch:
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
         self.plays_heuristics = hasattr(self.kernel, "policy_action")
         self._observation = np.zeros(game.observation_size)  # the heuristics' scratch
-        #: for a kernel whose heuristics draw and remember (``HEURISTIC_MEMORY``): each game's
-        #: other seats' generators (:meth:`seed_heuristics`) and memories, in seat order without
-        #: the learner's (see :meth:`step_seats`)
-        self.heuristic_rngs: np.ndarray | None = None
-        self.heuristic_memories: np.ndarray | None = None
-        memory = getattr(self.kernel, "HEURISTIC_MEMORY", None)
-        if memory is not None:
-            others = game.num_players - 1
-            self.heuristic_rngs = np.zeros((self.num_games, others, kernel_random.SIZE), np.int64)
-            self.heuristic_memories = np.zeros((self.num_games, others, memory), np.int64)
-            self.seed_generators(self.heuristic_rngs[0, :1], np.zeros(1, np.int64))
-            self.heuristic_rngs[:] = self.heuristic_rngs[0, 0]  # all as seed 0's, until seeded
+        #: whether the kernel's heuristics draw and remember (between decisions of one game):
+        #: each game's opponents (in seat order, the learner's left out) then have a generator
+        #: (seeded by :meth:`seed`, as the agents of the Python path are) and a memory of
+        #: int64s, cleared at every new game: a fixed ``HEURISTIC_MEMORY`` of them (a plan:
+        #: Believe It or Not's), or, where the kernel has ``remember`` (loop breakers: Minus
+        #: Two's), a table of positions that grows (:attr:`tables`; ``remembered`` counts them)
+        self.tables = hasattr(self.kernel, "remember")
+        slots = getattr(self.kernel, "HEURISTIC_MEMORY", 0)
+        self.remembers = self.tables or slots > 0
+        opponents = game.num_players - 1
+        self.memory = np.zeros((self.num_games, opponents, slots), np.int64)  # tables: at first use
+        self.remembered = np.zeros((self.num_games, opponents), np.int64)
+        self.heuristic_rngs = np.zeros((self.num_games, opponents, kernel_random.SIZE), np.int64)
 
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
-        (integers in 0 .. 2**63 - 1)."""
+        (integers in 0 .. 2**63 - 1), and its heuristic opponents' generators as
+        ``default_rng`` of :func:`opponent_seeds`."""
         self.seed_generators(self.env_rngs, seeds)
+        if self.remembers:
+            count = self.game.num_players - 1
+            for rngs, seed in zip(self.heuristic_rngs, np.asarray(seeds).tolist()):
+                self.seed_generators(rngs, np.array(opponent_seeds(seed, count)))
 
     def start(self, games: np.ndarray) -> None:
         """A new game wherever ``games`` (bool, one per game) is true."""
@@ -149,24 +168,39 @@ class GameBatch:
         a new episode: a new game, the learner in ``learner_seat`` (-1: a seat drawn from
         ``policy_rngs[b]``), the others playing up to its first decision; a game that ends first
         is dealt again, and :data:`MAX_DEALS` in vain raise ``InputError``. Games with
-        ``actions[b] < -1`` are left alone. Heuristics that draw and remember (Believe It or
-        Not's) play other seat o of game b with the generator ``heuristic_rngs[b, o]`` and the
-        memory ``heuristic_memories[b, o]``, which every new game clears (as an agent's
-        ``reset``)."""
+        ``actions[b] < -1`` are left alone.
+
+        Where the kernel's heuristics :attr:`remembers`, other seat o of game b plays with the
+        generator ``heuristic_rngs[b, o]`` and the memory ``memory[b, o]``, which every new game
+        clears (as an agent's ``reset``). Where that memory is a table of positions
+        (:attr:`tables`), a table half full stops the kernel before that opponent's decision,
+        every table grows to twice the slots, and the kernel goes on from that game (the same
+        games as with tables large enough from the start); the tables shrink again once the
+        games that grew them are over."""
         heuristics: tuple = ()
         if self.plays_heuristics:
             if policies is None:
                 policies = np.zeros(self.game.num_players - 1, np.int64)
             heuristics = (policies, self.starts, self._observation)
-            if self.heuristic_rngs is not None:
-                heuristics += (self.heuristic_rngs, self.heuristic_memories)
         elif policies is not None and np.any(policies):
             raise InputError(f"{self.game.name}: its kernel plays only random opponents")
-        failed = self.kernel.step_seats(
-            self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
-            learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask, *heuristics,
-            *self.parameters,
-        )  # fmt: skip
+        if self.tables:
+            self._fit_memory()
+        first_row = 0
+        while True:
+            memory: tuple = ()
+            if self.remembers:
+                memory = (self.heuristic_rngs, self.memory)
+            if self.tables:
+                memory += (self.remembered, first_row)
+            failed = self.kernel.step_seats(
+                self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
+                learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask,
+                *heuristics, *memory, *self.parameters,
+            )  # fmt: skip
+            if not self.tables or failed > self.kernel.FULL:  # type: ignore[union-attr]
+                break
+            first_row, actions = self._grow_memory(failed, actions)
         if failed >= 0:
             seat = "a random seat" if learner_seat < 0 else f"seat {learner_seat}"
             raise InputError(
@@ -175,15 +209,34 @@ class GameBatch:
                 "raise max_cycles"
             )
 
-    def seed_heuristics(self, seeds: np.ndarray) -> None:
-        """The heuristic of other seat o of game b (:meth:`step_seats`) draws as the agent built
-        with seed ``seeds[b, o]`` does (its ``default_rng``); ``seeds``: integers in
-        0 .. 2**63 - 1, one per game and other seat. Until this is called, every seat draws as an
-        agent of seed 0."""
-        assert self.heuristic_rngs is not None, "the kernel's heuristics draw nothing"
-        seeds = np.asarray(seeds)
-        for generators, game_seeds in zip(self.heuristic_rngs, seeds, strict=True):
-            self.seed_generators(generators, game_seeds)
+    def _resize_memory(self, slots: int) -> None:
+        """Every opponent's table of positions moved into one of ``slots`` slots."""
+        assert self.kernel is not None
+        resized = np.zeros((*self.memory.shape[:2], slots), np.int64)
+        self.kernel.moved(self.memory, resized, self.remembered)
+        self.memory = resized
+
+    def _fit_memory(self) -> None:
+        """The tables of positions made at the first call, and made small again once the long
+        games that grew them are over (a table holds a game's positions only)."""
+        slots = self.memory.shape[2]
+        if not slots:
+            self.memory = np.zeros((*self.memory.shape[:2], MEMORY_SLOTS), np.int64)
+        elif slots > MEMORY_SLOTS and 8 * int(self.remembered.max()) < slots:
+            self._resize_memory(max(MEMORY_SLOTS, slots // 4))
+
+    def _grow_memory(self, failed: int, actions: np.ndarray) -> tuple[int, np.ndarray]:
+        """After the kernel's ``step_seats`` stopped at game ``FULL - failed`` because an
+        opponent's table of positions was half full: every table twice the slots, and where the
+        kernel goes on (that game, and the actions that tell it how)."""
+        kernel = self.kernel
+        assert kernel is not None
+        first_row = kernel.FULL - failed
+        self._resize_memory(2 * self.memory.shape[2])
+        stepped = actions[first_row] >= 0 or actions[first_row] == kernel.RESUME_STEP
+        actions = actions.copy()
+        actions[first_row] = kernel.RESUME_STEP if stepped else kernel.RESUME_EPISODE
+        return first_row, actions
 
     def draw(self, generator: np.ndarray, count: int) -> int:
         """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""

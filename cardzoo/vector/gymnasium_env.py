@@ -25,7 +25,15 @@ from gymnasium.vector.utils import batch_space
 from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import kernel_random
-from cardzoo.envs.batch import MAX_DEALS, OVER, RANDOM_POLICY, RUNNING, TRUNCATED, GameBatch
+from cardzoo.envs.batch import (
+    MAX_DEALS,
+    OVER,
+    RANDOM_POLICY,
+    RUNNING,
+    TRUNCATED,
+    GameBatch,
+    opponent_seeds,
+)
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice, check_int, known_options
 from cardzoo.errors import InputError
@@ -55,9 +63,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ``opponents``: an agent name or factory ``(game, seed) -> Agent``, or a list of one per
     other seat, as the single-agent view takes them. ``"random"`` (uniformly random legal play)
     and the game's heuristics written in its kernel (Nobody Wants It's ``hand_shedder`` and
-    ``nwi_dodger``, Believe It or Not's ``honest`` and ``bluffer``:
-    :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played inside the compiled
-    kernel, with no Python per decision: the fast path, taken when every
+    ``nwi_dodger``, Minus Two's ``high_cards`` and ``attacker``, Believe It or Not's ``honest``
+    and ``bluffer``: :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played
+    inside the compiled kernel, with no Python per decision: the fast path, taken when every
     opponent is one of them. Any other opponent (a factory, a policy, a heuristic of Python)
     puts every seat on the Python path: agents called for each decision (policy agents in one
     batched forward pass over all games). A heuristic plays the same actions on both paths.
@@ -74,8 +82,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     later episode of game i the game that environment's next ``reset()`` deals. The learner's
     seat (when drawn) and random opponents played in the kernel use a second generator per
     game, seeded from the same seed (a ``RandomAgent`` called from Python draws from its own).
-    A heuristic that draws (Believe It or Not's) draws in the kernel as the agent the Python path
-    builds for its seat, so both paths play the same games.
+    A heuristic that draws (Minus Two's, Believe It or Not's) draws in the kernel as the agent the
+    Python path builds for its seat (:func:`~cardzoo.envs.batch.opponent_seeds`), so both paths
+    play the same games.
 
     Bad input raises :class:`~cardzoo.errors.InputError`: an action the mask forbids (vector
     learners mask their actions; **Decision:** no "terminate" mode as in the single-agent view),
@@ -212,18 +221,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         for rng, seed in zip(self._policy_rngs, seeds):
             sequence = np.random.SeedSequence(seed, spawn_key=(1,))
             kernel_random.set_numpy_state(rng, np.random.PCG64(sequence).state)
-        if self._compiled_opponents and self.batch.heuristic_rngs is not None:
-            # the kernel's heuristics draw as the agents built for the Python path would
-            self.batch.seed_heuristics(np.array([_agent_seeds(seed, self.game) for seed in seeds]))
         self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
-        """One agent per other seat of one game (in seat order, the learner's left out)."""
+        """One agent per other seat of one game (in seat order, the learner's left out), seeded
+        as the kernel seeds the generators of the heuristics it plays."""
+        seeds = opponent_seeds(seed, len(self._opponent_specs))
         return [
             build_agent(self.game_name, spec, self.game, agent_seed)
-            for spec, agent_seed in zip(
-                self._opponent_specs, _agent_seeds(seed, self.game), strict=True
-            )
+            for spec, agent_seed in zip(self._opponent_specs, seeds, strict=True)
         ]
 
     def _play(self, actions: np.ndarray) -> None:
@@ -331,12 +337,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             "final_info": self._infos(),
             "_final_info": ended.copy(),
         }
-
-
-def _agent_seeds(seed: int, game: Game) -> list[int]:
-    """The seeds of the opponents of a game seeded with ``seed``, one per other seat in order."""
-    agent_seed = int(np.random.SeedSequence(seed, spawn_key=(2,)).generate_state(1)[0])
-    return [agent_seed + index for index in range(game.num_players - 1)]
 
 
 def _checked_opponents(game: str, opponents: Any, num_players: int) -> list[AgentSpec]:

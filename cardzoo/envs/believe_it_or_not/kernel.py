@@ -1201,8 +1201,8 @@ def step_seats(
     policies,
     starts,
     observation,
-    seat_rngs,
-    memories,
+    heuristic_rngs,
+    memory,
     n,
     cards,
     species,
@@ -1211,9 +1211,9 @@ def step_seats(
     """One decision of the learner in every game, the other seats played by ``policies`` (one
     per other seat in seat order, the learner's left out: :data:`RANDOM`, :data:`HONEST`,
     :data:`BLUFFER`), as :meth:`cardzoo.envs.batch.GameBatch.step_seats` describes; in game b
-    the heuristic of other seat o draws from seat_rngs[b][o] and keeps memories[b][o], forgotten
-    at every new game. Returns -1, or the first row that was dealt ``max_deals`` times in
-    vain."""
+    the heuristic of other seat o draws from heuristic_rngs[b][o] and keeps memory[b][o],
+    forgotten at every new game. Returns -1, or the first row that was dealt ``max_deals``
+    times in vain."""
     for b in range(len(rows)):
         row = rows[b]
         if actions[b] >= 0:
@@ -1223,7 +1223,7 @@ def step_seats(
             if ends[b] == RUNNING:
                 ends[b], rewards[b] = play_to_seat(
                     row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, policies, starts,
-                    observation, seat_rngs[b], memories[b], n, cards, species, quick,
+                    observation, heuristic_rngs[b], memory[b], n, cards, species, quick,
                 )  # fmt: skip
             continue
         rewards[b] = 0
@@ -1240,10 +1240,10 @@ def step_seats(
             steps[b] = 0
             for other in range(n - 1):
                 for index in range(HEURISTIC_MEMORY):
-                    memories[b][other][index] = 0
+                    memory[b][other][index] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             end, _ = play_to_seat(
                 row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, policies, starts,
-                observation, seat_rngs[b], memories[b], n, cards, species, quick,
+                observation, heuristic_rngs[b], memory[b], n, cards, species, quick,
             )  # fmt: skip
     return -1
