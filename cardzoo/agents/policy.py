@@ -128,7 +128,7 @@ class PolicyInput:
     @property
     def stateless(self) -> bool:
         """Whether the inputs are the observation alone (nothing carried from earlier ones)."""
-        return self.frame_stack == 1 and not self.count_fields
+        return stateless_inputs(self.frame_stack, self.count_fields)
 
     def reset(self) -> None:
         """A new game: nothing seen yet."""
@@ -488,6 +488,13 @@ class NumpyPolicy:
 #: how a policy chooses the positions of face-down cards where a game has them: as it learnt, or
 #: blind, as the game's heuristics do (:attr:`cardzoo.agents.profiles.GameAgents.positions`)
 POSITION_MODES = ("learned", "blind")
+
+
+def stateless_inputs(frame_stack: int, count_fields: tuple[str, ...]) -> bool:
+    """Whether a policy with this frame stack and these counted fields reads the observation
+    alone (nothing carried from earlier ones): :attr:`PolicyInput.stateless`, before the inputs
+    exist (a run's settings)."""
+    return frame_stack == 1 and not count_fields
 
 
 def position_rule(

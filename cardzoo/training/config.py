@@ -25,6 +25,7 @@ from cardzoo.agents.policy import (
     POSITION_MODES,
     PolicyInput,
     check_positions,
+    stateless_inputs,
 )
 from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import game_spec, load_game
@@ -306,7 +307,7 @@ class TrainConfig:
             elif value is None:
                 value = ours.get(declared.name, declared.default)
             values[declared.name] = declared.check(value)
-        stateless = values["frame_stack"] == 1 and not values["count_fields"]
+        stateless = stateless_inputs(values["frame_stack"], values["count_fields"])
         if self.positions is None and not (stateless and values["memory"] == "none"):
             values["positions"] = "learned"  # the game's default "blind" needs stateless inputs
         if 0 < values["hold_special"] < 1:  # a share of the run: its decisions from here on
@@ -352,8 +353,8 @@ class TrainConfig:
                 f"stack (frame_stack 1, got {self.frame_stack})",
             )
         try:
-            stateless = self.frame_stack == 1 and not self.count_fields
-            assert self.positions is not None  # resolved
+            assert self.positions is not None and self.frame_stack is not None  # resolved
+            stateless = stateless_inputs(self.frame_stack, self.count_fields)
             check_positions(self.game, self.positions, stateless, self.memory != "none")
         except InputError as error:
             raise SettingError("positions", str(error)) from None
