@@ -35,6 +35,9 @@ RUNNING, OVER, TRUNCATED = 0, 1, 2
 #: ``step_seats``); a kernel with heuristics numbers them from 1 (:meth:`GameBatch.step_seats`)
 RANDOM_POLICY = 0
 
+#: the code of a seat that :meth:`GameBatch.play_codes` leaves to be decided outside
+EXTERNAL_POLICY = -1
+
 #: deals in a row that may end before a learner's seat decides (see :meth:`GameBatch.step_seats`)
 MAX_DEALS = 1000
 
@@ -157,6 +160,26 @@ class GameBatch:
                 f"max_cycles={self.max_cycles} before the learner ({seat}) had a decision; "
                 "raise max_cycles"
             )
+
+    def play_codes(
+        self,
+        stops: np.ndarray,
+        codes: np.ndarray,
+        active: np.ndarray,
+        policy_rngs: np.ndarray,
+        earned: np.ndarray,
+        ends: np.ndarray,
+    ) -> None:
+        """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide, a seat whose
+        code ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every
+        other seat by its code (:data:`RANDOM_POLICY`, from the generators ``policy_rngs``, or,
+        where the kernel :attr:`plays_heuristics`, a heuristic's ``kernel_policy``). Adds what
+        seat ``stops[b]`` earned meanwhile to ``earned[b]`` (float64); ``ends[b]`` says how the
+        game stands. Games not active are left alone."""
+        self.kernel.play_codes(
+            self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active, self.max_cycles,
+            earned, ends, self._mask, self.starts, self._observation, *self.parameters,
+        )  # fmt: skip
 
     def draw(self, generator: np.ndarray, count: int) -> int:
         """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""

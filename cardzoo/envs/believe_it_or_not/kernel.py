@@ -887,3 +887,27 @@ def step_seats(
                 row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species, quick
             )
     return -1
+
+
+@jit
+def play_codes(
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, mask, starts,
+    observation, n, cards, species, quick,
+):  # fmt: skip
+    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats
+    uniformly at random (code 0, from policy_rngs[b]: this kernel plays no heuristic yet). Adds
+    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands.
+    (``rngs``, ``starts``, ``observation``: as other kernels take them; unused here.)"""
+    for b in range(len(rows)):
+        if not active[b]:
+            continue
+        row, seat = rows[b], stops[b]
+        end, reward = reward_after(row, n, seat, steps[b], max_cycles)
+        while end == RUNNING and row[CURRENT] != seat and codes[b][row[CURRENT]] >= 0:
+            action = random_action(row, n, cards, species, quick, policy_rngs[b], mask)
+            apply_action(row, n, cards, species, quick, action)
+            steps[b] += 1
+            end, reward = reward_after(row, n, seat, steps[b], max_cycles)
+            earned[b] += reward
+        ends[b] = end

@@ -908,3 +908,26 @@ def step_seats(
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             play_others(rows, rngs, policy_rngs, steps, b, seats[b], max_cycles, buf, n, *rules)
     return -1
+
+
+@jit
+def play_codes(
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, buf, starts,
+    observation, n, count_scoring, target_raise, target_score, points_reward,
+):  # fmt: skip
+    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats
+    uniformly at random (code 0, from policy_rngs[b]: this kernel plays no heuristic yet). Adds
+    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands.
+    (``starts``, ``observation``: as other kernels take them; unused here.)"""
+    rules = (count_scoring, target_raise, points_reward)
+    for b in range(len(rows)):
+        if not active[b]:
+            continue
+        row, seat = rows[b], stops[b]
+        while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
+            if codes[b][row[CURRENT]] < 0:
+                break
+            action = buf[below(policy_rngs[b], list_legal(row, n, buf))]
+            earned[b] += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
+        ends[b] = end_of(row, steps[b], max_cycles)
