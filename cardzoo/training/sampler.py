@@ -53,6 +53,10 @@ from cardzoo.training.settings import RewardMode
 from cardzoo.vector.seated import SeatedGames
 
 SELF = "self"
+#: every sampler a training run builds plays its games on Tables (``SamplerConfig.tables``),
+#: even where they could be played as one batch: the benchmarks' reference, measured in the
+#: same run (``benchmarks/training_speed.py --paths``); read when a run builds its samplers
+TABLES = False
 
 
 # ----------------------------------------------------------------------------------------------
