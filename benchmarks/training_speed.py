@@ -208,7 +208,7 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
         lines.append(f"| {game} | {before:,.0f} | {after:,.0f} | {after / before:.2f} | "
                      f"{old_share:.0%} | {new_share:.0%} |")  # fmt: skip
         print(lines[-1], f"(runs: {runs})", flush=True)
-    return [*lines, "", *profiles]
+    return [*lines, "", "\n\n".join(profiles)]
 
 
 def main() -> None:

@@ -169,16 +169,21 @@ class GameBatch:
         policy_rngs: np.ndarray,
         earned: np.ndarray,
         ends: np.ndarray,
-    ) -> None:
+        players: np.ndarray,
+    ) -> int:
         """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide, a seat whose
         code ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every
         other seat by its code (:data:`RANDOM_POLICY`, from the generators ``policy_rngs``, or,
         where the kernel :attr:`plays_heuristics`, a heuristic's ``kernel_policy``). Adds what
         seat ``stops[b]`` earned meanwhile to ``earned[b]`` (float64); ``ends[b]`` says how the
-        game stands. Games not active are left alone."""
-        self.kernel.play_codes(
-            self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active, self.max_cycles,
-            earned, ends, self._mask, self.starts, self._observation, *self.parameters,
+        game stands, ``players[b]`` which seat decides now. Games not active are left alone.
+        Returns how many games wait for a seat decided outside."""
+        return int(
+            self.kernel.play_codes(
+                self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active,
+                self.max_cycles, earned, ends, players, self._mask, self.starts, self._observation,
+                *self.parameters,
+            )
         )  # fmt: skip
 
     def draw(self, generator: np.ndarray, count: int) -> int:

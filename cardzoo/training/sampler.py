@@ -1,6 +1,6 @@
 """Collecting the learner's experience: many games at once, in a worker process beside the learner.
 
-A :class:`Sampler` holds ``num_games`` games of one game (:class:`~cardzoo.table.Tables`). In each
+A :class:`Sampler` holds ``num_games`` games of one game (one batch, or Tables: below). In each
 game the learner sits in a random seat; every other seat is drawn from the opponent mix for the
 episode (:class:`OpponentMix`: agent names with weights, and ``self`` for the pool of frozen
 snapshots of the learner). Agents are built once per seat and reseeded for every episode. Each
@@ -8,6 +8,16 @@ step of a rollout advances every game to the learner's next decision, the oppone
 deciding for all their seats in one forward pass each, then the learner decides for all games in
 one numpy forward pass of its policy and value networks. A rollout of ``n_steps`` steps comes back
 with the generalised advantage estimates (GAE) of its rewards.
+
+**Two paths, one behaviour.** Where the game has a kernel (``batch.has_batch``) and no agent of
+the mix reads the engine's state, the games are one batch
+(:class:`~cardzoo.vector.seated.SeatedGames`): the learner's action and every seat played in
+the kernel (random, the kernel's heuristics) advance in compiled code, the other agents decide
+from Python, policies for all their seats in one forward pass. Elsewhere (Foxy, search agents,
+``SamplerConfig.tables``) each game is a :class:`~cardzoo.table.Table`. Both count steps,
+rewards, truncation at the game's ``default_max_cycles``, new deals and results alike; they
+draw from different random streams, so the same seed gives the same run on each path, not the
+same run on both.
 
 A learner with a recurrent core (``state_size`` > 0) has a hidden state per game slot: zeros when
 a game is dealt, advanced by each of its decisions; its value network reads the core's outputs.

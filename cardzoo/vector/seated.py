@@ -96,6 +96,7 @@ class SeatedGames:
         self._rewards = np.zeros((count, n))
         self._ends = np.zeros(count, np.int64)
         self._players = np.zeros(count, np.int64)
+        self._actions = np.zeros(count, np.int64)
         #: each game as a state of the game over its row (live: scores, winners)
         self.states: list[State] = [
             game.state_class(game.row_layout, row, None)  # type: ignore[attr-defined]
@@ -141,14 +142,12 @@ class SeatedGames:
         what each stop seat earned meanwhile to ``earned[b]``; ``ends[b]`` says how each game
         stands."""
         active = games.copy()
-        while True:
-            self.batch.play_codes(self.stops, self.codes, active, self.policy_rngs, earned, ends)
-            players = self.batch.current_players(self._players)
-            waiting = active & (ends == RUNNING) & (players != self.stops)
-            if not waiting.any():
-                return
+        players, stops, actions = self._players, self.stops, self._actions
+        while self.batch.play_codes(stops, self.codes, active, self.policy_rngs, earned, ends,
+                                    players):  # fmt: skip
+            waiting = active & (ends == RUNNING) & (players != stops)
             self.batch.observe(np.where(waiting, -1, -2), self.observations, self.masks)
-            actions = np.full(self.num_games, -1, np.int64)
+            actions[:] = -1
             chosen = np.flatnonzero(waiting)
             seats = [(b, self.agents[b][players[b]]) for b in chosen.tolist()]
             decide(seats, self.observations, self.masks, actions)  # type: ignore[arg-type]
@@ -160,6 +159,6 @@ class SeatedGames:
                     f"legal in game {b}"
                 )
             self.batch.step(actions, self._rewards, self._ends)
-            earned[waiting] += self._rewards[waiting, self.stops[waiting]]
+            earned[waiting] += self._rewards[waiting, stops[waiting]]
             ends[waiting] = self._ends[waiting]
             active = waiting & (ends == RUNNING)

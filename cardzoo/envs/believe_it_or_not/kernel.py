@@ -891,14 +891,16 @@ def step_seats(
 
 @jit
 def play_codes(
-    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, mask, starts,
-    observation, n, cards, species, quick,
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
+    mask, starts, observation, n, cards, species, quick,
 ):  # fmt: skip
     """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
     codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats
     uniformly at random (code 0, from policy_rngs[b]: this kernel plays no heuristic yet). Adds
-    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands.
+    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
+    players[b] who decides now. Returns how many games wait for a seat decided outside.
     (``rngs``, ``starts``, ``observation``: as other kernels take them; unused here.)"""
+    waiting = 0
     for b in range(len(rows)):
         if not active[b]:
             continue
@@ -911,3 +913,7 @@ def play_codes(
             end, reward = reward_after(row, n, seat, steps[b], max_cycles)
             earned[b] += reward
         ends[b] = end
+        players[b] = row[CURRENT]
+        if ends[b] == RUNNING and row[CURRENT] != seat:
+            waiting += 1
+    return waiting

@@ -912,15 +912,17 @@ def step_seats(
 
 @jit
 def play_codes(
-    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, buf, starts,
-    observation, n, count_scoring, target_raise, target_score, points_reward,
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
+    buf, starts, observation, n, count_scoring, target_raise, target_score, points_reward,
 ):  # fmt: skip
     """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
     codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats
     uniformly at random (code 0, from policy_rngs[b]: this kernel plays no heuristic yet). Adds
-    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands.
+    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
+    players[b] who decides now. Returns how many games wait for a seat decided outside.
     (``starts``, ``observation``: as other kernels take them; unused here.)"""
     rules = (count_scoring, target_raise, points_reward)
+    waiting = 0
     for b in range(len(rows)):
         if not active[b]:
             continue
@@ -931,3 +933,7 @@ def play_codes(
             action = buf[below(policy_rngs[b], list_legal(row, n, buf))]
             earned[b] += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
         ends[b] = end_of(row, steps[b], max_cycles)
+        players[b] = row[CURRENT]
+        if ends[b] == RUNNING and row[CURRENT] != seat:
+            waiting += 1
+    return waiting

@@ -912,13 +912,15 @@ def step_seats(
 
 @jit
 def play_codes(
-    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, mask, starts,
-    observation, n, rounds, points_reward,
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
+    mask, starts, observation, n, rounds, points_reward,
 ):  # fmt: skip
     """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
     codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
     their codes (:func:`policy_action`, random ones drawing from policy_rngs[b]). Adds what seat
-    stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands."""
+    stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands, players[b] who
+    decides now. Returns how many games wait for a seat decided outside."""
+    waiting = 0
     for b in range(len(rows)):
         if not active[b]:
             continue
@@ -934,3 +936,7 @@ def play_codes(
                 row, rngs[b], steps, b, action, seat, max_cycles, n, rounds, points_reward
             )
         ends[b] = end_of(row, steps[b], max_cycles)
+        players[b] = row[CURRENT]
+        if ends[b] == RUNNING and row[CURRENT] != seat:
+            waiting += 1
+    return waiting
