@@ -26,6 +26,7 @@ from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import kernel_random
 from cardzoo.envs.batch import EXTERNAL_POLICY, RANDOM_POLICY, RUNNING, GameBatch
 from cardzoo.envs.core import Game, State
+from cardzoo.envs.packed import KernelGame
 from cardzoo.errors import InputError
 
 
@@ -41,7 +42,7 @@ def kernel_policy(batch: GameBatch, agent: Agent | type[Agent]) -> int | None:
         and issubclass(agent_class, KernelHeuristic)
         and agent_class.kernel_module == batch.game.kernel_module
     ):
-        return int(agent.kernel_policy)
+        return int(agent_class.kernel_policy)
     return None
 
 
@@ -50,7 +51,7 @@ def seed_policy_generators(generators: np.ndarray, seeds: Sequence[int] | np.nda
     kernel) from the game's seed: numpy's PCG64 of ``SeedSequence(seed, spawn_key=(1,))``."""
     for rng, seed in zip(generators, np.asarray(seeds).tolist()):
         sequence = np.random.SeedSequence(seed, spawn_key=(1,))
-        kernel_random.set_numpy_state(rng, np.random.PCG64(sequence).state)
+        kernel_random.set_numpy_state(rng, dict(np.random.PCG64(sequence).state))
 
 
 def decide(
@@ -72,7 +73,8 @@ def decide(
     for group in batched.values():
         rows = [b for b, _ in group]
         agents = [agent for _, agent in group]
-        actions[rows] = type(agents[0]).act_batch(agents, observations[rows], masks[rows])
+        act_batch = type(agents[0]).act_batch  # type: ignore[attr-defined]
+        actions[rows] = act_batch(agents, observations[rows], masks[rows])
 
 
 class SeatedGames:
@@ -97,9 +99,11 @@ class SeatedGames:
         self._ends = np.zeros(count, np.int64)
         self._players = np.zeros(count, np.int64)
         self._actions = np.zeros(count, np.int64)
-        #: each game as a state of the game over its row (live: scores, winners)
+        #: each game as a state of the game over its row (live; read for scores and winners,
+        #: so without a generator of its own)
+        assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
         self.states: list[State] = [
-            game.state_class(game.row_layout, row, None)  # type: ignore[attr-defined]
+            game.state_class(game.row_layout, row, None)  # type: ignore[arg-type]
             for row in self.batch.rows
         ]
 
@@ -150,7 +154,7 @@ class SeatedGames:
             actions[:] = -1
             chosen = np.flatnonzero(waiting)
             seats = [(b, self.agents[b][players[b]]) for b in chosen.tolist()]
-            decide(seats, self.observations, self.masks, actions)  # type: ignore[arg-type]
+            decide(seats, self.observations, self.masks, actions)
             legal = self.masks[chosen, actions[chosen]] == 1
             if not legal.all():
                 b = int(chosen[np.argmin(legal)])
