@@ -10,8 +10,9 @@ pretrained``), and a tournament per shipped policy of every agent of its game th
 milliseconds (random, the heuristics, ``pretrained``) with openskill ratings, written to
 ``benchmarks/tournaments/<name>/`` (``tournament.json``, ``ratings.png``, ``pairwise.png``).
 The agent a shipped policy replaced (a copy in ``benchmarks/results/previous_pretrained/``)
-plays too; a search bot only when asked (``--search pimc:seconds=0.1``): at 0.1 s a move its
-tournaments take hours (``benchmarks/search.md`` has its strength).
+plays too; a search bot only when asked (``--search pimc``: each game's budget of at most 0.1 s
+a move, :data:`SEARCH_BUDGETS`): its tournaments take hours (``benchmarks/search.md`` has its
+strength). ``--only NAMES`` runs some tournaments and keeps the others.
 
 Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
 a finished run is not trained again. Every finished run adds its row to
@@ -326,21 +327,42 @@ def _stack(entry: dict) -> str:
 PREVIOUS = HERE / "results" / "previous_pretrained"
 
 
+#: the search bot of each game at most 0.1 s a move (``--search pimc``): a fixed number of
+#: simulations whose thinking time per move on one core stays below 0.1 s (the largest of
+#: benchmarks/search.md's measurements: 65 ms, 88 ms, 66 ms), so that its games are the same on
+#: any machine, loaded or not, as a budget in seconds would not make them
+SEARCH_BUDGETS = {
+    "nobody_wants_it": "pimc:simulations=3000",
+    "believe_it_or_not": "pimc:simulations=1000",
+    "minus_two": "pimc:simulations=600",
+}
+
+
+def search_agent(search: str | None, game: str) -> str | None:
+    """The search bot seated in ``game``'s tournament: ``"pimc"`` is the game's own budget
+    (:data:`SEARCH_BUDGETS`; none for a game without one), any other name that agent."""
+    if search == "pimc":
+        return SEARCH_BUDGETS.get(game)
+    return search
+
+
 def run_tournaments(results: dict[str, dict], games: int, search: str | None = None) -> str:
     """A tournament of the fast agents of each shipped policy's game (and the agent it replaced,
-    and ``search``, a search bot, when given), saved with its plots."""
+    and ``search``, a search bot, when given: see :func:`search_agent`), saved with its plots;
+    returns the report's block for each."""
     from cardzoo.agents import agent_classes
     from cardzoo.tournament import tournament
 
     lines = []
     for name, entry in results.items():
+        searcher = search_agent(search, entry["game"])
         params = {k: v for k, v in entry["params"].items() if k not in ("num_players", "reward")}
         players = entry["params"]["num_players"]
         agents = [*dict.fromkeys(["random", *agent_classes(entry["game"])]), "pretrained"]
         if (PREVIOUS / f"{name}.npz").exists():
             agents.append(f"ppo:{(PREVIOUS / f'{name}.npz').relative_to(HERE.parent)}")
-        if search:
-            agents.append(search)
+        if searcher:
+            agents.append(searcher)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
                             params=params)  # fmt: skip
         result.save(TOURNAMENTS / name)
@@ -368,6 +390,19 @@ def run_tournaments(results: dict[str, dict], games: int, search: str | None = N
     return "\n".join(lines)
 
 
+def replace_blocks(section: str, blocks: str, order: list[str]) -> str:
+    """The tournament section ``section`` with the blocks of ``blocks`` (``### `name```
+    headed) in place of its own of the same names, in the order of ``order``."""
+
+    def split(text: str) -> dict[str, str]:
+        parts = [part for part in ("\n" + text.strip()).split("\n### `") if part.strip()]
+        return {part.split("`", 1)[0]: "### `" + part.strip() for part in parts}
+
+    kept, new = split(section), split(blocks)
+    merged = {**kept, **new}
+    return "\n\n".join(merged[name] for name in order if name in merged) + "\n"
+
+
 def replace_between(text: str, start: str, end: str, body: str) -> str:
     head, tail = text.index(start) + len(start), text.index(end)
     return text[:head] + "\n" + body + "\n" + text[tail:]
@@ -392,8 +427,14 @@ def main() -> None:
     parser.add_argument(
         "--search",
         metavar="AGENT",
-        help="with --pretrained: a search bot to seat in the tournaments too, e.g. "
-        "pimc:seconds=0.1 (hours)",
+        help="with --pretrained: a search bot to seat in the tournaments too: pimc (each game's "
+        "budget of at most 0.1 s a move, SEARCH_BUDGETS) or an agent name (hours)",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="NAMES",
+        help="with --pretrained: run the tournaments of these shipped policies only (comma-"
+        "separated) and keep the others' as they are",
     )
     args = parser.parse_args()
     if args.pretrained:
@@ -401,10 +442,20 @@ def main() -> None:
             parser.error("--tournament-games: at least 1")
         results = json.loads(PRETRAINED_RESULTS.read_text())
         results = {name: results[name] for name in GOALS if name in results}
-        text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
+        only = args.only.split(",") if args.only else list(results)
+        unknown = [name for name in only if name not in results]
+        if unknown:
+            parser.error(f"--only: no shipped policy {unknown}; choose from {list(results)}")
+        tournaments = None
         if not args.skip_tournaments:
-            tournaments = run_tournaments(results, args.tournament_games, args.search)
-            text = replace_between(text, *TOURNAMENT_MARKERS, tournaments)
+            chosen = {name: results[name] for name in only}
+            tournaments = run_tournaments(chosen, args.tournament_games, args.search)
+        text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
+        if tournaments is not None:  # the report read again: another run may have written it
+            start, end = TOURNAMENT_MARKERS
+            section = text[text.index(start) + len(start) : text.index(end)]
+            merged = replace_blocks(section, tournaments, list(results))
+            text = replace_between(text, start, end, merged)
         REPORT.write_text(text)
         return
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}

@@ -77,6 +77,44 @@ def test_the_kernel_generator_is_numpys_default_rng(seed, compiled):
     assert kernel_random.numpy_state(rng) == expected.bit_generator.state
 
 
+#: bounds of Generator.integers: none drawn (1), small ones (a legal action), ones rejected
+#: about a quarter (3 * 2**30), an eighth (3 * 2**29) and half (2**31 + 1) of the time, around
+#: 2**31, and the whole 32 bits (a plain draw)
+COUNTS = [1, 2, 3, 5, 7, 8, 37, 100, 293, 1000, 12345678, 3 * 2**29, 3 * 2**30, 2**31 - 1, 2**31]
+COUNTS += [2**31 + 1, 2**32 - 1, 2**32]
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_kernel_generators_integers_are_numpys(seed, compiled):
+    """``integers(rng, count)`` is ``Generator.integers(count)`` number for number, and leaves
+    the generator where numpy does after every draw, between draws of the other kind (a
+    shuffle's: the buffered half)."""
+    random = COMPILED_RANDOM if compiled else PLAIN_RANDOM
+    rng = np.zeros(kernel_random.SIZE, np.int64)
+    random.seed_numpy(rng, seed)
+    expected = np.random.default_rng(seed)
+    drawn = []
+    for round_number in range(40):
+        for count in COUNTS:
+            drawn.append(random.integers(rng, count))
+            assert drawn[-1] == expected.integers(count)
+            assert kernel_random.numpy_state(rng) == expected.bit_generator.state
+        if round_number % 3 == 0:  # a shuffle's 32-bit draws in between
+            cards = np.arange(3)
+            random.shuffle(cards, 0, 3, rng)
+            assert np.array_equal(cards, expected.permutation(3))
+    assert max(drawn) >= 2**31  # the large bounds were drawn from too
+    assert len(set(drawn[COUNTS.index(3 * 2**29) :: len(COUNTS)])) == 40  # no stuck draws
+
+
+def test_the_plain_kernels_integers_take_a_numpy_generator_itself():
+    generator, expected = np.random.default_rng(3), np.random.default_rng(3)
+    drawn = [PLAIN_RANDOM.integers(generator, count) for count in COUNTS * 5]
+    assert drawn == [int(expected.integers(count)) for count in COUNTS * 5]
+    assert all(type(number) is int for number in drawn)
+
+
 def test_a_state_converts_to_numpy_and_back():
     expected = np.random.default_rng(5)
     expected.permutation(10)  # leaves half a 64-bit draw buffered

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from cardzoo.agents import agent_classes, make_agent
-from cardzoo.agents.believe_it_or_not import _draw
+from cardzoo.envs import kernel_random
+from cardzoo.envs.believe_it_or_not import kernel
 from cardzoo.envs.believe_it_or_not.rules import (
     ADD_CARD,
     CARD_NAMES,
@@ -19,6 +20,7 @@ from cardzoo.envs.believe_it_or_not.rules import (
     TURN_CARD,
     BelieveItOrNot,
 )
+from cardzoo.envs.kernels import plain_copy
 from cardzoo.evaluation import play_game, play_match
 
 HEURISTICS = ["honest", "bluffer"]
@@ -199,10 +201,14 @@ def test_spare_cards_elephant_first_then_singles_never_specials():
         ],
         **SPECIALS,
     )
-    agent = make_agent("believe_it_or_not", "bluffer", game, seed=0)
-    view = agent.fields(observation(game, state))
-    spares = [CARD_NAMES[c] for c in agent.spare_cards(view, keep=SPECIES.index("cat"))]
+    plain = plain_copy(kernel.__name__)
+    starts = [game.observation_layout[name].start for name in kernel.OBSERVATION_FIELDS]
+    seen = observation(game, state)["observation"].tolist()
+    plan = [0] * (kernel.PLAN + 30)  # room for every spare card
+    count = plain.plan_spares(seen, starts, 4, SPECIES.index("cat"), plan, 30)
+    spares = [CARD_NAMES[c] for c in plan[kernel.PLAN : kernel.PLAN + count]]
     assert spares[:3] == ["elephant", "dog", "pig"] and spares[3:] == ["cow", "cow"]
+    assert plain.plan_spares(seen, starts, 4, SPECIES.index("cat"), plan, 2) == 2
 
 
 def test_plans_stay_legal_when_joining_mid_placement():
@@ -236,18 +242,12 @@ def test_heuristic_beats_random_clearly(agent_name, variant):
 
 
 def test_a_draw_from_a_list_is_rng_choice():
-    """The agents draw from lists with ``_draw``; it must give what ``rng.choice`` gives and
-    leave the generator where ``rng.choice`` leaves it."""
-    drawn, chosen = np.random.default_rng(4), np.random.default_rng(4)
+    """The agents draw an item of a list with the kernel generator's ``integers``: what
+    ``rng.choice`` gives, leaving the generator where ``rng.choice`` leaves it."""
+    random = plain_copy(kernel_random.__name__)
+    drawn, chosen = np.zeros(kernel_random.SIZE, np.int64), np.random.default_rng(4)
+    random.seed_numpy(drawn, 4)
     for size in [1, 2, 3, 5, 8] * 200:
         values = list(range(10, 10 + size))
-        assert _draw(drawn, values) == int(chosen.choice(values))
-    assert drawn.bit_generator.state == chosen.bit_generator.state
-
-
-def test_shuffling_fewer_than_two_cards_draws_nothing_as_permutation():
-    agent = make_agent("believe_it_or_not", "bluffer", BelieveItOrNot(), seed=0)
-    reference = np.random.default_rng(0)
-    for cards in ([], [3]):
-        assert agent._shuffled(cards) == [cards[i] for i in reference.permutation(len(cards))]
-    assert agent.rng.bit_generator.state == reference.bit_generator.state
+        assert values[random.integers(drawn, size)] == int(chosen.choice(values))
+    assert kernel_random.numpy_state(drawn) == chosen.bit_generator.state

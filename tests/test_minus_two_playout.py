@@ -26,7 +26,8 @@ from test_minus_two_rules import (
     points,
 )
 
-from cardzoo.agents.minus_two import Attacker, HighCards, _Choices
+from cardzoo.agents.kernel_heuristic import legal_code
+from cardzoo.agents.minus_two import KERNEL, Attacker, HighCards
 from cardzoo.agents.search import ISMCTSAgent, PIMCAgent
 from cardzoo.envs import kernel_random, kernels
 from cardzoo.envs.minus_two import kernel, playout
@@ -311,7 +312,11 @@ def move_kind(game, state, move: int) -> str:
 
 
 def test_rollout_policies_choose_as_the_attacker_and_high_cards_heuristics():
-    heuristics = {"attacker": Attacker(GAME, seed=0), "high_cards": HighCards(GAME, seed=0)}
+    """The playouts' choice on a packed row is the agents' from their seat's view (their
+    kernel function given the observation and the legal actions read from the mask)."""
+    heuristics = {"attacker": Attacker, "high_cards": HighCards}
+    starts = [GAME.observation_layout[name].start for name in kernel.OBSERVATION_FIELDS]
+    plain = kernels.plain_copy(KERNEL)
     compared = 0
     for seed in range(3):
         state = GAME.new_state(np.random.default_rng(seed))
@@ -319,10 +324,11 @@ def test_rollout_policies_choose_as_the_attacker_and_high_cards_heuristics():
         while not state.terminal:
             player = state.current_player
             mask = GAME.legal_mask(state, player)
-            observation = GAME.observe(state, player)
+            observation = GAME.observe(state, player).tolist()
             row = playout.pack([state])[0]
             for name, agent in heuristics.items():
-                chosen = agent.choose(_Choices(agent._layout, observation, mask))
+                decide = getattr(plain, agent.decision)
+                chosen = decide(observation, starts, legal_code(KERNEL, mask))
                 assert playout.policy_action(GAME, row, name) == chosen
             compared += 1
             GAME.apply(state, int(choices.choice(np.flatnonzero(mask))))

@@ -15,15 +15,20 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import nobody_wants_it_agents as reference
+from reference.side_by_side import (
+    match_beside_the_reference,
+    play_beside_references,
+    seat_view,
+    seated_beside_references,
+)
 
-from cardzoo.agents import RandomAgent, make_agent
+from cardzoo.agents import make_agent
 from cardzoo.agents.kernel_heuristic import legal_bits
 from cardzoo.envs import kernels, packed
 from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.envs.nobody_wants_it import kernel
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
-from cardzoo.evaluation import play_match
 
 needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
 KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
@@ -46,19 +51,14 @@ def play_side_by_side(num_players: int, num_rounds: int, seed: int, seen: Counte
     reference agent and the kernel's function, every decision against the former playout
     heuristic. ``seen`` counts the decisions checked, by agent and kind."""
     game = NobodyWantsIt(num_players=num_players, num_rounds=num_rounds)
-    names = [("nwi_dodger", "hand_shedder", "random")[(seat + seed) % 3] for seat in range(9)]
-    agents, references = [], []
-    for seat, name in enumerate(names[:num_players]):
-        agents.append(make_agent("nobody_wants_it", name, game, seed=seat))
-        references.append(reference.AGENTS[name](game, seed=seat) if name in HEURISTICS else None)
+    names, agents, references = seated_beside_references(
+        game, ("nwi_dodger", "hand_shedder", "random"), seed, reference.AGENTS
+    )
     starts, starts_array = starts_of(game), np.array(starts_of(game), np.int64)
     state = game.new_state(game_rng_from_seed(seed))
     while not state.terminal:
         player = state.current_player
-        observation = {
-            "observation": game.observe(state, player),
-            "action_mask": game.legal_mask(state, player),
-        }
+        observation = seat_view(game, state)
         row = [int(value) for value in state.row]
         for aware in (False, True):
             former = reference.shedding_action(row, num_players, num_rounds, aware)
@@ -110,23 +110,10 @@ def test_the_agents_decide_as_the_reference_agents_at_every_decision(compiled, m
 def test_matches_give_the_same_results_as_with_the_reference_agents(name):
     """A match of the agent against random players gives, game by game, the reference agent's
     rewards, scores, winners and lengths."""
-
-    def reference_agent(game, seed):
-        return reference.AGENTS[name](game, seed)
-
-    records = []
-    for agent in (name, reference_agent):
-        result = play_match("nobody_wants_it", [agent, "random", "random"], 30, seed=4)
-        records.append(
-            [
-                (g.rewards.tolist(), g.scores.tolist(), g.winners.tolist(), g.length)
-                for g in result.games
-            ]
-        )
-    assert records[0] == records[1]
-    assert (
-        sum(length for *_, length in records[0]) == {"hand_shedder": 2178, "nwi_dodger": 2159}[name]
+    games = match_beside_the_reference(
+        "nobody_wants_it", [name, "random", "random"], reference.AGENTS, 30, 4
     )
+    assert sum(length for *_, length in games) == {"hand_shedder": 2178, "nwi_dodger": 2159}[name]
 
 
 def chance_inputs() -> list[tuple[list[float], int]]:
@@ -187,22 +174,7 @@ def test_agents_move_to_the_compiled_kernel_after_switch_after_decisions(monkeyp
     references = [reference.AGENTS[name](game) for name in HEURISTICS]
     decisions = kernel_heuristic.kernel_decisions((kernel.__name__, None))
     assert not decisions.compiled
-    state = game.new_state(game_rng_from_seed(0))
-    random = RandomAgent(game, seed=0)
-    taken = 0
-    while not state.terminal:
-        player = state.current_player
-        observation = {
-            "observation": game.observe(state, player),
-            "action_mask": game.legal_mask(state, player),
-        }
-        if player < 2:
-            action = agents[player].act(observation)
-            assert action == references[player].act(observation)
-            taken += 1
-        else:
-            action = random.act(observation)
-        game.step(state, action)
+    taken = play_beside_references(game, agents, references, [0])
     assert taken > 20
     assert decisions.compiled == (kernels.numba is not None)
 

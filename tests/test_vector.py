@@ -12,7 +12,8 @@ from gymnasium.vector import AutoresetMode
 import cardzoo  # noqa: F401  (registers the ids)
 from cardzoo.agents import Agent, make_agent
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
-from cardzoo.envs import GAMES, kernel_random, kernels, nobody_wants_it_v0
+from cardzoo.envs import GAMES, batch, kernel_random, kernels, nobody_wants_it_v0
+from cardzoo.envs.batch import opponent_seeds
 from cardzoo.errors import InputError
 from cardzoo.single_agent import SingleAgentEnv
 from cardzoo.vector import MultiAgentVectorEnv, VectorEnv
@@ -182,15 +183,23 @@ def kernel_opponents_beside_the_single_agent_view(
 ) -> int:
     """:func:`play_beside_the_single_agent_view` with opponents the kernel plays (random, and a
     game's heuristics written in its kernel), one per other seat; in the single-agent view the
-    same agents, the random ones drawing as the kernel's do."""
+    same agents, the random ones drawing as the kernel's do, the heuristics seeded as the vector
+    env seeds them."""
     vector = VectorEnv(name, 2, opponents, learner_seat=learner_seat, compiled=compiled, **config)
     assert vector._compiled_opponents
     generator = np.zeros(kernel_random.SIZE, np.int64)
     state = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))).state
     kernel_random.set_numpy_state(generator, state)
+    seeds = opponent_seeds(seed, len(opponents))  # as the kernel seeds its heuristics' draws
     single_opponents = [
-        (lambda game, _seed: KernelRandom(game, generator)) if spec == "random" else spec
-        for spec in opponents
+        (lambda game, _seed: KernelRandom(game, generator))
+        if spec == "random"
+        else (
+            lambda game, _seed, spec=spec, agent_seed=agent_seed: make_agent(
+                name, spec, game, seed=agent_seed
+            )
+        )
+        for spec, agent_seed in zip(opponents, seeds)
     ]
     single = SingleAgentEnv(name, single_opponents, learner_seat=learner_seat, **config)
     return play_beside_the_single_agent_view(vector, single, seed)
@@ -244,34 +253,69 @@ def test_agent_opponents_play_as_in_the_single_agent_view(name, seed):
     assert play_beside_the_single_agent_view(vector, single, seed) > fewest
 
 
+NWI_WIN = {"num_players": 4, "reward": "win", "num_rounds": 3}
+
+
 @pytest.mark.parametrize("compiled", KERNELS)
 @pytest.mark.parametrize(
-    ("opponents", "seed", "steps"),
+    ("name", "config", "opponents", "seed", "steps"),
     [
-        (["random", "nwi_dodger", "hand_shedder"], 3, 28),
-        (["hand_shedder", "random", "random"], 44, 23),
-        (["nwi_dodger", "nwi_dodger", "random"], 8, 20),
+        ("nobody_wants_it", NWI_WIN, ["random", "nwi_dodger", "hand_shedder"], 3, 28),
+        ("nobody_wants_it", NWI_WIN, ["hand_shedder", "random", "random"], 44, 23),
+        ("nobody_wants_it", NWI_WIN, ["nwi_dodger", "nwi_dodger", "random"], 8, 20),
+        ("believe_it_or_not", {"num_players": 4}, ["random", "bluffer", "honest"], 3, 30),
+        ("believe_it_or_not", {"num_players": 4}, ["honest", "random", "random"], 44, 200),
+        (
+            "believe_it_or_not",
+            {"num_players": 5},
+            ["bluffer", "bluffer", "random", "honest"],
+            8,
+            67,
+        ),
+        ("believe_it_or_not", {"num_players": 3, "variant": "quick"}, ["bluffer", "random"], 5, 55),
     ],
 )
 def test_heuristics_mixed_with_random_play_the_single_agent_views_game(
-    opponents, seed, steps, compiled
+    name, config, opponents, seed, steps, compiled
 ):
-    """Nobody Wants It's heuristics and random opponents per seat, all in the kernel: episode 1
-    of game 0 is the single-agent view's with the Python agents (the random ones drawing as the
+    """A game's heuristics and random opponents per seat, all in the kernel: episode 1 of game 0
+    is the single-agent view's with the Python agents (the random ones drawing as the kernel's
+    do, the heuristics seeded as the vector env's)."""
+    assert (
+        kernel_opponents_beside_the_single_agent_view(name, config, opponents, 1, seed, compiled)
+        == steps
+    )
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(
+    ("opponents", "config", "seed", "steps"),
+    [
+        (["attacker", "random", "high_cards"], {"num_players": 4}, 3, 72),
+        (["random", "attacker"], {"num_players": 3, "scoring": "count"}, 4, 130),
+        (["high_cards", "high_cards", "random", "attacker", "random"], {"num_players": 6}, 8, 45),
+    ],
+)
+def test_minus_two_heuristics_mixed_with_random_play_the_single_agent_views_game(
+    opponents, config, seed, steps, compiled
+):
+    """Minus Two's heuristics and random opponents per seat, all in the kernel: episode 1 of
+    game 0 is the single-agent view's with the Python agents (the random ones drawing as the
     kernel's do)."""
-    config = {"num_players": 4, "reward": "win", "num_rounds": 3}
     assert (
         kernel_opponents_beside_the_single_agent_view(
-            "nobody_wants_it", config, opponents, 1, seed, compiled
+            "minus_two", config, opponents, 1, seed, compiled
         )
         == steps
     )
 
 
 class CountingAgent(Agent):
-    """A Nobody Wants It heuristic called from Python, counting its calls in ``calls``."""
+    """A heuristic called from Python, counting its calls in ``calls`` and the positions it had
+    seen before in the game (a loop breaker's) in ``repeated``."""
 
     calls: list[int] = []
+    repeated: list[int] = []
 
     def __init__(self, name: str, game, seed):
         super().__init__(game, seed)
@@ -279,7 +323,12 @@ class CountingAgent(Agent):
 
     def act(self, observation):
         self.calls.append(1)
+        if observation["observation"].tobytes() in getattr(self.agent, "_seen", ()):
+            self.repeated.append(1)
         return self.agent.act(observation)
+
+    def reset(self):
+        self.agent.reset()
 
 
 def play_vector_env(env: VectorEnv, seed: int, steps: int) -> list[np.ndarray]:
@@ -296,27 +345,22 @@ def play_vector_env(env: VectorEnv, seed: int, steps: int) -> list[np.ndarray]:
     return trace
 
 
-@pytest.mark.parametrize("compiled", KERNELS)
-@pytest.mark.parametrize(
-    ("opponents", "episodes"),
-    [
-        ("nwi_dodger", {False: 33, True: 330}),
-        ("hand_shedder", {False: 30, True: 318}),
-        (["hand_shedder", "nwi_dodger", "nwi_dodger"], {False: 33, True: 320}),
-    ],
-)
-def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_python(
-    opponents, episodes, compiled, monkeypatch
-):
-    """Opponents named hand_shedder or nwi_dodger are played inside the kernel, no agent called
-    from Python; the games, every observation, reward, end, seat and mask, are those of the
-    same agents called from Python (given as factories), over many episodes of 6 games."""
-    specs = [opponents] * 3 if isinstance(opponents, str) else opponents
-    steps = 400 if compiled else 40  # the plain kernel is slow
-    config = {"num_players": 4, "reward": "points", "num_rounds": 1}
-    factories = [lambda game, seed, name=name: CountingAgent(name, game, seed) for name in specs]
+NWI_ONE_ROUND = {"num_players": 4, "reward": "points", "num_rounds": 1}
+
+
+def kernel_beside_python_opponents(
+    name: str, config: dict, opponents, steps: int, compiled: bool, monkeypatch
+) -> tuple[VectorEnv, list[np.ndarray]]:
+    """``steps`` random learner steps in 6 games with ``opponents`` (names of heuristics the
+    kernel plays) as the same agents called from Python (factories of :class:`CountingAgent`),
+    then played in the kernel with no agent called from Python: every observation, reward, end,
+    seat and mask the same. Returns the kernel's env and what it gave."""
+    n = config["num_players"]
+    specs = [opponents] * (n - 1) if isinstance(opponents, str) else opponents
+    factories = [lambda game, seed, spec=spec: CountingAgent(spec, game, seed) for spec in specs]
     monkeypatch.setattr(CountingAgent, "calls", [])
-    in_python = VectorEnv("nobody_wants_it", 6, factories, compiled=compiled, **config)
+    monkeypatch.setattr(CountingAgent, "repeated", [])
+    in_python = VectorEnv(name, 6, factories, compiled=compiled, **config)
     expected = play_vector_env(in_python, 5, steps)
     assert not in_python._compiled_opponents and len(CountingAgent.calls) > steps
 
@@ -324,11 +368,91 @@ def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_py
         raise AssertionError("a heuristic was called from Python")
 
     monkeypatch.setattr(KernelHeuristic, "act", no_python)
-    in_kernel = VectorEnv("nobody_wants_it", 6, opponents, compiled=compiled, **config)
+    in_kernel = VectorEnv(name, 6, opponents, compiled=compiled, **config)
     assert in_kernel._compiled_opponents
     trace = play_vector_env(in_kernel, 5, steps)
     assert all(np.array_equal(a, b) for a, b in zip(trace, expected, strict=True))
+    return in_kernel, trace
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(
+    ("name", "config", "opponents", "episodes"),
+    [
+        ("nobody_wants_it", NWI_ONE_ROUND, "nwi_dodger", {False: 33, True: 330}),
+        ("nobody_wants_it", NWI_ONE_ROUND, "hand_shedder", {False: 30, True: 318}),
+        (
+            "nobody_wants_it",
+            NWI_ONE_ROUND,
+            ["hand_shedder", "nwi_dodger", "nwi_dodger"],
+            {False: 33, True: 320},
+        ),
+        ("believe_it_or_not", {"num_players": 4}, "bluffer", {False: 3, True: 43}),
+        (
+            "believe_it_or_not",
+            {"num_players": 3, "variant": "quick"},
+            "honest",
+            {False: 3, True: 58},
+        ),
+        (
+            "believe_it_or_not",
+            {"num_players": 6, "num_species": 5},
+            ["honest", "bluffer", "bluffer", "honest", "bluffer"],
+            {False: 6, True: 67},
+        ),
+    ],
+)
+def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_python(
+    name, config, opponents, episodes, compiled, monkeypatch
+):
+    """Opponents named by a game's heuristics written in its kernel are played there, no agent
+    called from Python; the games, every observation, reward, end, seat and mask, are those of
+    the same agents called from Python (given as factories, seeded as the vector env seeds
+    them), over many episodes of 6 games."""
+    steps = 400 if compiled else 40  # the plain kernel is slow
+    _env, trace = kernel_beside_python_opponents(
+        name, config, opponents, steps, compiled, monkeypatch
+    )
     assert sum(int(ended.sum()) for ended in trace[5::6]) == episodes[compiled]  # terminated
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(
+    ("opponents", "config", "slots", "seen"),
+    [
+        ("attacker", {"num_players": 2}, 256, {False: (0, 3, 256), True: (22, 75, 256)}),
+        (
+            "high_cards",
+            {"num_players": 2, "scoring": "count"},
+            2,
+            {False: (0, 3, 128), True: (25, 81, 512)},
+        ),
+        (
+            ["high_cards", "attacker", "attacker"],
+            {"num_players": 4},
+            2,
+            {False: (0, 0, 128), True: (52, 0, 256)},
+        ),
+    ],
+)
+def test_minus_two_kernel_heuristics_play_as_the_python_agents_without_calling_python(
+    opponents, config, slots, seen, compiled, monkeypatch
+):
+    """Opponents named attacker or high_cards are played inside the kernel, no agent called from
+    Python; the games, every observation, reward, end, seat and mask, are those of the same
+    agents called from Python (given as factories), over many episodes of 6 games: the
+    positions they repeat (2-player games cycle) and the random actions they play there
+    included, and with tables of positions that start at ``slots`` slots, grow as they fill
+    and shrink when their games are over. ``seen``: the episodes that ended by the rules, the
+    repeated positions, the slots at the end."""
+    monkeypatch.setattr(batch, "MEMORY_SLOTS", slots)
+    steps = 600 if compiled else 40  # the plain kernel is slow
+    in_kernel, trace = kernel_beside_python_opponents(
+        "minus_two", config, opponents, steps, compiled, monkeypatch
+    )
+    terminated = sum(int(ended.sum()) for ended in trace[5::6])
+    slots_at_the_end = in_kernel.batch.memory.shape[2]
+    assert (terminated, len(CountingAgent.repeated), slots_at_the_end) == seen[compiled]
 
 
 @pytest.mark.parametrize(
@@ -338,8 +462,10 @@ def test_kernel_heuristic_opponents_play_as_the_python_agents_without_calling_py
         ("nobody_wants_it", ["nwi_dodger", "random", "hand_shedder"], True),
         ("nobody_wants_it", ["nwi_dodger", "random", seeded("hand_shedder", 0)], False),
         ("minus_two", "random", True),
-        ("minus_two", "attacker", False),  # a heuristic of Python
-        ("believe_it_or_not", ["random", "random", "honest"], False),
+        ("minus_two", "attacker", True),
+        ("minus_two", ["attacker", "random", seeded("high_cards", 0)], False),
+        ("believe_it_or_not", ["random", "bluffer", "honest"], True),
+        ("believe_it_or_not", ["random", "random", seeded("honest", 0)], False),
     ],
 )
 def test_the_kernel_plays_the_opponents_only_when_it_knows_every_one(name, opponents, in_kernel):

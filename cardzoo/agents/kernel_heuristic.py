@@ -4,10 +4,24 @@ one source.
 A game's kernel (:mod:`cardzoo.envs.kernels`) may hold heuristics as small functions
 ``decide(observation, starts, legal) -> action`` that read only what a seat sees: its
 observation vector (``starts``: where each of the kernel's ``OBSERVATION_FIELDS`` begins) and its
-legal actions as bits (bit ``a`` set if action ``a`` is legal). The vector environments play
+legal actions as bits (bit ``a`` set if action ``a`` is legal), or, in a game with more actions
+than an int64 has bits (Minus Two's 293), as the kernel's own code of them
+(:attr:`KernelHeuristic.legal_as_code`). The vector environments play
 them compiled inside the kernel, as opponents (:attr:`KernelHeuristic.kernel_policy` is the
 code the kernel's drivers know them by); a :class:`KernelHeuristic` agent calls the same
 function for one decision.
+
+A heuristic may also remember something between decisions (a placement it planned) and draw
+random numbers: a kernel whose heuristics do declares ``HEURISTIC_MEMORY`` (the int64s each
+keeps), and its decisions are ``decide(observation, starts, legal, memory, rng, *parameters)``
+with the game's ``kernel_parameters()``; ``rng`` is the agent's own generator
+(:attr:`~cardzoo.agents.base.Agent.rng`), which the compiled kernel draws from as numpy's
+PCG64 reproduced (:mod:`cardzoo.envs.kernel_random`), so that the plain and the compiled
+decisions draw the same numbers. **Decision (the generator):** loading the agent's generator
+into the kernel's form costs more than a decision, and most decisions draw nothing, so the
+compiled decision runs first with a generator that is not loaded (as a game on its kernel steps:
+:mod:`cardzoo.envs.packed`); if it wanted to draw, its memory is put back and it runs again with
+the generator loaded, whose new position is written back.
 
 **Decision (plain or compiled).** As a game on its kernel does (:mod:`cardzoo.envs.packed`), the
 agents run the plain copy of the kernel first (a short use never loads numba) and the compiled
@@ -21,7 +35,7 @@ they were first written).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +43,9 @@ from cardzoo.agents.base import Agent
 from cardzoo.envs import packed
 from cardzoo.envs.core import Game
 from cardzoo.envs.kernels import kernel_dependency, plain_and_compiled, plain_copy, use_compiled
+
+#: the generator's layout and numpy's state in and out (plain Python: numba stays unloaded)
+_random = plain_copy("cardzoo.envs.kernel_random")
 
 #: a mask's bytes -> its legal actions as bits (masks of one-byte dtypes; few distinct ones)
 _BITS: dict[bytes, int] = {}
@@ -44,6 +61,25 @@ def legal_bits(mask: np.ndarray) -> int:
     if bits is None:
         bits = _BITS[key] = sum(1 << int(action) for action in np.flatnonzero(mask))
     return bits
+
+
+#: (kernel module, a mask's bytes) -> its legal actions as the kernel's ``legal_code_of`` codes
+_CODES: dict[tuple[str, bytes], int] = {}
+
+
+def legal_code(kernel_module: str, mask: np.ndarray) -> int:
+    """The legal actions of an action mask as the kernel ``kernel_module`` codes them for its
+    heuristics (its ``legal_code_of`` of the legal actions in increasing order): for games with
+    too many actions for bits in an int64."""
+    mask = np.asarray(mask)
+    if mask.dtype.itemsize != 1:
+        mask = mask != 0
+    key = (kernel_module, mask.tobytes())
+    code = _CODES.get(key)
+    if code is None:
+        actions = np.flatnonzero(mask).tolist()
+        code = _CODES[key] = plain_copy(kernel_module).legal_code_of(actions, len(actions))
+    return code
 
 
 class KernelDecisions:
@@ -95,6 +131,9 @@ class KernelHeuristic(Agent):
     decision: ClassVar[str]
     #: the code the kernel's vector drivers play this heuristic by (``policy_action``)
     kernel_policy: ClassVar[int]
+    #: how the decision takes the legal actions: as bits (:func:`legal_bits`), or as the
+    #: kernel's code (:func:`legal_code`), for a game with more actions than an int64 has bits
+    legal_as_code: ClassVar[bool] = False
 
     def __init__(self, game: Game, seed: int | None = None):
         super().__init__(game, seed)
@@ -102,17 +141,56 @@ class KernelHeuristic(Agent):
         # plain data, and its copies share the process's decisions.
         self._decisions_key = (self.kernel_module, packed.COMPILED)
         layout = game.observation_layout
-        fields = kernel_decisions(self._decisions_key).kernel.OBSERVATION_FIELDS
-        self._starts = [layout[name].start for name in fields]
+        kernel = kernel_decisions(self._decisions_key).kernel
+        self._starts = [layout[name].start for name in kernel.OBSERVATION_FIELDS]
         self._starts_array = np.array(self._starts, np.int64)
+        #: what the decision keeps between calls (a list, an array once compiled), if anything
+        self._memory: list[int] | np.ndarray | None = None
+        if hasattr(kernel, "HEURISTIC_MEMORY"):
+            self._memory = [0] * kernel.HEURISTIC_MEMORY
+            self._parameters = game.kernel_parameters()
+            self._generator = np.zeros(_random.SIZE, np.int64)
+            self._generator[_random.KIND] = _random.WAITING
+
+    def reset(self) -> None:
+        if self._memory is not None:
+            self._memory = [0] * len(self._memory)  # as built (an array again when compiled)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         decisions = _DECISIONS.get(self._decisions_key) or kernel_decisions(self._decisions_key)
-        legal = legal_bits(observation["action_mask"])
+        mask = observation["action_mask"]
+        legal = legal_code(self.kernel_module, mask) if self.legal_as_code else legal_bits(mask)
         vector = observation["observation"]
         decide = getattr(decisions.kernel, self.decision)
+        if self._memory is not None:
+            return self._remembering(decisions, decide, vector, legal)
         if decisions.compiled:
             return int(decide(vector, self._starts_array, legal))
         if decisions.switch_in > 0:
             decisions.count()
         return decide(vector.tolist(), self._starts, legal)
+
+    def _remembering(
+        self, decisions: KernelDecisions, decide: Any, vector: np.ndarray, legal: int
+    ) -> int:
+        """:meth:`act` for a heuristic with memory and a generator (see the module
+        docstring)."""
+        memory = self._memory
+        if not decisions.compiled:
+            if decisions.switch_in > 0:
+                decisions.count()
+            return decide(vector.tolist(), self._starts, legal, memory, self.rng, *self._parameters)
+        if type(memory) is list:
+            memory = self._memory = np.array(memory, np.int64)
+        generator = self._generator  # WAITING between calls
+        arguments = (self._starts_array, legal, memory, generator, *self._parameters)
+        saved = memory.copy()
+        action = decide(vector, *arguments)
+        if generator[_random.KIND] == _random.MISSED:  # it wanted to draw: again, loaded
+            memory[:] = saved
+            _random.set_numpy_state(generator, self.rng.bit_generator.state)
+            action = decide(vector, *arguments)
+            self.rng.bit_generator.state = _random.numpy_state(generator)
+            generator.fill(0)  # nothing of the generator stays here between calls
+            generator[_random.KIND] = _random.WAITING
+        return int(action)

@@ -51,9 +51,12 @@ RECURRENT_POLICY_FORMAT = 3
 #: whose ordinal head shares one sharpness: versions before them would refuse the head or feed
 #: the policy wrong inputs
 COUNTING_POLICY_FORMAT = 4
+#: the format of a file whose policy plays positions blind (``positions``, :class:`PolicyAgent`):
+#: versions before it would play its positions by habit, not as the file says
+BLIND_POLICY_FORMAT = 5
 #: the formats :func:`read_policy` reads (1: no policy head of its own; 3: a recurrent core;
-#: 4: counted inputs or a shared-sharpness head, with or without a core)
-POLICY_FORMATS = (1, 2, 3, 4)
+#: 4: counted inputs or a shared-sharpness head, with or without a core; 5: blind positions)
+POLICY_FORMATS = (1, 2, 3, 4, 5)
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Tanh": np.tanh,
@@ -125,7 +128,7 @@ class PolicyInput:
     @property
     def stateless(self) -> bool:
         """Whether the inputs are the observation alone (nothing carried from earlier ones)."""
-        return self.frame_stack == 1 and not self.count_fields
+        return stateless_inputs(self.frame_stack, self.count_fields)
 
     def reset(self) -> None:
         """A new game: nothing seen yet."""
@@ -482,6 +485,53 @@ class NumpyPolicy:
         return int(rng.choice(probabilities.size, p=probabilities))
 
 
+#: how a policy chooses the positions of face-down cards where a game has them: as it learnt, or
+#: blind, as the game's heuristics do (:attr:`cardzoo.agents.profiles.GameAgents.positions`)
+POSITION_MODES = ("learned", "blind")
+
+
+def stateless_inputs(frame_stack: int, count_fields: tuple[str, ...]) -> bool:
+    """Whether a policy with this frame stack and these counted fields reads the observation
+    alone (nothing carried from earlier ones): :attr:`PolicyInput.stateless`, before the inputs
+    exist (a run's settings)."""
+    return frame_stack == 1 and not count_fields
+
+
+def position_rule(
+    game: Game, positions: str, inputs: PolicyInput, policy: NumpyPolicy, seed: int | None = None
+) -> Any:
+    """The game's rule for playing positions blind (None for ``positions="learned"``). Blind play
+    plans a placement by asking the policy for one card after another on observations that never
+    happen, so it needs a policy that reads the observation alone: ``positions="blind"`` for a
+    game without face-down positions, with a frame stack, counts or a recurrent core is an
+    :class:`~cardzoo.errors.InputError` saying which."""
+    rule = check_positions(game.name, positions, inputs.stateless, policy.core is not None)
+    return None if rule is None else rule(game, seed)
+
+
+def check_positions(game_name: str, positions: str, stateless: bool, recurrent: bool) -> Any:
+    """The checks of :func:`position_rule` (``stateless``: inputs of the observation alone),
+    before any policy exists; returns the game's rule class for ``"blind"``, else None."""
+    from cardzoo.agents.profiles import game_agents  # the profiles import the agent modules
+
+    if positions not in POSITION_MODES:
+        raise InputError(f"positions must be one of {list(POSITION_MODES)}, got {positions!r}")
+    if positions == "learned":
+        return None
+    rule = game_agents(game_name).positions
+    if rule is None:
+        raise InputError(
+            f"'blind' is for games with face-down cards chosen by position; {game_name} has "
+            "none (use 'learned')"
+        )
+    if not stateless or recurrent:
+        raise InputError(
+            "'blind' plans a placement with the policy on observations alone: not with a frame "
+            "stack, counts or a recurrent core (use 'learned' with those)"
+        )
+    return rule
+
+
 def choices(probabilities: np.ndarray, generators: list[np.random.Generator]) -> np.ndarray:
     """Row i's draw from its distribution ``probabilities[i]`` with ``generators[i]``, exactly
     as ``generators[i].choice(len(row), p=row)`` draws it (one uniform number per row, the
@@ -502,7 +552,12 @@ class PolicyAgent(Agent):
     did in training. A policy with a recurrent core keeps its hidden state in the agent
     (``hidden``): zeros at every new game (:meth:`reset`, also on ``reseed``), advanced by each
     of its decisions only. An agent plays one seat (every cardzoo driver builds one per seat),
-    so the state of one seat or game never reaches another."""
+    so the state of one seat or game never reaches another.
+
+    ``positions="blind"`` (Believe It or Not): the card it turns or peeks at and the order of
+    its placements' cards are chosen by the game's rule for blind play (:func:`position_rule`),
+    drawing from the agent's generator; the policy chooses everything else, including which
+    cards it places."""
 
     name = "ppo"
 
@@ -516,6 +571,7 @@ class PolicyAgent(Agent):
         frame_stack: int = 1,
         stack_fields: tuple[str, ...] = (),
         count_fields: tuple[str, ...] = (),
+        positions: str = "learned",
     ):
         super().__init__(game, seed)
         self.policy = policy
@@ -523,14 +579,25 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.name = label
         self.hidden = policy.initial_hidden()
+        self.positions = position_rule(game, positions, self.inputs, policy)
 
     def reset(self) -> None:
         """A new game: no earlier observation, and the hidden state of the policy playing now
         (the training opponents' policy may change between games) back to zeros."""
         self.inputs.reset()
         self.hidden = self.policy.initial_hidden()
+        if self.positions is not None:
+            self.positions.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        if self.positions is not None:
+            action = self.positions.choose(observation, self._decide, self.rng)
+            if action is not None:
+                return int(action)
+        return self._decide(observation)
+
+    def _decide(self, observation: dict[str, np.ndarray]) -> int:
+        """The policy's own choice (what :meth:`act` does without a rule for positions)."""
         mask = observation["action_mask"]
         if self.hidden is not None:  # the one path that advances a hidden state
             return int(self.act_batch([self], observation["observation"][None], mask[None])[0])
@@ -540,10 +607,10 @@ class PolicyAgent(Agent):
         return self.policy.act(inputs, mask, None if self.deterministic else self.rng)
 
     @property
-    def batch_key(self) -> int:
+    def batch_key(self) -> tuple[int, bool]:
         """Seats whose agents share a key decide together in one forward pass
-        (:meth:`act_batch`): those playing the same policy."""
-        return id(self.policy)
+        (:meth:`act_batch`): those playing the same policy, with or without blind positions."""
+        return id(self.policy), self.positions is None
 
     @staticmethod
     def act_batch(
@@ -551,7 +618,29 @@ class PolicyAgent(Agent):
     ) -> np.ndarray:
         """The actions of several seats that play one policy, in one forward pass: exactly what
         each agent's :meth:`act` would choose (the same inputs, and a sampling agent draws from
-        its own generator). A recurrent policy advances each agent's own hidden state."""
+        its own generator). A recurrent policy advances each agent's own hidden state; the
+        decisions a rule for positions takes are taken one by one, as :meth:`act` takes them."""
+        if agents[0].positions is None:
+            return PolicyAgent._forward(agents, observations, masks)
+        actions = np.zeros(len(agents), np.int64)
+        rest = []
+        for index, (agent, row, mask) in enumerate(zip(agents, observations, masks)):
+            observation = {"observation": row, "action_mask": mask}
+            action = agent.positions.choose(observation, agent._decide, agent.rng)
+            if action is None:
+                rest.append(index)
+            else:
+                actions[index] = action
+        if rest:
+            chosen = [agents[index] for index in rest]
+            actions[rest] = PolicyAgent._forward(chosen, observations[rest], masks[rest])
+        return actions
+
+    @staticmethod
+    def _forward(
+        agents: list[PolicyAgent], observations: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:
+        """The policy's own choices for several seats, in one forward pass."""
         if all(agent.inputs.stateless for agent in agents):
             inputs = agents[0].inputs.scaler(observations.astype(np.float32))  # nothing to stack
         else:
@@ -726,6 +815,8 @@ def _head_name(head: OrdinalHead) -> str:
 
 def _policy_format(policy: NumpyPolicy, info: dict[str, Any]) -> int:
     """The oldest format that holds this policy (so older versions read what they can play)."""
+    if info.get("positions", "learned") != "learned":
+        return BLIND_POLICY_FORMAT
     if info.get("count_fields") or (policy.head is not None and policy.head.shared_sharpness):
         return COUNTING_POLICY_FORMAT
     return POLICY_FORMAT if policy.core is None else RECURRENT_POLICY_FORMAT
@@ -764,6 +855,10 @@ def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
         fields = info.get(setting) or []
         if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
             raise _not_a_policy(path, f"its {setting} must be a list of names, got {fields!r}")
+    if info.get("positions", "learned") not in POSITION_MODES:
+        raise _not_a_policy(
+            path, f"its positions must be one of {list(POSITION_MODES)}, got {info['positions']!r}"
+        )
     return info
 
 
@@ -920,11 +1015,18 @@ def _played_params(params: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in params.items() if key != "reward"}
 
 
-def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -> PolicyAgent:
+def load_pretrained_agent(
+    game_name: str,
+    game: Game,
+    seed: int | None = None,
+    label: str = "pretrained",
+    positions: str | None = None,
+) -> PolicyAgent:
     """``make_agent(game_name, "pretrained", game)``: the policy shipped with cardzoo for this
     game and its parameters (model cards beside them: ``cardzoo/agents/pretrained/*.md``). Each
     plays the player count and parameters it was trained for; anything else is a
-    ``ValueError`` naming the parameters that have one."""
+    ``ValueError`` naming the parameters that have one. ``positions`` (None: as its file says)
+    plays its positions ``"learned"`` or ``"blind"`` (:class:`PolicyAgent`)."""
     shipped = pretrained_files(game_name)
     if not shipped:
         raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
@@ -937,7 +1039,10 @@ def load_pretrained_agent(game_name: str, game: Game, seed: int | None = None) -
         )
     policy, info = read_policy(path)
     check_policy_fits(info, game_name, game, f"the pretrained policy {path}", policy)
-    return PolicyAgent(game, policy, seed=seed, label="pretrained", **play_settings(info))
+    settings = play_settings(info)
+    if positions is not None:
+        settings["positions"] = positions
+    return PolicyAgent(game, policy, seed=seed, label=label, **settings)
 
 
 #: how a saved policy chooses its action: the most likely legal one, or a draw from its
@@ -958,7 +1063,11 @@ def play_settings(info: dict[str, Any]) -> dict[str, Any]:
     """How a saved policy plays as an agent, from its record: its inputs, and whether it takes
     the most likely action (``play`` "greedy", and files written before ``play`` was recorded)
     or samples (``play`` "sample")."""
-    return {**input_settings(info), "deterministic": info.get("play", "greedy") != "sample"}
+    return {
+        **input_settings(info),
+        "deterministic": info.get("play", "greedy") != "sample",
+        "positions": info.get("positions", "learned"),
+    }
 
 
 def model_file(path: str | Path) -> Path:

@@ -40,6 +40,10 @@ class GameAgents:
     training: dict[str, Any] = dataclasses.field(default_factory=dict)
     minutes: float = 0.0
     unbeaten: Budget | None = None
+    #: where face-down cards are chosen by position (Believe It or Not): how a learned policy
+    #: plays those positions blind (``positions="blind"``), a class built like an agent with a
+    #: ``choose(observation, decide, rng)`` method; None where the game has no such choice
+    positions: type | None = None
 
 
 PROFILES: dict[str, GameAgents] = {
@@ -72,8 +76,10 @@ PROFILES: dict[str, GameAgents] = {
             points_scale=0.05,
             params={"variant": "quick"},
             timesteps=2_000_000,
+            positions="blind",
         ),
         minutes=12,
+        positions=believe_it_or_not.BlindPositions,
     ),
     # Minus Two: half the seats attackers and 8 epochs raised the first mix's 0.209 to 0.247
     # [0.221, 0.275] against three attackers, level with the attacker's own 0.250. 300,000

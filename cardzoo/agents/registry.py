@@ -7,7 +7,9 @@ Names:
   file), ``rllib:RUN`` (a run folder of ``cardzoo train-rllib``, or one of its checkpoints);
 - ``NAME:KEY=VALUE[:KEY=VALUE...]`` for an agent that takes parameters (its class lists them in
   ``PARAMS``, name -> type), e.g. ``ismcts:simulations=400:seed=3``;
-- ``pretrained``: the trained policy that ships with cardzoo for the game (numpy only).
+- ``pretrained``: the trained policy that ships with cardzoo for the game (numpy only);
+  ``pretrained:positions=learned`` plays a Believe It or Not policy's positions as it learnt
+  them instead of blind (docs/training.md, "Positions").
 
 Everything that seats agents — matches, tournaments, the Gymnasium view, terminal play, training
 opponents — builds them through :func:`build_agent`, which also takes a factory
@@ -46,6 +48,9 @@ POLICY_LOADERS: dict[str, Callable[..., Agent]] = {
 
 #: the name of the policy that ships with cardzoo for a game
 PRETRAINED = "pretrained"
+#: what ``pretrained:KEY=VALUE`` may set: ``positions`` (learned or blind), to play the shipped
+#: policy's positions otherwise than its file says (Believe It or Not)
+PRETRAINED_PARAMS = {"positions": str}
 
 
 def agent_classes(game_name: str) -> dict[str, type[Agent]]:
@@ -73,8 +78,10 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     kind, colon, rest = agent_name.partition(":")
     if colon and kind in POLICY_LOADERS:
         return POLICY_LOADERS[kind](game_name, rest, game, seed=seed)
-    if agent_name == PRETRAINED:
-        return load_pretrained_agent(game_name, game, seed=seed)
+    if kind == PRETRAINED:
+        settings = parse_params(kind, rest, PRETRAINED_PARAMS) if colon else {}
+        label = agent_name if colon else PRETRAINED
+        return load_pretrained_agent(game_name, game, seed=seed, label=label, **settings)
     agent_class = _agent_class(game_name, agent_name)
     params = parse_params(kind, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
     # A seed in the name (ismcts:seed=3) is the agent's own; matches still reseed every agent
@@ -86,10 +93,12 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
 def check_agent_name(game_name: str, agent_name: str) -> None:
     """``ValueError`` unless ``agent_name`` names an agent of the game (saved policies are
     checked when they are loaded, parameters when the agent is built)."""
-    kind, colon, _ = agent_name.partition(":")
-    if agent_name == PRETRAINED and pretrained_file(game_name) is None:
+    kind, colon, rest = agent_name.partition(":")
+    if kind == PRETRAINED and pretrained_file(game_name) is None:
         raise InputError(f"cardzoo ships no pretrained policy for {game_name}")
-    if not (colon and kind in POLICY_LOADERS) and agent_name != PRETRAINED:
+    if kind == PRETRAINED and colon:
+        parse_params(kind, rest, PRETRAINED_PARAMS)
+    if not (colon and kind in POLICY_LOADERS) and kind != PRETRAINED:
         _agent_class(game_name, agent_name)
 
 

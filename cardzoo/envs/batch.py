@@ -41,6 +41,19 @@ EXTERNAL_POLICY = -1
 #: deals in a row that may end before a learner's seat decides (see :meth:`GameBatch.step_seats`)
 MAX_DEALS = 1000
 
+#: the slots of each opponent's table of positions at first, in a kernel whose heuristics
+#: remember them (doubled for all whenever one is half full, and quartered while all are less
+#: than an eighth full; see :meth:`GameBatch.step_seats`)
+MEMORY_SLOTS = 256
+
+
+def opponent_seeds(seed: int, count: int) -> list[int]:
+    """The seeds of the ``count`` opponents of a game seeded with ``seed``, one per other seat
+    in seat order: what the vector environment seeds its opponent agents with, and its kernel's
+    heuristics' generators."""
+    first = int(np.random.SeedSequence(seed, spawn_key=(2,)).generate_state(1)[0])
+    return [first + index for index in range(count)]
+
 
 def has_batch(game_class: type[Game]) -> bool:
     """Whether a game has a kernel that plays many games at once (and so a vector form)."""
@@ -85,14 +98,36 @@ class GameBatch:
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
         self.plays_heuristics = hasattr(self.kernel, "policy_action")
         self._observation = np.zeros(game.observation_size)  # the heuristics' scratch
+        #: whether the kernel's heuristics draw and remember (between decisions of one game):
+        #: each game's opponents (in seat order, the learner's left out) then have a generator
+        #: (seeded by :meth:`seed`, as the agents of the Python path are) and a memory of
+        #: int64s, cleared at every new game: a fixed ``HEURISTIC_MEMORY`` of them (a plan:
+        #: Believe It or Not's), or, where the kernel has ``remember`` (loop breakers: Minus
+        #: Two's), a table of positions that grows (:attr:`tables`; ``remembered`` counts them)
+        self.tables = hasattr(self.kernel, "remember")
+        slots = getattr(self.kernel, "HEURISTIC_MEMORY", 0)
+        self.remembers = self.tables or slots > 0
+        opponents = game.num_players - 1
+        self.memory = np.zeros((self.num_games, opponents, slots), np.int64)  # tables: at first use
+        self.remembered = np.zeros((self.num_games, opponents), np.int64)
+        self.heuristic_rngs = np.zeros((self.num_games, opponents, kernel_random.SIZE), np.int64)
 
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
-        (integers in 0 .. 2**63 - 1)."""
+        (integers in 0 .. 2**63 - 1), and its heuristic opponents' generators as
+        ``default_rng`` of :func:`opponent_seeds`."""
         self.seed_generators(self.env_rngs, seeds)
+        if self.remembers:
+            count = self.game.num_players - 1
+            for rngs, seed in zip(self.heuristic_rngs, np.asarray(seeds).tolist()):
+                self.seed_generators(rngs, np.array(opponent_seeds(seed, count)))
 
     def start(self, games: np.ndarray) -> None:
-        """A new game wherever ``games`` (bool, one per game) is true."""
+        """A new game wherever ``games`` (bool, one per game) is true; its heuristics'
+        memory (:attr:`remembers`) is cleared, as an agent's ``reset``."""
+        if self.remembers:
+            self.memory[games] = 0
+            self.remembered[games] = 0
         self.kernel.start_games(
             self.rows, self.rngs, self.env_rngs, self.steps, games, *self.parameters
         )
@@ -140,7 +175,15 @@ class GameBatch:
         a new episode: a new game, the learner in ``learner_seat`` (-1: a seat drawn from
         ``policy_rngs[b]``), the others playing up to its first decision; a game that ends first
         is dealt again, and :data:`MAX_DEALS` in vain raise ``InputError``. Games with
-        ``actions[b] < -1`` are left alone."""
+        ``actions[b] < -1`` are left alone.
+
+        Where the kernel's heuristics :attr:`remembers`, other seat o of game b plays with the
+        generator ``heuristic_rngs[b, o]`` and the memory ``memory[b, o]``, which every new game
+        clears (as an agent's ``reset``). Where that memory is a table of positions
+        (:attr:`tables`), a table half full stops the kernel before that opponent's decision,
+        every table grows to twice the slots, and the kernel goes on from that game (the same
+        games as with tables large enough from the start); the tables shrink again once the
+        games that grew them are over."""
         heuristics: tuple = ()
         if self.plays_heuristics:
             if policies is None:
@@ -148,11 +191,19 @@ class GameBatch:
             heuristics = (policies, self.starts, self._observation)
         elif policies is not None and np.any(policies):
             raise InputError(f"{self.game.name}: its kernel plays only random opponents")
-        failed = self.kernel.step_seats(
-            self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
-            learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask, *heuristics,
-            *self.parameters,
-        )  # fmt: skip
+        if self.tables:
+            self._fit_memory()
+        first_row = 0
+        while True:
+            memory = self._memory_arguments() + ((first_row,) if self.tables else ())
+            failed = self.kernel.step_seats(
+                self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
+                learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask,
+                *heuristics, *memory, *self.parameters,
+            )  # fmt: skip
+            if not self.tables or failed > self.kernel.FULL:  # type: ignore[union-attr]
+                break
+            first_row, actions = self._grow_memory(failed, actions)
         if failed >= 0:
             seat = "a random seat" if learner_seat < 0 else f"seat {learner_seat}"
             raise InputError(
@@ -173,18 +224,70 @@ class GameBatch:
     ) -> int:
         """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide, a seat whose
         code ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every
-        other seat by its code (:data:`RANDOM_POLICY`, from the generators ``policy_rngs``, or,
-        where the kernel :attr:`plays_heuristics`, a heuristic's ``kernel_policy``). Adds what
+        other seat by its code, as :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY`
+        from the generators ``policy_rngs``, or a heuristic's ``kernel_policy``; where the
+        heuristics :attr:`remembers`, the one of seat p draws from ``heuristic_rngs[b, o]`` and
+        keeps ``memory[b, o]``, o = p - (p > stops[b]), which :meth:`start` clears). Adds what
         seat ``stops[b]`` earned meanwhile to ``earned[b]`` (float64); ``ends[b]`` says how the
         game stands, ``players[b]`` which seat decides now. Games not active are left alone.
         Returns how many games wait for a seat decided outside."""
-        return int(
-            self.kernel.play_codes(
+        if self.tables:
+            self._fit_memory()
+        while True:
+            waiting = self.kernel.play_codes(
                 self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active,
                 self.max_cycles, earned, ends, players, self._mask, self.starts, self._observation,
-                *self.parameters,
-            )
-        )  # fmt: skip
+                *self._memory_arguments(), *self.parameters,
+            )  # fmt: skip
+            if waiting >= 0:
+                return int(waiting)
+            # a table of positions half full (tables only): every table grows, and the games go
+            # on where they stopped (those done stay as they are)
+            self._resize_memory(2 * self.memory.shape[2])
+
+    def _memory_arguments(self) -> tuple:
+        """What the kernel's drivers take for the heuristics' generators and memory: nothing,
+        ``heuristic_rngs`` and ``memory``, and with tables of positions ``remembered``."""
+        if not self.remembers:
+            return ()
+        if not self.tables:
+            return (self.heuristic_rngs, self.memory)
+        return (self.heuristic_rngs, self.memory, self.remembered)
+
+    def _resize_memory(self, slots: int) -> None:
+        """Every opponent's table of positions moved into one of ``slots`` slots."""
+        assert self.kernel is not None
+        resized = np.zeros((*self.memory.shape[:2], slots), np.int64)
+        self.kernel.moved(self.memory, resized, self.remembered)
+        self.memory = resized
+
+    def _fit_memory(self) -> None:
+        """The tables of positions made at the first call, and made small again once the long
+        games that grew them are over (a table holds a game's positions only)."""
+        slots = self.memory.shape[2]
+        if not slots:
+            self.memory = np.zeros((*self.memory.shape[:2], MEMORY_SLOTS), np.int64)
+        elif slots > MEMORY_SLOTS and 8 * int(self.remembered.max()) < slots:
+            self._resize_memory(max(MEMORY_SLOTS, slots // 4))
+
+    def _grow_memory(self, failed: int, actions: np.ndarray) -> tuple[int, np.ndarray]:
+        """After the kernel's ``step_seats`` stopped at game ``FULL - failed`` because an
+        opponent's table of positions was half full: every table twice the slots, and where the
+        kernel goes on (that game, and the actions that tell it how)."""
+        kernel = self.kernel
+        assert kernel is not None
+        first_row = kernel.FULL - failed
+        self._resize_memory(2 * self.memory.shape[2])
+        stepped = actions[first_row] >= 0 or actions[first_row] == kernel.RESUME_STEP
+        actions = actions.copy()
+        actions[first_row] = kernel.RESUME_STEP if stepped else kernel.RESUME_EPISODE
+        return first_row, actions
+
+    def load_generator(self, b: int, other: int, generator: np.random.Generator) -> None:
+        """Other seat ``other`` of game b (in seat order, the learner's or stop seat's left out)
+        plays its heuristic with a copy of ``generator`` (a PCG64 ``numpy.random.Generator``, as
+        agents have; it is not advanced): the draws its agent would make."""
+        kernel_random.set_numpy_state(self.heuristic_rngs[b, other], generator.bit_generator.state)
 
     def draw(self, generator: np.ndarray, count: int) -> int:
         """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""

@@ -9,9 +9,10 @@ list) of :data:`SIZE` numbers, of one of two kinds:
   int64 and the plain Python copy gives the same numbers as the compiled one. :func:`seed_numpy`
   seeds it as ``numpy.random.default_rng(seed)`` does (``SeedSequence``, then PCG64's
   initialisation); :func:`below` draws as numpy's ``random_interval`` (the draw of
-  ``Generator.shuffle`` and ``Generator.permutation``); :func:`next_seed` is
-  ``Generator.integers(2**63)``; :func:`numpy_state` and :func:`set_numpy_state` convert to and
-  from ``bit_generator.state``.
+  ``Generator.shuffle`` and ``Generator.permutation``); :func:`integers` draws as
+  ``Generator.integers(count)`` (Lemire's method: the draw of ``integers`` and ``choice``);
+  :func:`next_seed` is ``Generator.integers(2**63)``; :func:`numpy_state` and
+  :func:`set_numpy_state` convert to and from ``bit_generator.state``.
 - :data:`XORSHIFT`: xorshift32, cheap, for the search playouts, which need many numbers and no
   particular stream.
 
@@ -21,11 +22,13 @@ engine that steps one game on its kernel (:mod:`cardzoo.envs.packed`) loads the 
 waiting generator gives 0 and turns it into :data:`MISSED`; the engine then undoes the step and
 runs it again with the generator loaded. **Decision:** in plain Python, 128-bit arithmetic on
 16-bit limbs costs about 15 microseconds a number (a deal, a millisecond), so a plain engine
-passes the ``numpy.random.Generator`` itself, and the plain copy's :func:`shuffle` lets numpy
-shuffle with it: the very draws (the tests hold both to numpy), at C speed.
+passes the ``numpy.random.Generator`` itself, and the plain copy's :func:`shuffle` and
+:func:`integers` let numpy draw with it: the very draws (the tests hold both to numpy), at C
+speed.
 
 :func:`shuffle` is numpy's Fisher-Yates for either kind. **Decision:** the generator reproduces
-numpy's published algorithms (``SeedSequence``, PCG64, ``random_interval``); the tests hold it
+numpy's published algorithms (``SeedSequence``, PCG64, ``random_interval``, Lemire's bounded
+integers); the tests hold it
 equal to numpy on many seeds. Numba's on-disk cache does not notice a change in this module from
 a kernel that calls it: a change here (there is no reason for one while numpy keeps its streams)
 needs the cached kernels cleared (``__pycache__/*.nbi``, ``*.nbc``); the tests that compare
@@ -140,6 +143,26 @@ def interval(rng, largest):
 
 
 @jit
+def lemire(rng, count):
+    """numpy's ``buffered_bounded_lemire_uint32``: uniform in 0..count-1 (1 < count < 2**32),
+    the high half of a 32-bit draw times ``count``, drawn again while the low half falls below
+    ``(2**32 - count) % count``. The 64-bit product is taken in 16-bit pieces, so that no product
+    leaves an int64."""
+    threshold = -1  # worked out at the first low half below count only, as numpy does
+    while True:
+        draw = next_uint32(rng)
+        low, high = (draw & M16) * count, (draw >> 16) * count
+        leftover = (low + ((high & M16) << 16)) & M32
+        if leftover >= count:
+            break
+        if threshold < 0:
+            threshold = (M32 + 1 - count) % count
+        if leftover >= threshold:
+            break
+    return ((low >> 16) + high) >> 16
+
+
+@jit
 def next_seed(rng):
     """``Generator.integers(2**63)`` (Lemire's method with a power of two: the top 63 bits)."""
     high, low = next_halves(rng)
@@ -247,6 +270,19 @@ def below(rng, count):
 
 
 @jit
+def integers(rng, count):
+    """A number in 0..count-1 (1 <= count <= 2**32): ``Generator.integers(count)`` of numpy's
+    generator, :func:`below` for the other kinds; 0 for count 1, drawing nothing (as numpy)."""
+    if count == 1:
+        return 0
+    if rng[KIND] != NUMPY:
+        return below(rng, count)
+    if count == M32 + 1:
+        return next_uint32(rng)
+    return lemire(rng, count)
+
+
+@jit
 def shuffle(values, start, size, rng):
     """``values[start:start + size]`` shuffled in place as numpy's ``Generator.shuffle`` does."""
     for i in range(size - 1, 0, -1):
@@ -266,8 +302,20 @@ def _plain_shuffle(values, start, size, rng):
         _shuffle_as_written(values, start, size, rng)
 
 
+_integers_as_written = integers
+
+
+def _plain_integers(rng, count):
+    """:func:`integers` as the plain copy runs it: given a ``numpy.random.Generator`` itself,
+    its own ``integers`` (the very draw)."""
+    if hasattr(rng, "bit_generator"):
+        return int(rng.integers(count))
+    return _integers_as_written(rng, count)
+
+
 if PLAIN:
     shuffle = _plain_shuffle
+    integers = _plain_integers
 
 
 # --- numpy's state, for the engines and the tests (plain Python only) ---------------------------

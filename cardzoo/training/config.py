@@ -18,7 +18,15 @@ import dataclasses
 from typing import Any
 
 from cardzoo.agents import check_agent_name, game_agents, make_agent
-from cardzoo.agents.policy import CORE_STATES, ORDINAL_HEADS, PLAY_MODES, PolicyInput
+from cardzoo.agents.policy import (
+    CORE_STATES,
+    ORDINAL_HEADS,
+    PLAY_MODES,
+    POSITION_MODES,
+    PolicyInput,
+    check_positions,
+    stateless_inputs,
+)
 from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game
@@ -269,6 +277,14 @@ class TrainConfig:
         "how the trained policy plays in the evaluations and as an agent: its most likely "
         "action, or a draw from its distribution (a mixed strategy)",
     )
+    positions: str | None = setting(
+        Choice(POSITION_MODES),
+        "learned",
+        "where face-down cards are chosen by position (Believe It or Not): the policy's own "
+        "choice, or blind, as the heuristics choose them (docs/training.md, 'Positions')",
+        per_game=True,
+        saved_before="learned",
+    )
     clip_range: float = setting(Number(), 0.2, "PPO's clipping of the ratio", option=False)
     vf_coef: float = setting(Number(), 0.5, "the value loss's weight", option=False)
     max_grad_norm: float = setting(
@@ -292,6 +308,9 @@ class TrainConfig:
             elif value is None:
                 value = ours.get(declared.name, declared.default)
             values[declared.name] = declared.check(value)
+        stateless = stateless_inputs(values["frame_stack"], values["count_fields"])
+        if self.positions is None and not (stateless and values["memory"] == "none"):
+            values["positions"] = "learned"  # the game's default "blind" needs stateless inputs
         if 0 < values["hold_special"] < 1:  # a share of the run: its decisions from here on
             values["hold_special"] = int(values["hold_special"] * values["timesteps"])
         config = dataclasses.replace(self, **values)
@@ -334,6 +353,12 @@ class TrainConfig:
                 f"a {self.memory} core remembers the game itself; use it without a frame "
                 f"stack (frame_stack 1, got {self.frame_stack})",
             )
+        try:
+            assert self.positions is not None and self.frame_stack is not None  # resolved
+            stateless = stateless_inputs(self.frame_stack, self.count_fields)
+            check_positions(self.game, self.positions, stateless, self.memory != "none")
+        except InputError as error:
+            raise SettingError("positions", str(error)) from None
         if self.processes > self.n_envs:
             raise SettingError("processes", f"at most n_envs ({self.n_envs}), got "
                                f"{self.processes}")  # fmt: skip

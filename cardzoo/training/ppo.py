@@ -365,6 +365,7 @@ def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: 
             final_eval_seed=EXPLOITER_EVAL_SEED,
             league=False,
             exploiter_every=0,
+            positions="learned",  # an exploiter looks for every habit, of positions too
         ).resolved()
         resume = (folder / "config.json").exists()
         metrics = _train(exploiter, folder, resume=resume, force=False, progress=False).metrics
@@ -430,6 +431,7 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
         "stack_fields": list(config.stack_fields),
         "count_fields": list(config.count_fields),
         "play": config.play,
+        "positions": config.positions,
         "format": FORMAT_VERSION,
     }
 
@@ -459,12 +461,14 @@ def learner_factory(
     stack_fields: tuple = (),
     deterministic: bool = True,
     count_fields: tuple = (),
+    positions: str = "learned",
 ):
-    """A ``play_match`` line-up entry: the policy as an agent, greedy unless told to sample."""
+    """A ``play_match`` line-up entry: the policy as an agent, greedy unless told to sample,
+    playing positions as ``positions`` says (:class:`~cardzoo.agents.policy.PolicyAgent`)."""
     inputs = (frame_stack, stack_fields, count_fields)
 
     def build(game: Game, seed: int) -> PolicyAgent:
-        return PolicyAgent(game, policy, seed, deterministic, label, *inputs)
+        return PolicyAgent(game, policy, seed, deterministic, label, *inputs, positions=positions)
 
     build.name = label  # type: ignore[attr-defined]  # play_match's label for this seat
     return build
@@ -487,6 +491,7 @@ def evaluate(
         stack_fields=config.stack_fields,
         deterministic=config.greedy,
         count_fields=config.count_fields,
+        positions=config.positions or "learned",
     )
     against, matches = {}, {}
     for opponent in config.evaluation_opponents:

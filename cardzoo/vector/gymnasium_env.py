@@ -24,7 +24,7 @@ from gymnasium.vector.utils import batch_space
 
 from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
 from cardzoo.envs import kernel_random
-from cardzoo.envs.batch import MAX_DEALS, OVER, RUNNING, TRUNCATED, GameBatch
+from cardzoo.envs.batch import MAX_DEALS, OVER, RUNNING, TRUNCATED, GameBatch, opponent_seeds
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice, check_int, known_options
 from cardzoo.errors import InputError
@@ -55,7 +55,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ``opponents``: an agent name or factory ``(game, seed) -> Agent``, or a list of one per
     other seat, as the single-agent view takes them. ``"random"`` (uniformly random legal play)
     and the game's heuristics written in its kernel (Nobody Wants It's ``hand_shedder`` and
-    ``nwi_dodger``: :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played
+    ``nwi_dodger``, Minus Two's ``high_cards`` and ``attacker``, Believe It or Not's ``honest``
+    and ``bluffer``: :class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) are played
     inside the compiled kernel, with no Python per decision: the fast path, taken when every
     opponent is one of them. Any other opponent (a factory, a policy, a heuristic of Python)
     puts every seat on the Python path: agents called for each decision (policy agents in one
@@ -73,6 +74,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     later episode of game i the game that environment's next ``reset()`` deals. The learner's
     seat (when drawn) and random opponents played in the kernel use a second generator per
     game, seeded from the same seed (a ``RandomAgent`` called from Python draws from its own).
+    A heuristic that draws (Minus Two's, Believe It or Not's) draws in the kernel as the agent the
+    Python path builds for its seat (:func:`~cardzoo.envs.batch.opponent_seeds`), so both paths
+    play the same games.
 
     Bad input raises :class:`~cardzoo.errors.InputError`: an action the mask forbids (vector
     learners mask their actions; **Decision:** no "terminate" mode as in the single-agent view),
@@ -210,11 +214,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
-        """One agent per other seat of one game (in seat order, the learner's left out)."""
-        agent_seed = int(np.random.SeedSequence(seed, spawn_key=(2,)).generate_state(1)[0])
+        """One agent per other seat of one game (in seat order, the learner's left out), seeded
+        as the kernel seeds the generators of the heuristics it plays."""
+        seeds = opponent_seeds(seed, len(self._opponent_specs))
         return [
-            build_agent(self.game_name, spec, self.game, agent_seed + index)
-            for index, spec in enumerate(self._opponent_specs)
+            build_agent(self.game_name, spec, self.game, agent_seed)
+            for spec, agent_seed in zip(self._opponent_specs, seeds, strict=True)
         ]
 
     def _play(self, actions: np.ndarray) -> None:

@@ -8,10 +8,14 @@ agents that decide in batches (a ``batch_key`` and ``act_batch``, such as polici
 seats they play across the games in one call. Each game stops where its *stop seat* must decide
 (a learner's, decided by the caller) or where it ends.
 
-A seat that the kernel plays draws its random actions from the game's second generator
-(``policy_rngs``), not from its agent's: the games are those of the agents, not the very games
-a :class:`~cardzoo.table.Table` plays with the same agents and seeds. Agents that read the
-engine's state (``uses_state``: the search agents) cannot sit here: the games are packed rows.
+A heuristic the kernel plays decides as its agent would: the same function, the same memory
+(cleared at every new game, as the agent's ``reset``) and the same draws, from a copy of the
+agent's generator taken when it sits down (:meth:`~cardzoo.envs.batch.GameBatch.load_generator`;
+the agent's own generator is not advanced: the sampler reseeds its agents for every game). A seat
+played at random in the kernel draws from the game's second generator (``policy_rngs``), not
+from its agent's: the games are those of the agents, not the very games a
+:class:`~cardzoo.table.Table` plays with the same agents and seeds. Agents that read the engine's
+state (``uses_state``: the search agents) cannot sit here: the games are packed rows.
 """
 
 from __future__ import annotations
@@ -115,7 +119,9 @@ class SeatedGames:
         seed_policy_generators(self.policy_rngs, seeds)
 
     def sit(self, b: int, stop: int, agents: Sequence[Agent | None]) -> None:
-        """Game b's stop seat and the agent of every seat (``agents[stop]`` is ignored)."""
+        """Game b's stop seat and the agent of every seat (``agents[stop]`` is ignored); a
+        heuristic the kernel plays draws from a copy of its agent's generator as it stands now
+        (its memory is cleared by :meth:`start`, as the agent's by ``reset``)."""
         self.stops[b] = stop
         for seat, agent in enumerate(agents):
             code = None if seat == stop or agent is None else kernel_policy(self.batch, agent)
@@ -128,6 +134,9 @@ class SeatedGames:
                 )
             self.agents[b][seat] = None if seat == stop else agent
             self.codes[b, seat] = EXTERNAL_POLICY if code is None else code
+            if code is not None and code != RANDOM_POLICY and self.batch.remembers:
+                assert agent is not None  # only agents have codes
+                self.batch.load_generator(b, seat - (seat > stop), agent.rng)
 
     def start(self, games: np.ndarray) -> None:
         """A new game wherever ``games`` (bool) is true (nothing played yet)."""

@@ -1,7 +1,8 @@
 """A game on its kernel played beside the numpy engine it replaced, step by step (the tests
 ``test_<game>_reference.py``): through the AEC environment, and from the numpy engine's
 snapshots. ``state_of(state)`` is what of a state the two must share (a game's own choice: the
-live cards, or every field)."""
+live cards, or every field). And heuristic agents beside the agents they replaced, decision by
+decision (:func:`play_beside_references`) and in a match (:func:`match_beside_the_reference`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from cardzoo.agents import Agent, RandomAgent, make_agent
 from cardzoo.envs import packed
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.core import Game
+from cardzoo.envs.helpers import game_rng_from_seed
+from cardzoo.evaluation import play_match
 
 StateOf = Callable[[Any], Any]
 
@@ -113,3 +117,82 @@ def restore_and_play_on(
         legal = np.flatnonzero(reference.legal_mask(position, position.current_player))
         reference.apply(position, int(legal[choices.integers(legal.size)]))
     return decisions, rewarded
+
+
+def play_beside_references(
+    game: Game, agents: list[Agent], references: list[Agent], seeds: list[int]
+) -> int:
+    """A game dealt from each of ``seeds``, its first seats played by ``agents`` and every
+    decision of theirs checked against the agent of the same seat in ``references``, the other
+    seats by a random agent; every agent reset before each game. Returns the decisions checked."""
+    random = RandomAgent(game, seed=0)
+    checked = 0
+    for seed in seeds:
+        for agent in (*agents, *references):
+            agent.reset()
+        state = game.new_state(game_rng_from_seed(seed))
+        while not state.terminal:
+            player = state.current_player
+            observation = seat_view(game, state)
+            if player < len(agents):
+                action = agents[player].act(observation)
+                assert action == references[player].act(observation), (seed, player)
+                checked += 1
+            else:
+                action = random.act(observation)
+            game.step(state, action)
+    return checked
+
+
+def seated_beside_references(
+    game: Game, turn: tuple[str, ...], seed: int, references: dict[str, type]
+) -> tuple[list[str], list[Agent], list[Agent | None]]:
+    """Every seat of ``game`` named by ``turn`` in turn, from ``turn[seed % len(turn)]`` on: the
+    names, the agents (each seeded with its seat) and beside each the reference agent of its
+    name, seeded alike (None for a name ``references`` lacks)."""
+    names = [turn[(seat + seed) % len(turn)] for seat in range(game.num_players)]
+    agents = [make_agent(game.name, name, game, seed=seat) for seat, name in enumerate(names)]
+    beside = [
+        references[name](game, seed=seat) if name in references else None
+        for seat, name in enumerate(names)
+    ]
+    return names, agents, beside
+
+
+def seat_view(game: Game, state: Any) -> dict[str, np.ndarray]:
+    """What the player to decide is given: its observation and action mask."""
+    player = state.current_player
+    return {
+        "observation": game.observe(state, player),
+        "action_mask": game.legal_mask(state, player),
+    }
+
+
+def match_beside_the_reference(
+    game_name: str,
+    lineup: list,
+    references: dict[str, type],
+    num_games: int,
+    seed: int,
+    params: dict | None = None,
+) -> list[tuple]:
+    """``play_match`` of ``lineup`` (agent names; the game's ``params``), and again with the
+    agents named in ``references`` replaced by those reference classes: the same games, game by
+    game (rewards, scores, winners, lengths), which it returns."""
+    records = []
+    for replaced in (False, True):
+        seats = [
+            (lambda game, seed, name=name: references[name](game, seed))
+            if replaced and name in references
+            else name
+            for name in lineup
+        ]
+        result = play_match(game_name, seats, num_games, seed=seed, params=params)
+        records.append(
+            [
+                (g.rewards.tolist(), g.scores.tolist(), g.winners.tolist(), g.length)
+                for g in result.games
+            ]
+        )
+    assert records[0] == records[1]
+    return records[0]

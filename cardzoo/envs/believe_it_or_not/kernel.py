@@ -45,6 +45,7 @@ PLAIN, jit = kernel_jit(__name__)
 
 _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
+integers = _random.integers
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 
 # The scalars at the start of a row (the state's fields of the same names).
@@ -601,7 +602,7 @@ def most_held_species(row, n, species, player, rng):
 
 @jit
 def spare_card(row, n, species, player, keep):
-    # The card the player needs least (the heuristics' spare_cards, first one): the elephant,
+    # The card the player needs least (near the heuristics' plan_spares, first one): the elephant,
     # then a single of a species it has most of on the table itself, then a card of a pair;
     # never the ``keep`` species, never a special; -1 if none.
     base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
@@ -747,6 +748,323 @@ def playouts(
 
 
 # ----------------------------------------------------------------------------------------------
+# The heuristics honest and bluffer, from a seat's view (cardzoo.agents.believe_it_or_not)
+# ----------------------------------------------------------------------------------------------
+# They read only the seat's observation (``starts``: where each of OBSERVATION_FIELDS begins),
+# its legal actions as bits and the game's parameters, and keep between decisions the placement
+# they planned (``memory``: the index of the next planned card, how many are planned, the cards)
+# and their own generator (``rng``: numpy's, drawn as ``Generator.integers`` and ``permutation``
+# draw). The agents call them one decision at a time and the vector games play them as
+# opponents (:func:`policy_action`).
+
+#: the policies the vector games play (``policy_action``): the agents' ``kernel_policy``
+RANDOM, HONEST, BLUFFER = 0, 1, 2
+#: a heuristic's memory: the next planned card, the planned cards' count, the cards in order
+PLAN_NEXT, PLAN_SIZE, PLAN = 0, 1, 2
+HEURISTIC_MEMORY = PLAN + MAX_PLACEMENT
+# Where the fields a heuristic reads are in ``starts`` (the order of OBSERVATION_FIELDS).
+SEEN_HAND, SEEN_OUT, SEEN_DECISION, SEEN_BUILDING, SEEN_DECLARED = 0, 4, 6, 8, 9
+SEEN_LAST_SIZE, SEEN_OWN_TABLE, SEEN_PEEKED_POSITION, SEEN_PEEKED_CARD = 11, 14, 15, 16
+#: the weight of "P tells the truth" in each heuristic's estimate of a claim
+HONEST_HONESTY, BLUFFER_HONESTY = 0.5, 0.35
+#: holding the declared species (believing is safe), doubt only a claim this unlikely
+DOUBT_BELOW_HOLDING = 0.3
+#: bluffer's bluff cards added to a placement at most
+EXTRA_CARDS = 2
+
+
+@jit
+def one_hot(observation, start, size):
+    """Which entry of the one-hot field ``observation[start:start + size]`` is set (0 if none)."""
+    for index in range(size):
+        if observation[start + index] > 0:
+            return index
+    return 0
+
+
+@jit
+def seen(observation, starts, field, index):
+    """Entry ``index`` of observation field ``field`` (a count) as an int."""
+    return int(observation[starts[field] + index])
+
+
+@jit
+def unseen_copies(observation, starts, kind):
+    """Copies of species ``kind`` the seat cannot see (in other hands or face down)."""
+    known = seen(observation, starts, SEEN_HAND, kind) + seen(observation, starts, SEEN_OUT, kind)
+    known += seen(observation, starts, SEEN_OWN_TABLE, kind)
+    known += seen(observation, starts, SEEN_BUILDING, kind)
+    return max(0, SET_SIZE - known)
+
+
+@jit
+def unseen_cards(observation, starts, cards):
+    """The cards the seat cannot see at all (at least 1)."""
+    known = 0
+    for field in (SEEN_HAND, SEEN_OWN_TABLE, SEEN_OUT, SEEN_BUILDING):
+        for kind in range(NUM_TYPES):
+            known += seen(observation, starts, field, kind)
+    return max(1, cards - known)
+
+
+@jit
+def peeked_position(observation, starts):
+    """The position of the card the seat peeked at in P's last placement, or -1."""
+    start = starts[SEEN_PEEKED_POSITION]
+    for position in range(MAX_PLACEMENT):
+        if observation[start + position] > 0:
+            return position
+    return -1
+
+
+@jit
+def claim_true_chance(observation, starts, cards, honesty):
+    """Estimated chance that the card the seat would turn shows the declared species: an honest
+    P (``min(1, unseen copies / cards claimed)``) and a random P (``unseen copies / unseen
+    cards``) mixed by ``honesty``; a peeked card settles its own position."""
+    declared = one_hot(observation, starts[SEEN_DECLARED], MAX_SPECIES)
+    position = peeked_position(observation, starts)
+    if position >= 0 and one_hot(observation, starts[SEEN_PEEKED_CARD], NUM_TYPES) != declared:
+        return 0.0  # a known lie
+    size = seen(observation, starts, SEEN_LAST_SIZE, 0)
+    unseen = unseen_copies(observation, starts, declared)
+    if position >= 0:  # the peeked card is true; the turned card is another one
+        size, unseen = size - 1, unseen - 1
+        if size == 0:
+            return 1.0
+    honest = min(1.0, unseen / size)
+    random = unseen / unseen_cards(observation, starts, cards)
+    return honesty * honest + (1 - honesty) * random
+
+
+@jit
+def card_to_turn(observation, starts, rng):
+    """The peeked card if it was a lie (or the only card), else another card at random."""
+    size = seen(observation, starts, SEEN_LAST_SIZE, 0)
+    position = peeked_position(observation, starts)
+    if position < 0:
+        return integers(rng, size)
+    declared = one_hot(observation, starts[SEEN_DECLARED], MAX_SPECIES)
+    if one_hot(observation, starts[SEEN_PEEKED_CARD], NUM_TYPES) != declared or size == 1:
+        return position
+    other = integers(rng, size - 1)
+    return other if other < position else other + 1
+
+
+@jit
+def lead_weight(observation, starts, kind, holds_animals):
+    """What makes ``kind`` a species to lead with: the copies held, or holding no animal, the
+    copies unseen."""
+    if holds_animals:
+        return seen(observation, starts, SEEN_HAND, kind)
+    return unseen_copies(observation, starts, kind)
+
+
+@jit
+def lead_species(observation, starts, species, rng):
+    """The species the seat holds most (ties drawn); holding no animal, the species with the
+    most unseen copies."""
+    holds_animals = False
+    for kind in range(species):
+        holds_animals = holds_animals or seen(observation, starts, SEEN_HAND, kind) > 0
+    ties, best = 0, 0
+    for kind in range(species):
+        weight = lead_weight(observation, starts, kind, holds_animals)
+        if ties == 0 or weight > best:
+            ties, best = 1, weight
+        elif weight == best:
+            ties += 1
+    pick = integers(rng, ties)
+    for kind in range(species):
+        if lead_weight(observation, starts, kind, holds_animals) == best:
+            if pick == 0:
+                return kind
+            pick -= 1
+    return 0
+
+
+@jit
+def plan_card(memory, card):
+    """One more card at the end of the planned placement."""
+    memory[PLAN + memory[PLAN_SIZE]] = card
+    memory[PLAN_SIZE] += 1
+
+
+@jit
+def plan_true_cards(observation, starts, memory, kind):
+    """Every card of ``kind`` the seat holds (up to a placement's 5) into the plan; how many."""
+    count = min(MAX_PLACEMENT, seen(observation, starts, SEEN_HAND, kind))
+    for _ in range(count):
+        plan_card(memory, kind)
+    return count
+
+
+@jit
+def plan_spares(observation, starts, species, keep, memory, limit):
+    """Up to ``limit`` of the cards the seat needs least into the plan, best to part with first:
+    the elephant, then single cards, those of species whose other copies it can least hope to
+    collect (most out of the game or its own on the table) first, then both cards of pairs;
+    never the ``keep`` species, never a special card. Returns how many."""
+    added = 0
+    if seen(observation, starts, SEEN_HAND, ELEPHANT) > 0 and added < limit:
+        plan_card(memory, ELEPHANT)
+        added += 1
+    # Singles in the order (-copies gone, species): each pick the first after the last one.
+    last_gone, last_kind = 1 << 30, -1
+    while added < limit:
+        pick, pick_gone = -1, -1
+        for kind in range(species):
+            if kind == keep or seen(observation, starts, SEEN_HAND, kind) != 1:
+                continue
+            gone = seen(observation, starts, SEEN_OUT, kind)
+            gone += seen(observation, starts, SEEN_OWN_TABLE, kind)
+            after_last = gone < last_gone or (gone == last_gone and kind > last_kind)
+            if after_last and gone > pick_gone:
+                pick, pick_gone = kind, gone
+        if pick < 0:
+            break
+        plan_card(memory, pick)
+        added += 1
+        last_gone, last_kind = pick_gone, pick
+    for kind in range(species):
+        if kind != keep and seen(observation, starts, SEEN_HAND, kind) == 2:
+            for _ in range(2):
+                if added < limit:
+                    plan_card(memory, kind)
+                    added += 1
+    return added
+
+
+@jit
+def plan_any_card(observation, starts, species, memory):
+    """One card to part with when nothing better is at hand: the first spare card, else an
+    animal, a skip, a peek (none if the hand is empty)."""
+    if plan_spares(observation, starts, species, -1, memory, 1):
+        return
+    for index in range(species + 2):
+        kind = index if index < species else (SKIP if index == species else PEEK)
+        if seen(observation, starts, SEEN_HAND, kind) > 0:
+            plan_card(memory, kind)
+            return
+
+
+@jit
+def plan_placement(honest, observation, starts, memory, kind, species, quick):
+    """The placement the seat plans under the declared ``kind`` (its lead, or a belief).
+    honest: every true card, the elephant along with two to four of them in the standard game
+    (its one lie), else one card to part with; bluffer: every true card and up to two spare
+    cards, or one spare card alone."""
+    memory[PLAN_NEXT] = 0
+    memory[PLAN_SIZE] = 0
+    true_cards = plan_true_cards(observation, starts, memory, kind)
+    if honest:
+        elephant = seen(observation, starts, SEEN_HAND, ELEPHANT) > 0
+        if not quick and elephant and 2 <= true_cards < MAX_PLACEMENT:
+            plan_card(memory, ELEPHANT)
+        elif true_cards == 0:
+            plan_any_card(observation, starts, species, memory)
+        return
+    if true_cards > 0:
+        room = MAX_PLACEMENT - true_cards
+        plan_spares(observation, starts, species, kind, memory, min(room, EXTRA_CARDS))
+    elif not plan_spares(observation, starts, species, kind, memory, 1):
+        plan_any_card(observation, starts, species, memory)
+
+
+@jit
+def next_planned_card(observation, starts, legal, memory):
+    """The next planned card that may be added to the placement; with nothing (more) planned,
+    the first card held if none is chosen yet, else finish."""
+    chosen = 0
+    for kind in range(NUM_TYPES):
+        chosen += seen(observation, starts, SEEN_BUILDING, kind)
+    while memory[PLAN_NEXT] < memory[PLAN_SIZE] and chosen < MAX_PLACEMENT:
+        card = memory[PLAN + memory[PLAN_NEXT]]
+        memory[PLAN_NEXT] += 1
+        if (legal >> (ADD_CARD + card)) & 1:
+            return ADD_CARD + card
+    if chosen > 0:
+        return FINISH
+    for kind in range(NUM_TYPES):
+        if (legal >> (ADD_CARD + kind)) & 1:
+            return ADD_CARD + kind
+    return -1
+
+
+@jit
+def respond(honest, observation, starts, legal, cards):
+    """Believe, doubt, peek or skip. honest: holding the declared species, believes unless the
+    claim looks clearly false; else peeks when unsure, doubts an unlikely claim, skips rather
+    than bluff. bluffer: peeks when unsure, doubts below its threshold, skips when it would
+    have to bluff."""
+    chance = claim_true_chance(
+        observation, starts, cards, HONEST_HONESTY if honest else BLUFFER_HONESTY
+    )
+    declared = one_hot(observation, starts[SEEN_DECLARED], MAX_SPECIES)
+    holds = seen(observation, starts, SEEN_HAND, declared) > 0
+    can_believe = (legal >> BELIEVE) & 1 == 1
+    can_peek = (legal >> PLAY_PEEK) & 1 == 1 and peeked_position(observation, starts) < 0
+    can_skip = (legal >> PLAY_SKIP) & 1 == 1
+    if honest:
+        if holds:
+            return DOUBT if chance < DOUBT_BELOW_HOLDING or not can_believe else BELIEVE
+        if can_peek and 0.2 < chance < 0.8:
+            return PLAY_PEEK
+        if chance < 0.5 or not can_believe:
+            return DOUBT
+        return PLAY_SKIP if can_skip else BELIEVE
+    if can_peek and 0.3 < chance < 0.7:
+        return PLAY_PEEK
+    if chance < (DOUBT_BELOW_HOLDING if holds else 0.5) or not can_believe:
+        return DOUBT
+    return PLAY_SKIP if not holds and can_skip else BELIEVE
+
+
+@jit
+def seat_heuristic(honest, observation, starts, legal, memory, rng, n, cards, species, quick):
+    """The action of honest (or bluffer) from the seat's view: a lead or a belief plans the
+    placement (its cards shuffled: where a lie sits tells nothing), which the following
+    decisions add card by card; a doubt turns the peeked card if it was a lie, else another at
+    random. An action that is not legal (a plan that no longer fits) gives way to the first
+    legal one."""
+    decision = one_hot(observation, starts[SEEN_DECISION], 5)
+    if decision == BUILD:  # the most frequent decision
+        action = next_planned_card(observation, starts, legal, memory)
+    elif decision == LEAD:
+        kind = lead_species(observation, starts, species, rng)
+        plan_placement(honest, observation, starts, memory, kind, species, quick)
+        shuffle(memory, PLAN, memory[PLAN_SIZE], rng)
+        action = DECLARE + kind
+    elif decision == CHOOSE_TURN:
+        action = TURN_CARD + card_to_turn(observation, starts, rng)
+    elif decision == CHOOSE_PEEK:
+        action = PEEK_AT + integers(rng, seen(observation, starts, SEEN_LAST_SIZE, 0))
+    else:
+        action = respond(honest, observation, starts, legal, cards)
+        if action == BELIEVE:
+            kind = one_hot(observation, starts[SEEN_DECLARED], MAX_SPECIES)
+            plan_placement(honest, observation, starts, memory, kind, species, quick)
+            shuffle(memory, PLAN, memory[PLAN_SIZE], rng)
+    if action < 0 or not (legal >> action) & 1:
+        action = 0
+        while not (legal >> action) & 1:
+            action += 1
+    return action
+
+
+@jit
+def honest_action(observation, starts, legal, memory, rng, n, cards, species, quick):
+    """The honest agent (:class:`~cardzoo.agents.believe_it_or_not.HonestAgent`)."""
+    return seat_heuristic(True, observation, starts, legal, memory, rng, n, cards, species, quick)
+
+
+@jit
+def bluffer_action(observation, starts, legal, memory, rng, n, cards, species, quick):
+    """The bluffer agent (:class:`~cardzoo.agents.believe_it_or_not.BlufferAgent`)."""
+    return seat_heuristic(False, observation, starts, legal, memory, rng, n, cards, species, quick)
+
+
+# ----------------------------------------------------------------------------------------------
 # Many games at once (the vector environments: cardzoo.envs.batch)
 # ----------------------------------------------------------------------------------------------
 # Every function here takes the game's parameters last, as Game.kernel_parameters() gives them:
@@ -822,15 +1140,43 @@ def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, cards, 
 
 
 @jit
-def play_to_seat(row, steps, b, policy_rng, seat, max_cycles, mask, n, cards, species, quick):
-    """Uniformly random play (from ``policy_rng``) by every seat but ``seat`` in game b
-    (``row``, its agent steps in ``steps[b]``) until ``seat`` must decide or the game ends;
-    returns how the game stands and what ``seat`` earned meanwhile."""
+def policy_action(
+    policy, row, n, cards, species, quick, rng, legal, starts, observation, seat_rng, memory
+):  # fmt: skip
+    """The action of the player to decide by ``policy`` (:data:`RANDOM`, from ``rng``, with
+    ``legal`` as scratch; :data:`HONEST`, :data:`BLUFFER`); a heuristic sees only that player's
+    observation (written into the scratch ``observation``) and legal actions, and draws from its
+    own generator ``seat_rng`` and keeps its ``memory``."""
+    if policy == RANDOM:
+        return random_action(row, n, cards, species, quick, rng, legal)
+    for index in range(len(observation)):
+        observation[index] = 0.0
+    observe(row, n, cards, species, quick, row[CURRENT], starts, observation)
+    bits = legal_actions(row, n, cards, species, quick)
+    return seat_heuristic(
+        policy == HONEST, observation, starts, bits, memory, seat_rng, n, cards, species, quick
+    )
+
+
+@jit
+def play_to_seat(
+    row, steps, b, policy_rng, seat, max_cycles, mask, policies, starts, observation, seat_rngs,
+    memories, n, cards, species, quick,
+):  # fmt: skip
+    """Every seat but ``seat`` plays in game b (``row``, its agent steps in ``steps[b]``) by its
+    policy (:func:`policy_action`; seat p's is policies[o] with o = p - (p > seat), a heuristic
+    with its generator seat_rngs[o] and memory memories[o], random play drawing from
+    ``policy_rng``) until ``seat`` must decide or the game ends; returns how the game stands and
+    what ``seat`` earned meanwhile."""
     if row[TERMINAL]:
         return OVER, 0
     end, earned = (TRUNCATED if steps[b] >= max_cycles else RUNNING), 0
     while end == RUNNING and row[CURRENT] != seat:
-        action = random_action(row, n, cards, species, quick, policy_rng, mask)
+        other = row[CURRENT] - (row[CURRENT] > seat)
+        action = policy_action(
+            policies[other], row, n, cards, species, quick, policy_rng, mask, starts, observation,
+            seat_rngs[other], memories[other],
+        )  # fmt: skip
         apply_action(row, n, cards, species, quick, action)
         steps[b] += 1
         end, earned = reward_after(row, n, seat, steps[b], max_cycles)
@@ -852,12 +1198,22 @@ def step_seats(
     rewards,
     ends,
     mask,
+    policies,
+    starts,
+    observation,
+    heuristic_rngs,
+    memory,
     n,
     cards,
     species,
     quick,
 ):
-    """Returns -1, or the first row that was dealt ``max_deals`` times in vain."""
+    """One decision of the learner in every game, the other seats played by ``policies`` (one
+    per other seat in seat order, the learner's left out: :data:`RANDOM`, :data:`HONEST`,
+    :data:`BLUFFER`), as :meth:`cardzoo.envs.batch.GameBatch.step_seats` describes; in game b
+    the heuristic of other seat o draws from heuristic_rngs[b][o] and keeps memory[b][o],
+    forgotten at every new game. Returns -1, or the first row that was dealt ``max_deals``
+    times in vain."""
     for b in range(len(rows)):
         row = rows[b]
         if actions[b] >= 0:
@@ -866,8 +1222,8 @@ def step_seats(
             ends[b], rewards[b] = reward_after(row, n, seats[b], steps[b], max_cycles)
             if ends[b] == RUNNING:
                 ends[b], rewards[b] = play_to_seat(
-                    row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species,
-                    quick,
+                    row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, policies, starts,
+                    observation, heuristic_rngs[b], memory[b], n, cards, species, quick,
                 )  # fmt: skip
             continue
         rewards[b] = 0
@@ -882,24 +1238,29 @@ def step_seats(
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
             new_game(row, n, cards, species, quick, rngs[b])
             steps[b] = 0
+            for other in range(n - 1):
+                for index in range(HEURISTIC_MEMORY):
+                    memory[b][other][index] = 0
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
             end, _ = play_to_seat(
-                row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, n, cards, species, quick
-            )
+                row, steps, b, policy_rngs[b], seats[b], max_cycles, mask, policies, starts,
+                observation, heuristic_rngs[b], memory[b], n, cards, species, quick,
+            )  # fmt: skip
     return -1
 
 
 @jit
 def play_codes(
     rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
-    mask, starts, observation, n, cards, species, quick,
+    mask, starts, observation, heuristic_rngs, memory, n, cards, species, quick,
 ):  # fmt: skip
     """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
-    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats
-    uniformly at random (code 0, from policy_rngs[b]: this kernel plays no heuristic yet). Adds
-    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
+    their codes (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p
+    with its generator heuristic_rngs[b][o] and memory memory[b][o], o = p - (p > stops[b])).
+    Adds what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
     players[b] who decides now. Returns how many games wait for a seat decided outside.
-    (``rngs``, ``starts``, ``observation``: as other kernels take them; unused here.)"""
+    (``rngs``: as other kernels take them; unused here.)"""
     waiting = 0
     for b in range(len(rows)):
         if not active[b]:
@@ -907,7 +1268,11 @@ def play_codes(
         row, seat = rows[b], stops[b]
         end, reward = reward_after(row, n, seat, steps[b], max_cycles)
         while end == RUNNING and row[CURRENT] != seat and codes[b][row[CURRENT]] >= 0:
-            action = random_action(row, n, cards, species, quick, policy_rngs[b], mask)
+            other = row[CURRENT] - (row[CURRENT] > seat)
+            action = policy_action(
+                codes[b][row[CURRENT]], row, n, cards, species, quick, policy_rngs[b], mask,
+                starts, observation, heuristic_rngs[b][other], memory[b][other],
+            )  # fmt: skip
             apply_action(row, n, cards, species, quick, action)
             steps[b] += 1
             end, reward = reward_after(row, n, seat, steps[b], max_cycles)

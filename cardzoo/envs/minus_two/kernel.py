@@ -50,7 +50,7 @@ PLAIN, jit = kernel_jit(__name__)
 
 _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
-next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
+next_seed, seed_numpy, integers = _random.next_seed, _random.seed_numpy, _random.integers
 
 # The scalars at the start of a packed row.
 CURRENT, PILE_SIZE, LIMIT, TARGET, DEALER, ROUND, TERMINAL, ROUND_WINNER = range(8)
@@ -608,58 +608,182 @@ def observe(row, n, count_scoring, target_raise, target_score, points_reward, pl
     out[starts[12]] = row[TARGET]
 
 
+# ----------------------------------------------------------------------------------------------
+# The heuristics: the agents high_cards and attacker (cardzoo.agents.minus_two), the vector
+# games' compiled opponents (policy_action) and the playouts' policies (heuristic_action)
+# ----------------------------------------------------------------------------------------------
+# An agent decides from what its seat sees: its observation vector as observe writes it (starts:
+# where each field begins; seats relative, 0 the observer and 1 its left neighbour) and its legal
+# actions as a legal_code (an agent gets it from the action mask: legal_code_of). Both are loop
+# breakers: a position a seat has seen before in the game gets a random legal action (the agents
+# keep what they saw; the vector games' kernel remembers it in arrays: remember).
+
+#: the opponents the vector games play here (policy_action): uniformly random, the heuristics
+RANDOM, HIGH_CARDS, ATTACKER = range(3)
+#: the attacker attacks a left neighbour holding this many cards or fewer
+THREAT = 3
+
+
 @jit
-def heuristic_action(row, n, buf, k, attacker):
-    # The attacker heuristic (attacker true) or high_cards, on the legal actions buf[:k], exactly
-    # as cardzoo.agents.minus_two chooses (without its loop breaker: rollouts mix in random
-    # actions instead).
-    if buf[0] >= BLIND:
-        return buf[0]  # face-down cards are unseen: any position
-    player = row[CURRENT]
-    mine = held(row, n, player)
-    plays = k - 1 if buf[k - 1] >= BLIND else k  # the take-pile action comes last
-    for i in range(plays):
-        if buf[i] % 12 + 1 == mine:
-            return buf[i]  # going out
-    limit, pile_size = row[LIMIT], row[PILE_SIZE]
-    if not attacker and pile_size == 0:
-        for i in range(plays):
-            if (buf[i] % 144) // 12 == CLEAR and buf[i] % 12 == 0:
-                return buf[i]
-    if attacker and pile_size > 0 and held(row, n, (player + 1) % n) <= 3:
-        best, most = -1, 0  # as many -2 as leave the limit at 1 or more
-        for i in range(plays):
-            count = buf[i] % 12 + 1
-            if (buf[i] % 144) // 12 == MINUS_TWO and limit - 2 * count >= 1 and count > most:
-                best, most = buf[i], count
-        if best >= 0:
-            return best
-    top = -1  # the highest number that fits, every copy of it
-    for i in range(plays):
-        card = (buf[i] % 144) // 12
-        if card < MINUS_TWO and card > top:
-            top = card
-    if top >= 0:
-        best, most = -1, 0
-        for i in range(plays):
-            count = buf[i] % 12 + 1
-            if (buf[i] % 144) // 12 == top and count > most:
-                best, most = buf[i], count
-        return best
-    if pile_size > 0 and limit >= 3:  # one -2 that keeps the pile off my hand
-        for i in range(plays):
-            if (buf[i] % 144) // 12 == MINUS_TWO and buf[i] % 12 == 0:
-                return buf[i]
-    for i in range(plays):
-        if (buf[i] % 144) // 12 == CLEAR and buf[i] % 12 == 0:
-            return buf[i]
-    if plays < k:
+def may_play(code, card, count):
+    """Whether the legal actions ``code`` (from a hand or face-up row) play ``count`` of
+    ``card``: up to the type's count, or all the last cards at once."""
+    if count <= (code >> (4 * card)) & 15:
+        return True
+    return card == MINUS_TWO and count == (code >> LAST_CARDS_SHIFT) & 15
+
+
+@jit
+def heuristic_choice(code, mine, left, limit, pile_size, attacker):
+    """The action of the attacker (``attacker`` true) or high_cards for the legal actions
+    ``code``, holding ``mine`` cards (hand, face up and face down) with ``left`` held by the left
+    neighbour, on a pile of ``pile_size`` cards with ``limit``: a face-down card (any position:
+    they are unseen); else going out; high_cards leads a >>> on an empty pile; the attacker plays
+    as many -2 as leave the limit at 1 or more when the neighbour holds :data:`THREAT` cards or
+    fewer; else the highest number that fits, every copy of it; else one -2 that leaves the
+    limit at 1 or more, a >>>, taking the pile, and last the first play of the fewest cards.
+    The first play is the lowest action of those that qualify. -1 without a legal action."""
+    source = code >> SOURCE_SHIFT
+    if source == 2:
+        for position in range(4):
+            if (code >> position) & 1:
+                return BLIND + position
+        return -1
+    first = source * ACTIONS_PER_SOURCE
+    for card in range(12):
+        if may_play(code, card, mine):
+            return first + 12 * card + mine - 1  # going out
+    if not attacker and pile_size == 0 and may_play(code, CLEAR, 1):
+        return first + 12 * CLEAR  # 50 points gone for nothing, and I lead again
+    if attacker and pile_size > 0 and left <= THREAT:
+        for count in range(12, 0, -1):  # the lowest limit of 1 or more
+            if limit - 2 * count >= 1 and may_play(code, MINUS_TWO, count):
+                return first + 12 * MINUS_TWO + count - 1
+    for card in range(MINUS_TWO - 1, -1, -1):
+        count = (code >> (4 * card)) & 15
+        if count > 0:
+            return first + 12 * card + count - 1
+    if pile_size > 0 and limit >= 3 and may_play(code, MINUS_TWO, 1):
+        return first + 12 * MINUS_TWO
+    if may_play(code, CLEAR, 1):
+        return first + 12 * CLEAR
+    if (code >> TAKE_PILE_BIT) & 1:
         return TAKE_PILE
-    best, fewest = buf[0], 100
-    for i in range(plays):
-        if buf[i] % 12 + 1 < fewest:
-            best, fewest = buf[i], buf[i] % 12 + 1
-    return best
+    for count in range(1, 13):
+        for card in range(12):
+            if may_play(code, card, count):
+                return first + 12 * card + count - 1
+    return -1
+
+
+@jit
+def seen_choice(observation, starts, legal, attacker):
+    """:func:`heuristic_choice` from a seat's view: its observation and legal code."""
+    hand_sizes, n = starts[4], starts[5] - starts[4]
+    mine, left = 0, 0
+    for field in range(3):  # hand, face-up and face-down sizes
+        mine += int(observation[hand_sizes + n * field])
+        left += int(observation[hand_sizes + n * field + 1 % n])
+    limit, pile_size = int(observation[starts[8]]), int(observation[starts[9]])
+    return heuristic_choice(legal, mine, left, limit, pile_size, attacker)
+
+
+@jit
+def high_cards_action(observation, starts, legal):
+    """The high_cards agent's choice (without its loop breaker), from its seat's view."""
+    return seen_choice(observation, starts, legal, False)
+
+
+@jit
+def attacker_action(observation, starts, legal):
+    """The attacker agent's choice (without its loop breaker), from its seat's view."""
+    return seen_choice(observation, starts, legal, True)
+
+
+@jit
+def heuristic_action(row, n, code, attacker):
+    """The attacker (``attacker`` true) or high_cards on a row, for the player to act whose
+    legal actions are ``code`` (the playouts' heuristic; they break loops by random actions)."""
+    player = row[CURRENT]
+    mine, left = held(row, n, player), held(row, n, (player + 1) % n)
+    return heuristic_choice(code, mine, left, row[LIMIT], row[PILE_SIZE], attacker)
+
+
+@jit
+def legal_code_of(actions, k):
+    """A :func:`legal_code` of the legal actions ``actions[:k]`` (increasing), as an agent reads
+    them from its mask: it lists the same actions (a decision's own code may count some of the
+    last cards in their type's bits instead). 0 for none."""
+    if k == 0:
+        return 0
+    if actions[0] >= BLIND and actions[0] < TAKE_PILE:
+        code = 2 << SOURCE_SHIFT
+        for i in range(k):
+            code |= 1 << (actions[i] - BLIND)
+        return code
+    source = 1 if actions[0] >= ACTIONS_PER_SOURCE and actions[0] < BLIND else 0
+    code = source << SOURCE_SHIFT
+    for i in range(k):
+        action = actions[i]
+        if action == TAKE_PILE:
+            code |= 1 << TAKE_PILE_BIT
+            continue
+        card, count = (action % ACTIONS_PER_SOURCE) // 12, action % 12 + 1
+        if count == ((code >> (4 * card)) & 15) + 1:
+            code += 1 << (4 * card)  # the next count of a run from 1
+        else:
+            code |= count << LAST_CARDS_SHIFT
+    return code
+
+
+# The vector games' loop breaker: every heuristic opponent remembers the positions it has seen
+# this game as 61-bit keys of its observations (position_key) in an open-addressing table of
+# its own (a power of two of slots, 0 for empty), and plays a random legal action, drawn as its
+# agent's Generator.integers would (kernel_random.integers), when one comes back. Two different
+# observations with the same key would make it play one random action where the agent plays
+# its choice: with m positions remembered that happens with odds about m * m / 2**62 a game
+# (about 1e-13 for a long game of 600 decisions a seat), and it is still a legal action.
+
+#: positions remembered at most, as the agents keep them (all forgotten at the next new one)
+MAX_REMEMBERED = 50_000
+KEY_MASK = (1 << 61) - 1
+KEY_MULTIPLIER = 0x9E3779B97F4A7C15 & KEY_MASK
+
+
+@jit
+def position_key(observation):
+    """A 61-bit key of an observation (its values are whole numbers), never 0."""
+    key = len(observation)
+    for index in range(len(observation)):
+        key = ((key ^ int(observation[index])) * KEY_MULTIPLIER) & KEY_MASK
+        key ^= key >> 29
+    return key if key != 0 else 1
+
+
+@jit
+def remember(table, remembered, slot, key):
+    """Whether ``key`` is in the table (a power of two of slots), ``remembered[slot]`` its
+    keys; if not, it goes in (the table emptied first once it holds :data:`MAX_REMEMBERED`)."""
+    size = len(table)
+    place = key & (size - 1)
+    while table[place] != 0:
+        if table[place] == key:
+            return True
+        place = (place + 1) & (size - 1)
+    if remembered[slot] >= MAX_REMEMBERED:
+        forget(table, remembered, slot)
+        place = key & (size - 1)
+    table[place] = key
+    remembered[slot] += 1
+    return False
+
+
+@jit
+def forget(table, remembered, slot):
+    if remembered[slot] > 0:
+        for place in range(len(table)):
+            table[place] = 0
+        remembered[slot] = 0
 
 
 @jit
@@ -691,11 +815,12 @@ def playouts(
         while row[TERMINAL] == 0 and steps < max_steps:
             if one_round and row[ROUND] != round_number:
                 break
-            k = list_legal(row, n, buf)
+            code = legal_code(row, n)
+            k = expand_legal(code, buf, False)
             if random_permille >= 1000 or below(rng, 1000) < random_permille:
                 action = buf[below(rng, k)]
             else:
-                action = heuristic_action(row, n, buf, k, attacker)
+                action = heuristic_action(row, n, code, attacker)
             apply_action(row, n, action, rng, count_scoring, target_raise)
             steps += 1
 
@@ -837,17 +962,58 @@ def take_action(
     return seat_reward(row, n, seat, points_reward)
 
 
+#: step_seats' codes: an opponent's memory is full (its table needs more slots), and the two
+#: ways a row goes on after its table grew (see step_seats)
+FULL, RESUME_STEP, RESUME_EPISODE = -2, -3, -4
+
+
 @jit
-def play_others(rows, rngs, policy_rngs, steps, b, seat, max_cycles, buf, n, *rules):
-    """Uniformly random play by every seat but ``seat`` in game b until ``seat`` must act or
-    the game ends; returns what ``seat`` earned meanwhile (``rules``: count_scoring,
-    target_raise, points_reward)."""
+def policy_action(
+    policy, row, n, policy_rng, buf, starts, observation, table, remembered, slot, heuristic_rng,
+    count_scoring, target_raise, target_score, points_reward,
+):  # fmt: skip
+    """The action of the player to act by ``policy`` (:data:`RANDOM`, :data:`HIGH_CARDS`,
+    :data:`ATTACKER`): a heuristic sees only that player's observation (written into the scratch
+    ``observation``) and legal actions, and plays a random one (from ``heuristic_rng``) in a
+    position it remembers (``table``, ``remembered[slot]`` its keys: :func:`remember`).
+    :data:`FULL`, before anything, when the table must grow first."""
+    if policy == RANDOM:
+        return buf[below(policy_rng, list_legal(row, n, buf))]
+    if 2 * remembered[slot] >= len(table) and remembered[slot] < MAX_REMEMBERED:
+        return FULL
+    rules = (count_scoring, target_raise, target_score, points_reward)
+    observe(row, n, *rules, row[CURRENT], starts, observation)
+    code = legal_code(row, n)
+    if remember(table, remembered, slot, position_key(observation)):
+        return buf[integers(heuristic_rng, expand_legal(code, buf, False))]
+    return seen_choice(observation, starts, code, policy == ATTACKER)
+
+
+@jit
+def play_others(
+    rows, rngs, policy_rngs, steps, b, seat, max_cycles, buf, policies, starts, observation,
+    heuristic_rngs, memory, remembered, n, count_scoring, target_raise, target_score,
+    points_reward,
+):  # fmt: skip
+    """Every seat but ``seat`` plays in game b by its policy (:func:`policy_action`; seat p's is
+    policies[p - (p > seat)], and so are its table memory[b][p - (p > seat)] and generator)
+    until ``seat`` must act or the game ends; returns what ``seat`` earned meanwhile, and
+    whether it stopped because an opponent's table is full."""
     row = rows[b]
     earned = 0.0
+    rules = (count_scoring, target_raise, points_reward)
     while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
-        action = buf[below(policy_rngs[b], list_legal(row, n, buf))]
+        player = row[CURRENT]
+        slot = player - (player > seat)
+        action = policy_action(
+            policies[slot], row, n, policy_rngs[b], buf, starts, observation, memory[b][slot],
+            remembered[b], slot, heuristic_rngs[b][slot], count_scoring, target_raise,
+            target_score, points_reward,
+        )  # fmt: skip
+        if action == FULL:
+            return earned, True
         earned += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
-    return earned
+    return earned, False
 
 
 @jit
@@ -865,39 +1031,74 @@ def step_seats(
     rewards,
     ends,
     buf,
+    policies,
+    starts,
+    observation,
+    heuristic_rngs,
+    memory,
+    remembered,
+    first_row,
     n,
     count_scoring,
     target_raise,
     target_score,
     points_reward,
 ):
-    """One decision of the learner in every game, the other seats played uniformly at random
-    (``buf``: scratch for the legal actions of a decision).
+    """One decision of the learner in every game from row ``first_row`` on, the other seats
+    played by ``policies`` (one per other seat in seat order, the learner's left out:
+    :data:`RANDOM`, :data:`HIGH_CARDS`, :data:`ATTACKER`; ``starts`` where the observation
+    fields begin; ``buf``, ``observation`` scratch). A heuristic opponent remembers its positions
+    in ``memory[b][slot]`` (``remembered[b][slot]`` of them; forgotten at every new game) and
+    draws from ``heuristic_rngs[b][slot]``.
 
     Row b with actions[b] >= 0: the learner (seats[b]) takes it, then the others play until the
     learner acts again or the game ends; rewards[b] is what the learner earned, ends[b] how the
     game stands. Row b with actions[b] == -1: a new episode (rewards 0): a new game, the
     learner's seat ``learner_seat`` or, if -1, drawn from policy_rngs[b], and the others play
     up to the learner's first decision, dealing again (at most ``max_deals`` times) while a game
-    ends before it. Rows with actions[b] < -1 are left alone. Returns -1, or the first row that
-    was dealt ``max_deals`` times in vain."""
-    rules = (count_scoring, target_raise, points_reward)
-    for b in range(len(rows)):
+    ends before it. Rows with actions[b] in -2, -5 and below are left alone.
+
+    Returns -1; or the first row that was dealt ``max_deals`` times in vain; or ``FULL - b``
+    when an opponent of row b must remember a position and its table is half full: rows before
+    b are done, row b stands before that opponent's decision (what the learner earned so far in
+    rewards[b]), and once the tables have grown (:func:`moved`) a call from row b with
+    actions[b] :data:`RESUME_STEP` (the row was a learner's step) or :data:`RESUME_EPISODE` (a
+    new episode) goes on."""
+    heuristics = (policies, starts, observation, heuristic_rngs, memory, remembered)
+    rules = (count_scoring, target_raise, target_score, points_reward)
+    for b in range(first_row, len(rows)):
         row = rows[b]
         seat = seats[b]
-        if actions[b] >= 0:
-            earned = take_action(row, rngs[b], steps, b, actions[b], seat, max_cycles, n, *rules)
-            earned += play_others(
-                rows, rngs, policy_rngs, steps, b, seat, max_cycles, buf, n, *rules
+        action = actions[b]
+        if action >= 0 or action == RESUME_STEP:
+            if action >= 0:
+                rewards[b] = take_action(
+                    row, rngs[b], steps, b, action, seat, max_cycles, n, count_scoring,
+                    target_raise, points_reward,
+                )  # fmt: skip
+            earned, full = play_others(
+                rows, rngs, policy_rngs, steps, b, seat, max_cycles, buf, *heuristics, n, *rules
             )
-            rewards[b] = earned
+            rewards[b] += earned
             ends[b] = end_of(row, steps[b], max_cycles)
+            if full:
+                return FULL - b
             continue
-        rewards[b] = 0
-        ends[b] = RUNNING
-        if actions[b] < -1:
+        deals = 1
+        if action == RESUME_EPISODE:
+            _, full = play_others(
+                rows, rngs, policy_rngs, steps, b, seat, max_cycles, buf, *heuristics, n, *rules
+            )
+            if full:
+                return FULL - b
+        elif action == -1:
+            rewards[b] = 0
+            ends[b] = RUNNING
+            deals = 0
+        else:
+            rewards[b] = 0
+            ends[b] = RUNNING
             continue
-        deals = 0
         while deals == 0 or end_of(row, steps[b], max_cycles) != RUNNING:
             if deals == max_deals:
                 return b
@@ -905,22 +1106,44 @@ def step_seats(
             seed_numpy(rngs[b], next_seed(env_rngs[b]))
             new_game(row, n, count_scoring, target_raise, target_score, points_reward, rngs[b])
             steps[b] = 0
+            for slot in range(n - 1):
+                forget(memory[b][slot], remembered[b], slot)
             seats[b] = learner_seat if learner_seat >= 0 else below(policy_rngs[b], n)
-            play_others(rows, rngs, policy_rngs, steps, b, seats[b], max_cycles, buf, n, *rules)
+            _, full = play_others(
+                rows, rngs, policy_rngs, steps, b, seats[b], max_cycles, buf, *heuristics, n,
+                *rules,
+            )  # fmt: skip
+            if full:
+                return FULL - b
     return -1
+
+
+@jit
+def moved(old, new, remembered):
+    """Every opponent's table of ``old`` into the larger tables of ``new`` (zeros), its keys
+    counted again in ``remembered``."""
+    for b in range(len(old)):
+        for slot in range(len(old[b])):
+            remembered[b][slot] = 0
+            for place in range(len(old[b][slot])):
+                if old[b][slot][place] != 0:
+                    remember(new[b][slot], remembered[b], slot, old[b][slot][place])
 
 
 @jit
 def play_codes(
     rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
-    buf, starts, observation, n, count_scoring, target_raise, target_score, points_reward,
+    buf, starts, observation, heuristic_rngs, memory, remembered, n, count_scoring, target_raise,
+    target_score, points_reward,
 ):  # fmt: skip
     """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
-    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats
-    uniformly at random (code 0, from policy_rngs[b]: this kernel plays no heuristic yet). Adds
-    what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
-    players[b] who decides now. Returns how many games wait for a seat decided outside.
-    (``starts``, ``observation``: as other kernels take them; unused here.)"""
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
+    their codes (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p
+    with its generator heuristic_rngs[b][o] and its table memory[b][o], o = p - (p > stops[b])).
+    Adds what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
+    players[b] who decides now. Returns how many games wait for a seat decided outside; or
+    :data:`FULL` when a heuristic's table is half full: that game stands before its decision,
+    and once the tables have grown (:func:`moved`) the same call goes on with it."""
     rules = (count_scoring, target_raise, points_reward)
     waiting = 0
     for b in range(len(rows)):
@@ -928,9 +1151,17 @@ def play_codes(
             continue
         row, seat = rows[b], stops[b]
         while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
-            if codes[b][row[CURRENT]] < 0:
+            player = row[CURRENT]
+            if codes[b][player] < 0:
                 break
-            action = buf[below(policy_rngs[b], list_legal(row, n, buf))]
+            other = player - (player > seat)
+            action = policy_action(
+                codes[b][player], row, n, policy_rngs[b], buf, starts, observation,
+                memory[b][other], remembered[b], other, heuristic_rngs[b][other], count_scoring,
+                target_raise, target_score, points_reward,
+            )  # fmt: skip
+            if action == FULL:
+                return FULL
             earned[b] += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
         ends[b] = end_of(row, steps[b], max_cycles)
         players[b] = row[CURRENT]

@@ -131,9 +131,9 @@ def policy_action(game: Game, row: np.ndarray, policy: str) -> int:
     "random" has none)."""
     if policy not in POLICIES or policy == "random":
         raise ValueError(f"policy={policy!r}: choose one of {list(POLICIES)[:-1]}")
-    values, buf = list(map(int, row)), [0] * MAX_LEGAL
-    k = _PLAIN.list_legal(values, game.num_players, buf)
-    return int(_PLAIN.heuristic_action(values, game.num_players, buf, k, POLICIES[policy][1]))
+    values = list(map(int, row))
+    code = _PLAIN.legal_code(values, game.num_players)
+    return int(_PLAIN.heuristic_action(values, game.num_players, code, POLICIES[policy][1]))
 
 
 def final_totals(game: Game, rows: np.ndarray) -> np.ndarray:
