@@ -184,10 +184,12 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
         "the batch sampler) and as one batch on the game's kernel, one after the other, "
         f"{repeats} time(s) each in turn; samples/s as above, the best of each path. The "
         "environment side is the profiled share of a sampling process's CPU time spent in the "
-        "engine, the kernels, the table loop or batch driver and the heuristics called from "
-        "Python (the rest: the policies' forward passes and the sampler's own work for the "
-        "learner). The tables above were measured before the sampler played batches, on "
-        "Tables.",
+        "engine, the kernels, the table loop or batch driver and the agents' own Python code "
+        "(the rest: the policies' forward passes and the sampler's own work for the learner). "
+        "In one batch no heuristic decides from Python (they play in the kernel): the line "
+        "'heuristic opponents (from Python)' is then each game's agents reseeded and their "
+        "generators made to be copied into the kernel. The tables above were measured before "
+        "the sampler played batches, on Tables.",
         "",
         "| game | Tables | one batch | × | environment side, Tables | one batch |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
