@@ -20,6 +20,7 @@ It writes benchmarks/training_speed.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import tempfile
@@ -32,6 +33,7 @@ from threadpoolctl import threadpool_limits
 
 import cardzoo  # noqa: F401  (registers the Gymnasium ids)
 from cardzoo.envs.registry import gym_id
+from cardzoo.training import sampler as sampler_module
 from cardzoo.training.learner import DEFAULT_MEMORY_SIZE
 from cardzoo.training.ppo import GAME_DEFAULTS, TrainConfig, train
 
@@ -76,9 +78,58 @@ def ours(
         return result.metrics["samples_per_second"], result.metrics["cpu_per_wall"]
 
 
-def breakdown(game: str) -> str:
+def part_of(path: str, function: str) -> str:
+    """The part of the code a profiled function belongs to."""
+    if "cardzoo/agents/policy" in path or function == "logits":
+        return POLICY
+    if "cardzoo/agents/" in path:
+        return "heuristic opponents (from Python)"
+    if any(f"cardzoo/{part}" in path for part in ("envs/", "vector/", "table")):
+        return "environment: engine, kernels, table loop or batch driver"
+    if "cardzoo/training/sampler" in path:
+        return "sampler: learner's inputs, sampled actions, rewards, GAE"
+    return "other"
+
+
+POLICY = "policy forward passes (learner and self-play snapshots)"
+#: the parts that are the environment's side (the rest serves the learner)
+ENVIRONMENT = ("heuristic opponents (from Python)",
+               "environment: engine, kernels, table loop or batch driver")  # fmt: skip
+
+
+def profiled_parts(stats: dict) -> dict[str, float]:
+    """cProfile's own time per part of the code. A function outside cardzoo (a built-in, or
+    numpy's own Python) is charged to the functions that called it, in proportion to the time
+    spent in it for each, up to cardzoo's."""
+    shares: dict[tuple, dict[str, float]] = {}
+
+    def share_of(function: tuple, seen: frozenset) -> dict[str, float]:
+        path, _, name = function
+        if "cardzoo/" in path:
+            return {part_of(path, name): 1.0}
+        if function in shares:
+            return shares[function]
+        callers = stats.get(function, (0, 0, 0, 0, {}))[4]
+        weights = {caller: calls[3] for caller, calls in callers.items() if caller not in seen}
+        total = sum(weights.values())
+        mixed: dict[str, float] = {}
+        for caller, weight in weights.items():
+            for part, fraction in share_of(caller, seen | {function}).items():
+                mixed[part] = mixed.get(part, 0.0) + fraction * weight / total
+        shares[function] = mixed or {"other": 1.0}
+        return shares[function]
+
+    parts: dict[str, float] = {}
+    for function, (_, _, own, _, _) in stats.items():
+        for part, fraction in share_of(function, frozenset()).items():
+            parts[part] = parts.get(part, 0.0) + own * fraction
+    return parts
+
+
+def breakdown(game: str, tables: bool = False) -> tuple[str, float]:
     """Where one rollout's time goes: the sampler's CPU time by part of the code (one sampling
-    process's share of the games, profiled), and the learner's update of the same samples."""
+    process's share of the games, profiled; on Tables with ``tables``), and the learner's
+    update of the same samples; and the environment's share of the sampling."""
     import cProfile
     import pstats
 
@@ -95,38 +146,79 @@ def breakdown(game: str) -> str:
     mix = OpponentMix(game, parse_mix(game, config.opponents), config.frame_stack)
     mix.pool = [learner.numpy_policy()]
     games = config.n_envs // config.processes
-    sampler = Sampler(config.sampler(games, seed=0), mix)
+    sampler = Sampler(dataclasses.replace(config.sampler(games, seed=0), tables=tables), mix)
     shapes = rollout_shapes(games * config.n_steps, sampler.input_size, played.num_actions)
     out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
     policy, value = learner.numpy_policy(), learner.numpy_value()
     sampler.collect(policy, value, config.n_steps, out)  # warm up
     profile = cProfile.Profile()
     profile.runcall(sampler.collect, policy, value, config.n_steps, out)
-    parts: dict[str, float] = {}
-    for (path, _, function), (_, _, own, _, _) in pstats.Stats(profile).stats.items():
-        if "cardzoo/agents/policy" in path or function == "logits":
-            part = "policy forward passes (learner and self-play snapshots)"
-        elif "cardzoo/agents/" in path:
-            part = "heuristic opponents"
-        elif "cardzoo/envs/" in path:
-            part = "engine (steps, masks, observations)"
-        else:
-            part = "table loop, sampler and numpy glue"
-        parts[part] = parts.get(part, 0.0) + own
+    parts = profiled_parts(pstats.Stats(profile).stats)  # type: ignore[attr-defined]
     started = time.process_time()
     learner.update(Rollout(**out), **config.update())
     update = time.process_time() - started
     total = sum(parts.values())
     samples = games * config.n_steps
-    lines = [f"**{game}** ({samples:,} decisions: one sampling process's share of a rollout, "
-             f"{config.processes} process(es) by default)", "",
+    path = "Tables" if tables else "one batch" if sampler.seated is not None else "Tables"
+    environment = sum(parts.get(part, 0.0) for part in ENVIRONMENT) / total
+    lines = [f"**{game}**, {path} ({samples:,} decisions: one sampling process's share of a "
+             f"rollout, {config.processes} process(es) by default; environment side "
+             f"{environment:.0%})", "",
              "| part | CPU ms | share of sampling |", "| --- | ---: | ---: |"]  # fmt: skip
     for part, seconds in sorted(parts.items(), key=lambda item: -item[1]):
         lines.append(f"| {part} | {1000 * seconds:,.0f} | {seconds / total:.0%} |")
     update_ms = 1000 * update * games * config.processes / config.n_envs
     lines.append(f"| PPO update of the same decisions ({config.n_epochs} epochs) | "
                  f"{update_ms:,.0f} | |")  # fmt: skip
-    return "\n".join(lines)
+    return "\n".join(lines), environment
+
+
+def paths(games: list[str], steps: int, repeats: int) -> list[str]:
+    """The section comparing the sampler's two paths: each game's default run on Tables and
+    as one batch, ``repeats`` times in turn, and both profiled."""
+    lines = [
+        "## The sampler on the kernels (issue #30)",
+        "",
+        "Each game's default run (its mix, its default sampling processes, feed-forward), its "
+        "sampling processes playing their games on Tables (`sampler.TABLES`, the path before "
+        "the batch sampler) and as one batch on the game's kernel, one after the other, "
+        f"{repeats} time(s) each in turn; samples/s as above, the best of each path. The "
+        "environment side is the profiled share of a sampling process's CPU time spent in the "
+        "engine, the kernels, the table loop or batch driver and the agents' own Python code "
+        "(the rest: the policies' forward passes and the sampler's own work for the learner). "
+        "In one batch no heuristic decides from Python (they play in the kernel): the line "
+        "'heuristic opponents (from Python)' is then each game's agents reseeded and their "
+        "generators made to be copied into the kernel. The tables above were measured before "
+        "the sampler played batches, on Tables.",
+        "",
+        "| game | Tables | one batch | × | environment side, Tables | one batch |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    profiles, ratios, shares = [], [], []
+    for game in games:
+        runs: dict[bool, list[float]] = {True: [], False: []}
+        for _ in range(repeats):
+            for tables in (True, False):
+                sampler_module.TABLES = tables
+                try:
+                    runs[tables].append(ours(game, steps, None)[0])
+                finally:
+                    sampler_module.TABLES = False
+        old, old_share = breakdown(game, tables=True)
+        new, new_share = breakdown(game)
+        profiles += [old, new]
+        before, after = max(runs[True]), max(runs[False])
+        ratios.append(after / before)
+        shares.append(new_share)
+        lines.append(f"| {game} | {before:,.0f} | {after:,.0f} | {after / before:.2f} | "
+                     f"{old_share:.0%} | {new_share:.0%} |")  # fmt: skip
+        print(lines[-1], f"(runs: {runs})", flush=True)
+    fast = sum(ratio >= 1.3 for ratio in ratios)
+    lean = sum(share <= 0.25 for share in shares)
+    lines += ["", f"Issue #30's goals: learner samples/s at least 1.3× the Tables path's: met in "
+              f"{fast} of {len(games)} games; the environment side at most 25% of a sampling "
+              f"process's time: met in {lean} of {len(games)}."]  # fmt: skip
+    return [*lines, "", "\n\n".join(profiles)]
 
 
 def main() -> None:
@@ -138,6 +230,11 @@ def main() -> None:
     parser.add_argument(
         "--breakdown-only", action="store_true", help="only where a rollout's time goes"
     )
+    parser.add_argument(
+        "--paths", action="store_true",
+        help="only the sampler on Tables against one batch: its section of --out replaced",
+    )  # fmt: skip
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each path (--paths)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     threadpool_limits(1)  # as in training: one BLAS thread per process
@@ -175,7 +272,10 @@ def main() -> None:
         "| × | GRU 128 | × |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    breakdowns = [breakdown(game) for game in games]
+    if args.paths:
+        write_paths(args, games, load_at_start)
+        return
+    breakdowns = [breakdown(game)[0] for game in games]
     if args.breakdown_only:
         print("\n\n".join(breakdowns))
         return
@@ -210,6 +310,20 @@ def main() -> None:
               "Python code more than numpy, so read the shares, not the totals):", ""]  # fmt: skip
     lines += ["\n\n".join(breakdowns)]
     args.out.write_text("\n".join(lines) + "\n")
+    print(f"written to {args.out}")
+
+
+def write_paths(args: argparse.Namespace, games: list[str], load_at_start: float) -> None:
+    """The --paths section, in place of its earlier version in ``args.out`` (or after it)."""
+    section = paths(games, args.steps, args.repeats)
+    section.insert(2, f"Measured by `python benchmarks/training_speed.py --paths --steps "
+                      f"{args.steps} --repeats {args.repeats} --games {args.games}` on "
+                      f"{os.cpu_count()} cores; the load average was {load_at_start:.1f} at the "
+                      f"start and {os.getloadavg()[0]:.1f} at the end (other processes, training "
+                      "runs among them, shared the cores).\n")  # fmt: skip
+    text = args.out.read_text() if args.out.exists() else ""
+    head = text.split("\n" + section[0] + "\n")[0].rstrip("\n")
+    args.out.write_text(head + "\n\n" + "\n".join(section) + "\n")
     print(f"written to {args.out}")
 
 

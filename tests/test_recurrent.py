@@ -48,17 +48,22 @@ torch.set_num_threads(1)
 
 FOXY = {"num_players": 2, "memory": "none"}
 CORES = ["gru", "lstm"]
+#: the sampler's games: Foxy (played on Tables), and Nobody Wants It of one round (played as one
+#: batch on its kernel; its games end inside 30 decisions too): name, parameters, opponents
+FOXY_TABLE = ("foxy", FOXY, "random,perfect_memory")
+BATCHED = ("nobody_wants_it", {"num_rounds": 1}, "random,nwi_dodger")
+TABLES = [FOXY_TABLE, BATCHED]
 
 
 def foxy() -> object:
     return load_game("foxy", **FOXY)
 
 
-def learner(memory: str, seed: int = 0, size: int = 8) -> Learner:
-    """A small recurrent learner for Foxy without memory, its core's biases made non-zero and its
-    policy's last layer a hundred times its initial size (logits far from even, so that what the
-    core remembers shows in the probabilities)."""
-    game = foxy()
+def learner(memory: str, seed: int = 0, size: int = 8, game=None) -> Learner:
+    """A small recurrent learner for ``game`` (Foxy without memory by default), its core's
+    biases made non-zero and its policy's last layer a hundred times its initial size (logits
+    far from even, so that what the core remembers shows in the probabilities)."""
+    game = game or foxy()
     made = Learner(game.observation_size, game.num_actions, (16,), 3e-4, seed,
                    memory=memory, memory_size=size)  # fmt: skip
     with torch.no_grad():
@@ -69,12 +74,20 @@ def learner(memory: str, seed: int = 0, size: int = 8) -> Learner:
     return made
 
 
-def sampled(made: Learner, rollouts: int = 2, n_steps: int = 30, num_games: int = 3):
-    """The last of ``rollouts`` rollouts the sampler plays with ``made``'s policy (sampling)."""
-    game, core = foxy(), made.network.core
+def sampled(
+    made: Learner,
+    rollouts: int = 2,
+    n_steps: int = 30,
+    num_games: int = 3,
+    table: tuple[str, dict, str] = FOXY_TABLE,
+):
+    """The last of ``rollouts`` rollouts the sampler plays with ``made``'s policy (sampling),
+    in ``table``'s game (name, parameters, opponent mix)."""
+    name, params, opponents = table
+    game, core = load_game(name, **params), made.network.core
     state_size = core.hidden_size * (2 if isinstance(core, torch.nn.LSTM) else 1)
-    mix = OpponentMix("foxy", parse_mix("foxy", "random,perfect_memory"))
-    config = SamplerConfig("foxy", FOXY, num_games, RewardMode.WIN_SCORE, 0.1, 1, (), 0.9, 0.95,
+    mix = OpponentMix(name, parse_mix(name, opponents))
+    config = SamplerConfig(name, params, num_games, RewardMode.WIN_SCORE, 0.1, 1, (), 0.9, 0.95,
                            seed=5, state_size=state_size)  # fmt: skip
     sampler = Sampler(config, mix)
     shapes = rollout_shapes(n_steps * num_games, sampler.input_size, game.num_actions,
@@ -103,14 +116,16 @@ def replayed(made: Learner, out: dict, order: np.ndarray):
 # --- the sampler's sequences and the update ---------------------------------------------------
 
 
+@pytest.mark.parametrize("table", TABLES, ids=lambda table: table[0])
 @pytest.mark.parametrize("memory", CORES)
-def test_the_update_replays_the_sequences_the_sampler_played(memory):
-    """Two rollouts of 30 decisions in 3 Foxy games (20 decisions a game): the second starts
-    from stored hidden states that are not zeros, and games end inside it. Torch, replaying
-    each sequence from its stored state with zeros after every game's end, gives the
-    log-probabilities and values numpy sampled with, in any order of the sequences."""
-    made = learner(memory)
-    out = sampled(made)
+def test_the_update_replays_the_sequences_the_sampler_played(memory, table):
+    """Two rollouts of 30 decisions in 3 games (Foxy's 20 decisions a game, on Tables; Nobody
+    Wants It's round, as one batch): the second starts from stored hidden states that are not
+    zeros, and games end inside it. Torch, replaying each sequence from its stored state with
+    zeros after every game's end, gives the log-probabilities and values numpy sampled with, in
+    any order of the sequences."""
+    made = learner(memory, game=load_game(table[0], **table[1]))
+    out = sampled(made, table=table)
     assert np.abs(out["hidden"]).min(axis=1).max() > 0  # no sequence started a game
     assert out["dones"].reshape(3, 30)[:, :-1].any(axis=1).all()  # every one ends one inside
     for order in ([0, 1, 2], [2, 0, 1]):
@@ -119,11 +134,12 @@ def test_the_update_replays_the_sequences_the_sampler_played(memory):
         np.testing.assert_allclose(values, out["values"], atol=2e-5)
 
 
-def test_the_sampler_forgets_the_last_game_at_each_new_deal():
+@pytest.mark.parametrize("table", TABLES, ids=lambda table: table[0])
+def test_the_sampler_forgets_the_last_game_at_each_new_deal(table):
     """The same rollout replayed as if the hidden state went on into the next game (no reset at
     the ends) does not give the log-probabilities the sampler played with."""
-    made = learner("gru")
-    out = sampled(made)
+    made = learner("gru", game=load_game(table[0], **table[1]))
+    out = sampled(made, table=table)
     carried_on = dict(out, dones=np.zeros_like(out["dones"]))
     logprobs, _, _ = replayed(made, carried_on, np.arange(3))
     assert not np.allclose(logprobs, out["logprobs"], atol=1e-3)

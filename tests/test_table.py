@@ -266,3 +266,28 @@ def test_policy_seats_deciding_together_choose_from_the_same_probabilities():
         np.testing.assert_allclose(batched[row], alone, rtol=1e-5, atol=1e-7)
         assert together[row] == agent.act({"observation": observations[row],
                                            "action_mask": masks[row]})  # fmt: skip
+
+
+def test_sampling_seats_deciding_together_draw_what_choice_draws():
+    """choices (a sampling policy agent's draws in act_batch): for 3,000 rows of distributions
+    with impossible actions, each row's draw with its own generator is exactly the one
+    Generator.choice makes from that row alone; a row that is no distribution gets choice's
+    error."""
+    from cardzoo.agents.policy import choices
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        size, rows = int(rng.integers(2, 60)), 10
+        logits = rng.normal(0, 3, (rows, size)).astype(np.float32)
+        logits[rng.random((rows, size)) < 0.4] = -np.inf
+        logits[:, 0] = np.maximum(logits[:, 0], 0)
+        together = np.exp(logits - logits.max(axis=1, keepdims=True))
+        together /= together.sum(axis=1, keepdims=True)
+        seeds = rng.integers(0, 2**31, rows)
+        drawn = choices(together, [np.random.default_rng(seed) for seed in seeds])
+        for row, seed in zip(range(rows), seeds):
+            alone = np.exp(logits[row] - logits[row].max())
+            alone /= alone.sum()
+            assert drawn[row] == np.random.default_rng(seed).choice(size, p=alone)
+    with pytest.raises(ValueError, match="Probabilities contain NaN"):
+        choices(np.array([[0.5, np.nan]]), [np.random.default_rng(0)])

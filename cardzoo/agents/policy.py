@@ -532,6 +532,19 @@ def check_positions(game_name: str, positions: str, stateless: bool, recurrent: 
     return rule
 
 
+def choices(probabilities: np.ndarray, generators: list[np.random.Generator]) -> np.ndarray:
+    """Row i's draw from its distribution ``probabilities[i]`` with ``generators[i]``, exactly
+    as ``generators[i].choice(len(row), p=row)`` draws it (one uniform number per row, the
+    cumulative distribution searched from the right), for all rows at once. Rows that are not
+    distributions get ``choice``'s own errors."""
+    if not (np.isfinite(probabilities).all() and (probabilities >= 0).all()):
+        return np.array([g.choice(len(p), p=p) for p, g in zip(probabilities, generators)])
+    cumulative = np.cumsum(probabilities.astype(np.float64), axis=1)
+    cumulative /= cumulative[:, -1:]
+    uniforms = np.array([generator.random() for generator in generators])
+    return (cumulative <= uniforms[:, None]).sum(axis=1)
+
+
 class PolicyAgent(Agent):
     """A trained policy playing one seat. ``deterministic`` (default) takes the most likely legal
     action; otherwise it samples, using the agent's own generator. With ``frame_stack`` k > 1 the
@@ -644,14 +657,18 @@ class PolicyAgent(Agent):
                 agent.hidden = row
         logits = np.where(masks.astype(bool), logits, -np.inf)
         actions = np.argmax(logits, axis=1)
-        for index, agent in enumerate(agents):
-            if not masks[index].any():
-                raise ValueError(f"{agent!r} was asked to act with no legal action")
-            if not agent.deterministic:
-                row = logits[index]
-                probabilities = np.exp(row - row.max())
-                probabilities /= probabilities.sum()
-                actions[index] = agent.rng.choice(probabilities.size, p=probabilities)
+        empty = ~masks.any(axis=1)
+        if empty.any():
+            raise ValueError(
+                f"{agents[int(np.argmax(empty))]!r} was asked to act with no legal action"
+            )
+        sampling = [index for index, agent in enumerate(agents) if not agent.deterministic]
+        if sampling:
+            rows = logits[sampling]
+            probabilities = np.exp(rows - rows.max(axis=1, keepdims=True))
+            probabilities /= probabilities.sum(axis=1, keepdims=True)
+            generators = [agents[index].rng for index in sampling]
+            actions[sampling] = choices(probabilities, generators)
         return actions
 
     def __repr__(self) -> str:

@@ -35,6 +35,9 @@ RUNNING, OVER, TRUNCATED = 0, 1, 2
 #: ``step_seats``); a kernel with heuristics numbers them from 1 (:meth:`GameBatch.step_seats`)
 RANDOM_POLICY = 0
 
+#: the code of a seat that :meth:`GameBatch.play_codes` leaves to be decided outside
+EXTERNAL_POLICY = -1
+
 #: deals in a row that may end before a learner's seat decides (see :meth:`GameBatch.step_seats`)
 MAX_DEALS = 1000
 
@@ -120,7 +123,11 @@ class GameBatch:
                 self.seed_generators(rngs, np.array(opponent_seeds(seed, count)))
 
     def start(self, games: np.ndarray) -> None:
-        """A new game wherever ``games`` (bool, one per game) is true."""
+        """A new game wherever ``games`` (bool, one per game) is true; its heuristics'
+        memory (:attr:`remembers`) is cleared, as an agent's ``reset``."""
+        if self.remembers:
+            self.memory[games] = 0
+            self.remembered[games] = 0
         self.kernel.start_games(
             self.rows, self.rngs, self.env_rngs, self.steps, games, *self.parameters
         )
@@ -188,11 +195,7 @@ class GameBatch:
             self._fit_memory()
         first_row = 0
         while True:
-            memory: tuple = ()
-            if self.remembers:
-                memory = (self.heuristic_rngs, self.memory)
-            if self.tables:
-                memory += (self.remembered, first_row)
+            memory = self._memory_arguments() + ((first_row,) if self.tables else ())
             failed = self.kernel.step_seats(
                 self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
                 learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask,
@@ -208,6 +211,48 @@ class GameBatch:
                 f"max_cycles={self.max_cycles} before the learner ({seat}) had a decision; "
                 "raise max_cycles"
             )
+
+    def play_codes(
+        self,
+        stops: np.ndarray,
+        codes: np.ndarray,
+        active: np.ndarray,
+        policy_rngs: np.ndarray,
+        earned: np.ndarray,
+        ends: np.ndarray,
+        players: np.ndarray,
+    ) -> int:
+        """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide, a seat whose
+        code ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every
+        other seat by its code, as :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY`
+        from the generators ``policy_rngs``, or a heuristic's ``kernel_policy``; where the
+        heuristics :attr:`remembers`, the one of seat p draws from ``heuristic_rngs[b, o]`` and
+        keeps ``memory[b, o]``, o = p - (p > stops[b]), which :meth:`start` clears). Adds what
+        seat ``stops[b]`` earned meanwhile to ``earned[b]`` (float64); ``ends[b]`` says how the
+        game stands, ``players[b]`` which seat decides now. Games not active are left alone.
+        Returns how many games wait for a seat decided outside."""
+        if self.tables:
+            self._fit_memory()
+        while True:
+            waiting = self.kernel.play_codes(
+                self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active,
+                self.max_cycles, earned, ends, players, self._mask, self.starts, self._observation,
+                *self._memory_arguments(), *self.parameters,
+            )  # fmt: skip
+            if waiting >= 0:
+                return int(waiting)
+            # a table of positions half full (tables only): every table grows, and the games go
+            # on where they stopped (those done stay as they are)
+            self._resize_memory(2 * self.memory.shape[2])
+
+    def _memory_arguments(self) -> tuple:
+        """What the kernel's drivers take for the heuristics' generators and memory: nothing,
+        ``heuristic_rngs`` and ``memory``, and with tables of positions ``remembered``."""
+        if not self.remembers:
+            return ()
+        if not self.tables:
+            return (self.heuristic_rngs, self.memory)
+        return (self.heuristic_rngs, self.memory, self.remembered)
 
     def _resize_memory(self, slots: int) -> None:
         """Every opponent's table of positions moved into one of ``slots`` slots."""
@@ -237,6 +282,12 @@ class GameBatch:
         actions = actions.copy()
         actions[first_row] = kernel.RESUME_STEP if stepped else kernel.RESUME_EPISODE
         return first_row, actions
+
+    def load_generator(self, b: int, other: int, generator: np.random.Generator) -> None:
+        """Other seat ``other`` of game b (in seat order, the learner's or stop seat's left out)
+        plays its heuristic with a copy of ``generator`` (a PCG64 ``numpy.random.Generator``, as
+        agents have; it is not advanced): the draws its agent would make."""
+        kernel_random.set_numpy_state(self.heuristic_rngs[b, other], generator.bit_generator.state)
 
     def draw(self, generator: np.ndarray, count: int) -> int:
         """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""

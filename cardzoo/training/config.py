@@ -31,6 +31,7 @@ from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.errors import InputError, SettingError
+from cardzoo.training import sampler as sampler_module
 from cardzoo.training.sampler import SELF, SamplerConfig, parse_mix
 from cardzoo.training.settings import (
     Choice,
@@ -451,6 +452,7 @@ class TrainConfig:
             gae_lambda=self.gae_lambda,
             seed=seed,
             state_size=self.hidden_state_size,
+            tables=sampler_module.TABLES,
         )
 
     def update(self) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Collecting the learner's experience: many games at once, in a worker process beside the learner.
 
-A :class:`Sampler` holds ``num_games`` games of one game (:class:`~cardzoo.table.Tables`). In each
+A :class:`Sampler` holds ``num_games`` games of one game (one batch, or Tables: below). In each
 game the learner sits in a random seat; every other seat is drawn from the opponent mix for the
 episode (:class:`OpponentMix`: agent names with weights, and ``self`` for the pool of frozen
 snapshots of the learner). Agents are built once per seat and reseeded for every episode. Each
@@ -8,6 +8,16 @@ step of a rollout advances every game to the learner's next decision, the oppone
 deciding for all their seats in one forward pass each, then the learner decides for all games in
 one numpy forward pass of its policy and value networks. A rollout of ``n_steps`` steps comes back
 with the generalised advantage estimates (GAE) of its rewards.
+
+**Two paths, one behaviour.** Where the game has a kernel (``batch.has_batch``) and no agent of
+the mix reads the engine's state, the games are one batch
+(:class:`~cardzoo.vector.seated.SeatedGames`): the learner's action and every seat played in
+the kernel (random, the kernel's heuristics) advance in compiled code, the other agents decide
+from Python, policies for all their seats in one forward pass. Elsewhere (Foxy, search agents,
+``SamplerConfig.tables``) each game is a :class:`~cardzoo.table.Table`. Both count steps,
+rewards, truncation at the game's ``default_max_cycles``, new deals and results alike; they
+draw from different random streams, so the same seed gives the same run on each path, not the
+same run on both.
 
 A learner with a recurrent core (``state_size`` > 0) has a hidden state per game slot: zeros when
 a game is dealt, advanced by each of its decisions; its value network reads the core's outputs.
@@ -44,13 +54,19 @@ import numpy as np
 from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
 from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
 from cardzoo.envs import load_game
+from cardzoo.envs.batch import OVER, RUNNING, has_batch
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import spawn_game_rng
 from cardzoo.errors import InputError, SettingError
 from cardzoo.table import Table, Tables
 from cardzoo.training.settings import RewardMode
+from cardzoo.vector.seated import SeatedGames
 
 SELF = "self"
+#: every sampler a training run builds plays its games on Tables (``SamplerConfig.tables``),
+#: even where they could be played as one batch: the benchmarks' reference, measured in the
+#: same run (``benchmarks/training_speed.py --paths``); read when a run builds its samplers
+TABLES = False
 
 
 # ----------------------------------------------------------------------------------------------
@@ -319,6 +335,9 @@ class SamplerConfig:
     seed: int
     state_size: int = 0
     count_fields: tuple[str, ...] = ()
+    #: play every game as a :class:`~cardzoo.table.Table` even where the games could be played
+    #: as one batch (the benchmarks' reference, measured in the same run)
+    tables: bool = False
 
     def game(self) -> Game:
         return load_game(self.game_name, **self.params)
@@ -351,6 +370,9 @@ class Sampler:
             np.zeros((num_games, config.state_size), np.float32) if config.state_size else None
         )
         self.tables: list[Table] = [None] * num_games  # type: ignore[list-item]
+        #: the games as one batch on the game's kernel (None: each a Table; see the module
+        #: docstring)
+        self.seated = SeatedGames(self.game, num_games) if self._batch_playable() else None
         self.seats = np.zeros(num_games, np.int64)
         self.opponents: list[str | None] = [None] * num_games  # league member of each game
         #: the league games that ended during the last rollout: (member key, learner won)
@@ -359,10 +381,24 @@ class Sampler:
         self.credited = np.zeros(num_games)  # each learner's game rewards counted so far
         #: the episodes that ended during the last rollout: (game slot, learner seat, scores, won)
         self.finished: list[tuple[int, int, np.ndarray, bool]] = []
-        for slot in range(num_games):
-            self._deal(slot)
-        self._advance()
+        if self.seated is not None:
+            self.seated.seed(self.rng.integers(2**63, size=num_games))
+        everyone = np.ones(num_games, bool)
+        self._deal_all(everyone)
+        if self.seated is None:
+            self._advance()
         self.decision = self._decision_inputs()  # every game waits for the learner
+
+    def _batch_playable(self) -> bool:
+        """Whether the games can be played as one batch: the game has a kernel (a vector
+        form), no agent of the mix reads the engine's state, and no run asked for Tables."""
+        if self.config.tables or not has_batch(type(self.game)):
+            return False
+        return not any(
+            make_agent(self.config.game_name, name, self.game).uses_state
+            for name in self.mix.mix
+            if name != SELF
+        )
 
     # --- one rollout -------------------------------------------------------------------
 
@@ -403,9 +439,12 @@ class Sampler:
             actions[step] = chosen
             logprobs[step] = log_probabilities[np.arange(num_games), chosen]
             values[step] = value.logits(features)[:, 0]
-            for slot, table in enumerate(self.tables):
-                table.step(int(chosen[slot]))
-            finished = self._advance(rewards[step])
+            if self.seated is None:
+                for slot, table in enumerate(self.tables):
+                    table.step(int(chosen[slot]))
+                finished = self._advance(rewards[step])
+            else:
+                finished = self._advance_batch(chosen, rewards[step])
             self.decision = self._decision_inputs()
             for slot, won in finished:
                 dones[step, slot] = True
@@ -436,6 +475,8 @@ class Sampler:
         """The learner's inputs and legal actions in every game (all wait for its decision);
         called once per decision, as it adds the observation to the seat's frame stack."""
         game = self.game
+        if self.seated is not None:
+            return self._batch_decision_inputs()
         rows, masks = [], []
         for slot, table in enumerate(self.tables):
             seat = int(self.seats[slot])
@@ -480,9 +521,10 @@ class Sampler:
         return self.reward.step_reward(earned, change, self.config.points_scale)
 
     def _deal(self, slot: int) -> None:
-        """A new episode in ``slot``: a deal, the learner's seat, the opponents."""
+        """A new episode in ``slot``: a deal, the learner's seat, the opponents (in a batch,
+        the deal itself is :meth:`_deal_all`'s)."""
         game, rng = self.game, self.rng
-        state = game.new_state(spawn_game_rng(rng))
+        state = None if self.seated is not None else game.new_state(spawn_game_rng(rng))
         seat = int(rng.integers(game.num_players))
         others = [other for other in range(game.num_players) if other != seat]
         agents: list[Agent | None] = [None] * game.num_players
@@ -495,10 +537,80 @@ class Sampler:
         self.learners[slot].reset()
         if self.hidden is not None:
             self.hidden[slot] = 0.0  # a new game: the learner remembers nothing
-        self.tables[slot] = Table(game, state, agents, game.default_max_cycles)
         self.seats[slot] = seat
-        self.potentials[slot] = game.score_direction * float(game.scores(state)[seat])
         self.credited[slot] = 0.0
+        if self.seated is not None:
+            self.seated.sit(slot, seat, agents)
+            return
+        assert state is not None
+        self.tables[slot] = Table(game, state, agents, game.default_max_cycles)
+        self.potentials[slot] = game.score_direction * float(game.scores(state)[seat])
+
+    # --- the games as one batch (SeatedGames) -------------------------------------------
+
+    def _deal_all(self, slots: np.ndarray) -> None:
+        """A new episode in every slot of ``slots`` (bool); in a batch, each played to its
+        learner's first decision, dealt again while a game ends before it (as a Table's)."""
+        while slots.any():
+            for slot in np.flatnonzero(slots).tolist():
+                self._deal(slot)
+            if self.seated is None:
+                return
+            self.seated.start(slots)
+            self.potentials[slots] = self._potentials()[slots]
+            ends = np.zeros(len(slots), np.int64)
+            # a new deal's first moves belong to no decision: what they earn is not paid
+            self.seated.advance(slots, np.zeros(len(slots)), ends)
+            slots = slots & (ends != RUNNING)
+
+    def _potentials(self) -> np.ndarray:
+        """Each learner's score now, in the direction the game counts it."""
+        assert self.seated is not None
+        game = self.game
+        scores = [game.scores(state)[seat] for state, seat in zip(self.seated.states, self.seats)]
+        return game.score_direction * np.asarray(scores, float)
+
+    def _advance_batch(self, chosen: np.ndarray, rewards: np.ndarray) -> list[tuple[int, bool]]:
+        """:meth:`_advance` for a batch: every learner takes its ``chosen`` action, every game
+        is played to its learner's next decision, the learners' rewards meanwhile are added to
+        ``rewards``; a game that ends is dealt again. Returns the games that ended, with
+        whether the learner won."""
+        assert self.seated is not None
+        game, seated = self.game, self.seated
+        earned, ends = np.zeros(len(chosen)), np.zeros(len(chosen), np.int64)
+        seated.step(chosen, earned, ends)
+        seated.advance(ends == RUNNING, earned, ends)
+        change = 0.0
+        if self.reward.shapes_score:
+            potentials = self._potentials()
+            change, self.potentials = potentials - self.potentials, potentials
+        rewards += self.reward.step_reward(earned, change, self.config.points_scale)
+        ended = ends != RUNNING
+        finished = []
+        for slot in np.flatnonzero(ended).tolist():
+            seat, state = int(self.seats[slot]), seated.states[slot]
+            won = bool(ends[slot] == OVER and game.winners(state)[seat])
+            finished.append((slot, won))
+            self.finished.append((slot, seat, np.array(game.scores(state)), won))
+            if self.opponents[slot] is not None:
+                self.results.append((self.opponents[slot], won))
+        self._deal_all(ended)
+        return finished
+
+    def _batch_decision_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_decision_inputs` for a batch: every learner's view in one call."""
+        assert self.seated is not None
+        count = len(self.seats)
+        observations = np.zeros((count, self.game.observation_size), np.float32)
+        masks = np.zeros((count, self.game.num_actions), np.int8)
+        self.seated.batch.observe(self.seats, observations, masks)
+        inputs = self.learners[0].inputs
+        if inputs.stateless:
+            rows = inputs.scaler(observations)
+        else:
+            seats = zip(self.learners, observations)
+            rows = np.stack([learner.inputs(row).copy() for learner, row in seats])
+        return rows, masks.astype(bool)
 
 
 def _sample(log_probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -23,17 +23,8 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
-from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import kernel_random
-from cardzoo.envs.batch import (
-    MAX_DEALS,
-    OVER,
-    RANDOM_POLICY,
-    RUNNING,
-    TRUNCATED,
-    GameBatch,
-    opponent_seeds,
-)
+from cardzoo.envs.batch import MAX_DEALS, OVER, RUNNING, TRUNCATED, GameBatch, opponent_seeds
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice, check_int, known_options
 from cardzoo.errors import InputError
@@ -43,6 +34,7 @@ from cardzoo.vector.multi_agent import (
     checked_seeds,
     fresh_seeds,
 )
+from cardzoo.vector.seated import decide, kernel_policy, seed_policy_generators
 
 __all__ = ["VectorEnv"]
 
@@ -218,9 +210,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                     "view (cardzoo.single_agent.SingleAgentEnv)"
                 )
         self.batch.seed(np.array(seeds, np.int64))
-        for rng, seed in zip(self._policy_rngs, seeds):
-            sequence = np.random.SeedSequence(seed, spawn_key=(1,))
-            kernel_random.set_numpy_state(rng, np.random.PCG64(sequence).state)
+        seed_policy_generators(self._policy_rngs, seeds)
         self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
@@ -296,21 +286,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _opponent_actions(self, games: np.ndarray, players: np.ndarray) -> np.ndarray:
         """The actions of the opponents to decide in ``games`` (-1 in the other games)."""
         actions = np.full(self.num_envs, -1, np.int64)
-        batched: dict[Any, list[tuple[int, Agent]]] = {}
+        seats = []
         for b in games.tolist():
             player, seat = int(players[b]), int(self._seats[b])
-            agent = self._agents[b][player - (player > seat)]
-            key = getattr(agent, "batch_key", None)
-            if key is not None:
-                batched.setdefault(key, []).append((b, agent))
-                continue
-            observation = {"observation": self._observations[b], "action_mask": self._masks[b]}
-            actions[b] = agent.act(observation)
-        for seats in batched.values():
-            rows = [b for b, _ in seats]
-            agents = [agent for _, agent in seats]
-            decided = type(agents[0]).act_batch(agents, self._observations[rows], self._masks[rows])
-            actions[rows] = decided
+            seats.append((b, self._agents[b][player - (player > seat)]))
+        decide(seats, self._observations, self._masks, actions)
         return actions
 
     def _observe(self) -> None:
@@ -360,21 +340,14 @@ def _kernel_policies(
     game_name: str, game: Game, specs: list[AgentSpec], batch: GameBatch
 ) -> np.ndarray | None:
     """Each opponent's code among the policies the game's kernel plays (random, and the
-    heuristics written in it: their agent class's ``kernel_policy``), or None if one of them is
-    not played there (a factory, a policy, a heuristic of Python)."""
+    heuristics written in it: :func:`~cardzoo.vector.seated.kernel_policy`), or None if one of
+    them is not played there (a factory, a policy, a heuristic of Python)."""
     classes = agent_classes(game_name)
     codes = []
     for spec in specs:
-        if spec == "random":
-            codes.append(RANDOM_POLICY)
-            continue
         agent_class = classes.get(spec) if isinstance(spec, str) else None
-        if not (
-            batch.plays_heuristics
-            and isinstance(agent_class, type)
-            and issubclass(agent_class, KernelHeuristic)
-            and agent_class.kernel_module == game.kernel_module
-        ):
+        code = None if agent_class is None else kernel_policy(batch, agent_class)
+        if code is None:
             return None
-        codes.append(agent_class.kernel_policy)
+        codes.append(code)
     return np.array(codes, np.int64)

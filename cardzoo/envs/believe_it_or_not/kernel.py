@@ -1247,3 +1247,38 @@ def step_seats(
                 observation, heuristic_rngs[b], memory[b], n, cards, species, quick,
             )  # fmt: skip
     return -1
+
+
+@jit
+def play_codes(
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
+    mask, starts, observation, heuristic_rngs, memory, n, cards, species, quick,
+):  # fmt: skip
+    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
+    their codes (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p
+    with its generator heuristic_rngs[b][o] and memory memory[b][o], o = p - (p > stops[b])).
+    Adds what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
+    players[b] who decides now. Returns how many games wait for a seat decided outside.
+    (``rngs``: as other kernels take them; unused here.)"""
+    waiting = 0
+    for b in range(len(rows)):
+        if not active[b]:
+            continue
+        row, seat = rows[b], stops[b]
+        end, reward = reward_after(row, n, seat, steps[b], max_cycles)
+        while end == RUNNING and row[CURRENT] != seat and codes[b][row[CURRENT]] >= 0:
+            other = row[CURRENT] - (row[CURRENT] > seat)
+            action = policy_action(
+                codes[b][row[CURRENT]], row, n, cards, species, quick, policy_rngs[b], mask,
+                starts, observation, heuristic_rngs[b][other], memory[b][other],
+            )  # fmt: skip
+            apply_action(row, n, cards, species, quick, action)
+            steps[b] += 1
+            end, reward = reward_after(row, n, seat, steps[b], max_cycles)
+            earned[b] += reward
+        ends[b] = end
+        players[b] = row[CURRENT]
+        if ends[b] == RUNNING and row[CURRENT] != seat:
+            waiting += 1
+    return waiting

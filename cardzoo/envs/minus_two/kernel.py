@@ -1128,3 +1128,43 @@ def moved(old, new, remembered):
             for place in range(len(old[b][slot])):
                 if old[b][slot][place] != 0:
                     remember(new[b][slot], remembered[b], slot, old[b][slot][place])
+
+
+@jit
+def play_codes(
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
+    buf, starts, observation, heuristic_rngs, memory, remembered, n, count_scoring, target_raise,
+    target_score, points_reward,
+):  # fmt: skip
+    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
+    their codes (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p
+    with its generator heuristic_rngs[b][o] and its table memory[b][o], o = p - (p > stops[b])).
+    Adds what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
+    players[b] who decides now. Returns how many games wait for a seat decided outside; or
+    :data:`FULL` when a heuristic's table is half full: that game stands before its decision,
+    and once the tables have grown (:func:`moved`) the same call goes on with it."""
+    rules = (count_scoring, target_raise, points_reward)
+    waiting = 0
+    for b in range(len(rows)):
+        if not active[b]:
+            continue
+        row, seat = rows[b], stops[b]
+        while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
+            player = row[CURRENT]
+            if codes[b][player] < 0:
+                break
+            other = player - (player > seat)
+            action = policy_action(
+                codes[b][player], row, n, policy_rngs[b], buf, starts, observation,
+                memory[b][other], remembered[b], other, heuristic_rngs[b][other], count_scoring,
+                target_raise, target_score, points_reward,
+            )  # fmt: skip
+            if action == FULL:
+                return FULL
+            earned[b] += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
+        ends[b] = end_of(row, steps[b], max_cycles)
+        players[b] = row[CURRENT]
+        if ends[b] == RUNNING and row[CURRENT] != seat:
+            waiting += 1
+    return waiting

@@ -908,3 +908,35 @@ def step_seats(
                 observation, n, rounds, points_reward,
             )  # fmt: skip
     return -1
+
+
+@jit
+def play_codes(
+    rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
+    mask, starts, observation, n, rounds, points_reward,
+):  # fmt: skip
+    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
+    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
+    their codes (:func:`policy_action`, random ones drawing from policy_rngs[b]). Adds what seat
+    stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands, players[b] who
+    decides now. Returns how many games wait for a seat decided outside."""
+    waiting = 0
+    for b in range(len(rows)):
+        if not active[b]:
+            continue
+        row, seat = rows[b], stops[b]
+        while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
+            code = codes[b][row[CURRENT]]
+            if code < 0:
+                break
+            action = policy_action(
+                code, row, n, rounds, points_reward, policy_rngs[b], mask, starts, observation
+            )
+            earned[b] += take_action(
+                row, rngs[b], steps, b, action, seat, max_cycles, n, rounds, points_reward
+            )
+        ends[b] = end_of(row, steps[b], max_cycles)
+        players[b] = row[CURRENT]
+        if ends[b] == RUNNING and row[CURRENT] != seat:
+            waiting += 1
+    return waiting

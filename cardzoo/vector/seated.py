@@ -1,0 +1,177 @@
+"""Many games with an agent in every seat, on one :class:`~cardzoo.envs.batch.GameBatch`.
+
+:class:`SeatedGames` holds N games of one game and the agent of each seat of each game. Seats
+played by uniformly random agents or by heuristics written in the game's kernel
+(:class:`~cardzoo.agents.kernel_heuristic.KernelHeuristic`) play inside the compiled kernel
+(:meth:`~cardzoo.envs.batch.GameBatch.play_codes`); every other agent is called from Python,
+agents that decide in batches (a ``batch_key`` and ``act_batch``, such as policies) for all the
+seats they play across the games in one call. Each game stops where its *stop seat* must decide
+(a learner's, decided by the caller) or where it ends.
+
+A heuristic the kernel plays decides as its agent would: the same function, the same memory
+(cleared at every new game, as the agent's ``reset``) and the same draws, from a copy of the
+agent's generator taken when it sits down (:meth:`~cardzoo.envs.batch.GameBatch.load_generator`;
+the agent's own generator is not advanced: the sampler reseeds its agents for every game). A seat
+played at random in the kernel draws from the game's second generator (``policy_rngs``), not
+from its agent's: the games are those of the agents, not the very games a
+:class:`~cardzoo.table.Table` plays with the same agents and seeds. Agents that read the engine's
+state (``uses_state``: the search agents) cannot sit here: the games are packed rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cardzoo.agents import Agent
+from cardzoo.agents.base import RandomAgent
+from cardzoo.agents.kernel_heuristic import KernelHeuristic
+from cardzoo.envs import kernel_random
+from cardzoo.envs.batch import EXTERNAL_POLICY, RANDOM_POLICY, RUNNING, GameBatch
+from cardzoo.envs.core import Game, State
+from cardzoo.envs.packed import KernelGame
+from cardzoo.errors import InputError
+
+
+def kernel_policy(batch: GameBatch, agent: Agent | type[Agent]) -> int | None:
+    """The code by which ``batch``'s kernel plays ``agent`` (an agent or its class):
+    :data:`~cardzoo.envs.batch.RANDOM_POLICY` for the uniformly random agent, a heuristic's
+    ``kernel_policy`` where the kernel holds it; None for an agent the kernel does not play."""
+    agent_class = agent if isinstance(agent, type) else type(agent)
+    if agent_class is RandomAgent:
+        return RANDOM_POLICY
+    if (
+        batch.plays_heuristics
+        and issubclass(agent_class, KernelHeuristic)
+        and agent_class.kernel_module == batch.game.kernel_module
+    ):
+        return int(agent_class.kernel_policy)
+    return None
+
+
+def seed_policy_generators(generators: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
+    """Each game's second generator (its learner's seat and its seats played at random in the
+    kernel) from the game's seed: numpy's PCG64 of ``SeedSequence(seed, spawn_key=(1,))``."""
+    for rng, seed in zip(generators, np.asarray(seeds).tolist()):
+        sequence = np.random.SeedSequence(seed, spawn_key=(1,))
+        kernel_random.set_numpy_state(rng, dict(np.random.PCG64(sequence).state))
+
+
+def decide(
+    seats: Sequence[tuple[int, Agent]],
+    observations: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+) -> None:
+    """``actions[b]`` for each (game b, agent) of ``seats``, from ``observations[b]`` and
+    ``masks[b]``: the agents that share a ``batch_key`` in one ``act_batch`` call, the others
+    one ``act`` each."""
+    batched: dict[object, list[tuple[int, Agent]]] = {}
+    for b, agent in seats:
+        key = getattr(agent, "batch_key", None)
+        if key is not None:
+            batched.setdefault(key, []).append((b, agent))
+            continue
+        actions[b] = agent.act({"observation": observations[b], "action_mask": masks[b]})
+    for group in batched.values():
+        rows = [b for b, _ in group]
+        agents = [agent for _, agent in group]
+        act_batch = type(agents[0]).act_batch  # type: ignore[attr-defined]
+        actions[rows] = act_batch(agents, observations[rows], masks[rows])
+
+
+class SeatedGames:
+    """``num_games`` games of ``game`` (with a kernel), an agent in every seat but each game's
+    stop seat (see the module docstring); ``compiled`` as :class:`~cardzoo.envs.batch.GameBatch`
+    takes it. :meth:`seed` seeds the games, :meth:`sit` seats a game's agents, :meth:`start`
+    deals, :meth:`step` takes the stop seats' actions and :meth:`advance` plays the agents."""
+
+    def __init__(self, game: Game, num_games: int, compiled: bool | None = None):
+        self.game = game
+        self.batch = GameBatch(game, num_games, compiled=compiled)
+        count, n = self.batch.num_games, game.num_players
+        self.num_games = count
+        #: each game's stop seat, and each seat's agent (None at the stop seat) and kernel code
+        self.stops = np.zeros(count, np.int64)
+        self.agents: list[list[Agent | None]] = [[None] * n for _ in range(count)]
+        self.codes = np.full((count, n), EXTERNAL_POLICY, np.int64)
+        self.policy_rngs = np.zeros((count, kernel_random.SIZE), np.int64)
+        self.observations = np.zeros((count, game.observation_size), np.float32)
+        self.masks = np.zeros((count, game.num_actions), np.int8)
+        self._rewards = np.zeros((count, n))
+        self._ends = np.zeros(count, np.int64)
+        self._players = np.zeros(count, np.int64)
+        self._actions = np.zeros(count, np.int64)
+        #: each game as a state of the game over its row (live; read for scores and winners,
+        #: so without a generator of its own)
+        assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
+        self.states: list[State] = [
+            game.state_class(game.row_layout, row, None)  # type: ignore[arg-type]
+            for row in self.batch.rows
+        ]
+
+    def seed(self, seeds: np.ndarray) -> None:
+        """Each game's generators from ``seeds`` (one per game, 0 .. 2**63 - 1): its deals as
+        the environment's ``reset(seed)``, and its kernel-played seats' random actions from a
+        second generator spawned from the same seed."""
+        self.batch.seed(seeds)
+        seed_policy_generators(self.policy_rngs, seeds)
+
+    def sit(self, b: int, stop: int, agents: Sequence[Agent | None]) -> None:
+        """Game b's stop seat and the agent of every seat (``agents[stop]`` is ignored); a
+        heuristic the kernel plays draws from a copy of its agent's generator as it stands now
+        (its memory is cleared by :meth:`start`, as the agent's by ``reset``)."""
+        self.stops[b] = stop
+        for seat, agent in enumerate(agents):
+            code = None if seat == stop or agent is None else kernel_policy(self.batch, agent)
+            if seat != stop and agent is None:
+                raise InputError(f"{self.game.name}: seat {seat} of game {b} has no agent")
+            if agent is not None and agent.uses_state:
+                raise InputError(
+                    f"{self.game.name}: agent {agent.name!r} searches from the game's state, "
+                    "which games played many at once (packed rows) do not keep"
+                )
+            self.agents[b][seat] = None if seat == stop else agent
+            self.codes[b, seat] = EXTERNAL_POLICY if code is None else code
+            if code is not None and code != RANDOM_POLICY and self.batch.remembers:
+                assert agent is not None  # only agents have codes
+                self.batch.load_generator(b, seat - (seat > stop), agent.rng)
+
+    def start(self, games: np.ndarray) -> None:
+        """A new game wherever ``games`` (bool) is true (nothing played yet)."""
+        self.batch.start(games)
+
+    def step(self, actions: np.ndarray, earned: np.ndarray, ends: np.ndarray) -> None:
+        """Each game with ``actions[b] >= 0`` takes it for its stop seat (which must decide):
+        ``earned[b]`` is what the stop seat earned by it, ``ends[b]`` how the game stands;
+        other games are left alone (``earned`` 0, ``ends`` running)."""
+        self.batch.step(actions, self._rewards, ends)
+        earned[:] = self._rewards[np.arange(self.num_games), self.stops]
+
+    def advance(self, games: np.ndarray, earned: np.ndarray, ends: np.ndarray) -> None:
+        """Play every game with ``games[b]`` (bool) until its stop seat must decide or it ends:
+        the kernel's seats inside the kernel, the others decided from Python in batches. Adds
+        what each stop seat earned meanwhile to ``earned[b]``; ``ends[b]`` says how each game
+        stands."""
+        active = games.copy()
+        players, stops, actions = self._players, self.stops, self._actions
+        while self.batch.play_codes(stops, self.codes, active, self.policy_rngs, earned, ends,
+                                    players):  # fmt: skip
+            waiting = active & (ends == RUNNING) & (players != stops)
+            self.batch.observe(np.where(waiting, -1, -2), self.observations, self.masks)
+            actions[:] = -1
+            chosen = np.flatnonzero(waiting)
+            seats = [(b, self.agents[b][players[b]]) for b in chosen.tolist()]
+            decide(seats, self.observations, self.masks, actions)
+            legal = self.masks[chosen, actions[chosen]] == 1
+            if not legal.all():
+                b = int(chosen[np.argmin(legal)])
+                raise RuntimeError(
+                    f"{self.agents[b][players[b]]!r} chose action {actions[b]}, which is not "
+                    f"legal in game {b}"
+                )
+            self.batch.step(actions, self._rewards, self._ends)
+            earned[waiting] += self._rewards[waiting, stops[waiting]]
+            ends[waiting] = self._ends[waiting]
+            active = waiting & (ends == RUNNING)

@@ -1,0 +1,314 @@
+"""The trainer's sampler on the games' kernels: its games as one batch (cardzoo.vector.seated),
+the kernel's heuristics played as their agents play, the same seed giving the same rollouts,
+compiled and plain kernels giving the same, and the games that stay on Tables."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+from cardzoo.agents import Agent, agent_classes
+from cardzoo.agents.base import RandomAgent
+from cardzoo.agents.kernel_heuristic import KernelHeuristic
+from cardzoo.agents.minus_two import Attacker
+from cardzoo.agents.policy import NumpyPolicy
+from cardzoo.envs import batch as batch_module
+from cardzoo.envs import kernels, load_game
+from cardzoo.envs.batch import RUNNING
+from cardzoo.training import sampler as sampler_module
+from cardzoo.training.config import TrainConfig
+from cardzoo.training.sampler import OpponentMix, Sampler, parse_mix, rollout_shapes
+from cardzoo.vector.seated import SeatedGames, kernel_policy
+
+BATCH_GAMES = ["nobody_wants_it", "believe_it_or_not", "minus_two"]
+needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
+KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
+
+
+class InPython(Agent):
+    """An agent played from Python: the kernel knows no code for it."""
+
+    def __init__(self, inner: Agent):
+        super().__init__(inner.game)
+        self.inner = inner
+
+    def act(self, observation):
+        return self.inner.act(observation)
+
+
+def kernel_heuristics() -> list[tuple[str, type]]:
+    """(game, heuristic class) for every heuristic a batch game's kernel plays."""
+    found = []
+    for name in BATCH_GAMES:
+        probe = SeatedGames(load_game(name), 1)
+        for agent_class in agent_classes(name).values():
+            is_heuristic = issubclass(agent_class, KernelHeuristic)
+            if is_heuristic and kernel_policy(probe.batch, agent_class) is not None:
+                found.append((name, agent_class))
+    return found
+
+
+class Repeats(InPython):
+    """A Minus Two loop breaker played from Python, counting in ``count`` the positions it had
+    seen before in its game (where it plays a random action)."""
+
+    count = 0
+
+    def act(self, observation):
+        Repeats.count += observation["observation"].tobytes() in self.inner._seen
+        return super().act(observation)
+
+
+def play_beside(name, heuristic, config, num_games, decisions, compiled):
+    """``num_games`` games on two SeatedGames, every seat but the stop seat a new ``heuristic``
+    agent at every deal (as the sampler seats its agents), played inside the kernel on one
+    and called from Python on the other; the stop seat takes seeded random legal actions.
+    Asserts the games stay equal, row for row, with the same rewards and ends, through
+    ``decisions`` stop-seat decisions and the new deals they bring. Returns the kernel's games
+    and the games that ended."""
+    game = load_game(name, **config)
+    n = game.num_players
+    sides = [SeatedGames(game, num_games, compiled=compiled) for _ in range(2)]
+    deals = np.zeros(num_games, np.int64)
+    wrapper = Repeats if name == "minus_two" else InPython  # its heuristics break loops
+
+    def deal(b):
+        stop = int(b + deals[b]) % n
+        for wrap, games in zip((False, True), sides):
+            agents = [heuristic(game, seed=int(1000 * b + 10 * deals[b] + s)) for s in range(n)]
+            games.sit(b, stop, [wrapper(a) if wrap else a for a in agents])
+        deals[b] += 1
+
+    everyone = np.ones(num_games, bool)
+    for games in sides:
+        games.seed(np.arange(num_games) + 100)
+    for b in range(num_games):
+        deal(b)
+    for games in sides:
+        games.start(everyone)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(decisions):
+        results = []
+        for games in sides:
+            earned, ends = np.zeros(num_games), np.zeros(num_games, np.int64)
+            games.advance(everyone, earned, ends)
+            results.append((games.batch.rows.copy(), earned, ends))
+        for got, expected in zip(results[1], results[0]):
+            np.testing.assert_array_equal(got, expected)
+        over = results[0][2] != RUNNING
+        ended += int(over.sum())
+        masks = np.zeros((num_games, game.num_actions), np.int8)
+        sides[0].batch.observe(np.where(over, -2, sides[0].stops), sides[0].observations, masks)
+        chosen = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in masks])
+        for b in np.flatnonzero(over).tolist():
+            deal(b)
+        stepped = []
+        for games in sides:
+            games.start(over)
+            earned, ends = np.zeros(num_games), np.zeros(num_games, np.int64)
+            games.step(chosen, earned, ends)
+            stepped.append((earned, ends))
+        for got, expected in zip(stepped[1], stepped[0]):
+            np.testing.assert_array_equal(got, expected)
+    return sides[0], ended
+
+
+#: the games that ended in :func:`play_beside`'s 16 games and 60 decisions (compiled or plain)
+ENDED = {
+    ("nobody_wants_it", "hand_shedder"): 39,
+    ("nobody_wants_it", "nwi_dodger"): 42,
+    ("believe_it_or_not", "honest"): 13,
+    ("believe_it_or_not", "bluffer"): 10,
+    ("minus_two", "high_cards"): 9,
+    ("minus_two", "attacker"): 7,
+}
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize(("name", "heuristic"), kernel_heuristics())
+def test_a_heuristic_plays_in_the_kernel_as_its_agent_plays_from_python(name, heuristic, compiled):
+    """Every heuristic a batch game's kernel plays (Believe It or Not's and Minus Two's draw and
+    remember) plays the same games inside the kernel as its agents called from Python, seated
+    anew at every deal; compiled and plain, the same games end."""
+    games, ended = play_beside(name, heuristic, {}, 16, 60, compiled)
+    assert (games.codes >= 0).sum() == 16 * (games.game.num_players - 1)
+    assert ended == ENDED[name, heuristic.name]
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_minus_two_loop_breakers_repeat_positions_and_grow_their_tables_in_the_kernel(
+    compiled, monkeypatch
+):
+    """Two-player Minus Two cycles: the attackers meet positions they saw before in their game
+    and play a random action there (drawn as the agent draws it), with tables of positions that
+    start at 2 slots and grow as they fill (to 512), and the games stay those of the agents
+    called from Python: (games ended, positions repeated, slots at the end)."""
+    monkeypatch.setattr(batch_module, "MEMORY_SLOTS", 2)
+    monkeypatch.setattr(Repeats, "count", 0)
+    games, ended = play_beside("minus_two", Attacker, {"num_players": 2}, 6, 300, compiled)
+    assert (ended, Repeats.count, games.batch.memory.shape[2]) == (10, 27, 512)
+
+
+def uniform(size: int, actions: int) -> tuple[NumpyPolicy, NumpyPolicy]:
+    """A policy with small fixed weights (not uniform play, so that the pool's choices show)
+    and a value network of zeros."""
+    weights = np.random.default_rng(0).normal(0, 0.3, (size, actions)).astype(np.float32)
+    policy = NumpyPolicy([(weights, np.zeros(actions, np.float32), "Identity")])
+    value = NumpyPolicy([(np.zeros((size, 1), np.float32), np.zeros(1, np.float32), "Identity")])
+    return policy, value
+
+
+def default_sampler(
+    name: str,
+    num_games: int = 8,
+    seed: int = 0,
+    league: tuple | None = None,
+    opponents: str | None = None,
+    **changes,
+) -> Sampler:
+    """A sampler of the game's default run (mix, reward, inputs) with its pool of one policy
+    (and ``league``, a roster and its weights, if given; ``opponents``, another mix)."""
+    run = TrainConfig(name).resolved()
+    config = run.sampler(num_games, seed)
+    config = dataclasses.replace(config, **changes)
+    mix = OpponentMix(name, parse_mix(name, opponents or run.opponents), *config.inputs)
+    mix.pool = [uniform(config.input_size(), config.game().num_actions)[0]]
+    if league is not None:
+        mix.set_league(*league)
+    return Sampler(config, mix)
+
+
+def rollout(sampler: Sampler, n_steps: int, rollouts: int = 2) -> tuple[dict, list]:
+    """The last of ``rollouts`` rollouts, and every rollout's (episodes, wins)."""
+    game = sampler.game
+    shapes = rollout_shapes(n_steps * len(sampler.seats), sampler.input_size, game.num_actions)
+    out = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
+    counts = []
+    for _ in range(rollouts):
+        counts.append(sampler.collect(*uniform(sampler.input_size, game.num_actions), n_steps, out))
+    return out, counts
+
+
+def test_the_sampler_plays_one_batch_where_it_can_and_tables_elsewhere():
+    assert all(default_sampler(name, 2).seated is not None for name in BATCH_GAMES)
+    assert default_sampler("nobody_wants_it", 2, tables=True).seated is None  # asked for
+    assert default_sampler("foxy", 2).seated is None  # no kernel
+    run = TrainConfig("nobody_wants_it").resolved()
+    config = run.sampler(2, 0)
+    searching = OpponentMix("nobody_wants_it", parse_mix("nobody_wants_it", "random,pimc"))
+    assert Sampler(config, searching).seated is None  # pimc reads the engine's state
+
+
+#: each game's default run, 8 games, two rollouts of 40 decisions a game from seed 0: the
+#: second rollout's (episodes, wins), its rewards and actions summed, and its episode ends
+PINNED = {
+    "nobody_wants_it": ((13, 0), -20.95, 2298, 13),
+    "believe_it_or_not": ((2, 1), 1.05, 3673, 2),
+    "minus_two": ((5, 0), -13.21, 37135, 5),
+}
+
+
+#: the league test's results (member, learner won) of its second rollout, sorted
+PINNED_LEAGUE = [("nwi_dodger", False), ("random", False), ("random", False), ("random", False)]
+
+
+def sampled_twice(name: str, opponents: str | None = None) -> tuple[dict, tuple]:
+    """Two samplers of the game's default run (``opponents``: another mix) from seed 0, two
+    rollouts of 40 decisions each: asserts they are the same (every array equal). Returns the
+    last rollout and its figures: (episodes, wins), the rewards and actions summed, the ends."""
+    first, first_counts = rollout(default_sampler(name, opponents=opponents), 40)
+    again, again_counts = rollout(default_sampler(name, opponents=opponents), 40)
+    for key, array in first.items():
+        np.testing.assert_array_equal(again[key], array, err_msg=key)
+    assert first_counts == again_counts
+    figures = (
+        first_counts[-1],
+        round(float(first["rewards"].sum()), 4),
+        int(first["actions"].sum()),
+        int(first["dones"].sum()),
+    )
+    return first, figures
+
+
+@pytest.mark.parametrize("name", BATCH_GAMES)
+def test_the_same_seed_samples_the_same_rollouts(name):
+    """Two samplers of the game's default run from one seed play the same rollouts (every
+    array equal); the figures are pinned, and another seed plays others."""
+    first, figures = sampled_twice(name)
+    assert figures == PINNED[name]
+    other, _ = rollout(default_sampler(name, seed=1), 40)
+    assert not np.array_equal(other["actions"], first["actions"])
+
+
+#: a mix of each batch game's random agent and kernel heuristics alone
+KERNEL_MIXES = {
+    "nobody_wants_it": "nwi_dodger,hand_shedder,random",
+    "believe_it_or_not": "honest,bluffer:2,random",
+    "minus_two": "attacker:2,high_cards,random",
+}
+#: :data:`PINNED` for the runs with :data:`KERNEL_MIXES`
+PINNED_KERNEL_MIXES = {
+    "nobody_wants_it": ((16, 1), -25.85, 2248, 16),
+    "believe_it_or_not": ((8, 1), -5.25, 3649, 8),
+    "minus_two": ((5, 1), -9.49, 34325, 5),
+}
+
+
+@pytest.mark.parametrize("name", BATCH_GAMES)
+def test_kernel_opponents_make_no_python_decision_and_the_same_seed_samples_the_same(
+    name, monkeypatch
+):
+    """With a mix of random agents and kernel heuristics (Believe It or Not's and Minus Two's
+    draw and remember), every opponent's decision is taken in the kernel: no agent's ``act``
+    runs. Two samplers from one seed play the same rollouts; the figures are pinned."""
+
+    def no_python(self, observation):
+        raise AssertionError(f"{self!r} decided from Python")
+
+    for agent_class in agent_classes(name).values():
+        if agent_class is RandomAgent or issubclass(agent_class, KernelHeuristic):
+            monkeypatch.setattr(agent_class, "act", no_python)
+    _, figures = sampled_twice(name, KERNEL_MIXES[name])
+    assert figures == PINNED_KERNEL_MIXES[name]
+
+
+@pytest.mark.parametrize("mixes", [{}, KERNEL_MIXES], ids=["default", "kernel"])
+@pytest.mark.parametrize("name", BATCH_GAMES)
+def test_compiled_and_plain_kernels_sample_the_same(name, mixes, monkeypatch):
+    pytest.importorskip("numba")
+    opponents = mixes.get(name)
+    compiled, _ = rollout(default_sampler(name, 4, opponents=opponents), 15)
+    monkeypatch.setattr(
+        sampler_module, "SeatedGames", functools.partial(SeatedGames, compiled=False)
+    )
+    sampler = default_sampler(name, 4, opponents=opponents)
+    assert sampler.seated is not None and not sampler.seated.batch.compiled
+    plain, _ = rollout(sampler, 15)
+    for key, array in compiled.items():
+        np.testing.assert_array_equal(plain[key], array, err_msg=key)
+
+
+def test_a_league_member_plays_every_other_seat_of_a_game_and_its_results_come_back():
+    """A league of a kernel heuristic, random and a frozen policy: each game's opponents are
+    one member, played in the kernel (heuristic, random) or batched from Python (the policy);
+    every finished episode reports its member and result."""
+    from cardzoo.agents.nobody_wants_it import NwiDodger
+
+    size = default_sampler("nobody_wants_it", 1).input_size
+    frozen = uniform(size, load_game("nobody_wants_it").num_actions)[0]
+    roster = [("nwi_dodger", "nwi_dodger", None), ("random", "random", None),
+              ("snapshot@0", None, frozen.state())]  # fmt: skip
+    sampler = default_sampler("nobody_wants_it", 8, league=(roster, [0.4, 0.3, 0.3]))
+    codes = {"nwi_dodger": NwiDodger.kernel_policy, "random": 0, "snapshot@0": -1}
+    for slot, member in enumerate(sampler.opponents):
+        seat = int(sampler.seats[slot])
+        others = np.delete(sampler.seated.codes[slot], seat)
+        assert (others == codes[member]).all(), (member, others)
+    out, counts = rollout(sampler, 40)
+    assert len(sampler.results) == counts[-1][0] == int(out["dones"].sum())
+    assert sum(won for _, won in sampler.results) == counts[-1][1]
+    assert sorted(sampler.results) == PINNED_LEAGUE
