@@ -11,7 +11,11 @@ milliseconds (random, the heuristics, ``pretrained``) with openskill ratings, wr
 ``benchmarks/tournaments/<name>/`` (``tournament.json``, ``ratings.png``, ``pairwise.png``).
 The agent a shipped policy replaced (a copy in ``benchmarks/results/previous_pretrained/``)
 plays too; a search bot only when asked (``--search pimc:seconds=0.1``): at 0.1 s a move its
-tournaments take hours (``benchmarks/search.md`` has its strength).
+tournaments take hours (``benchmarks/search.md`` has its strength). Each tournament keeps its
+finished line-ups in ``<out>/tournaments/<name>/`` (``cardzoo.tournament``, "Resumable"), so a
+stopped run resumes where it stopped, and a finished one is read back without playing again.
+A tournament of other settings there (another ``--tournament-games`` or ``--search``, a newly
+shipped policy) is refused before its first game: remove that folder to play it afresh.
 
 Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
 a finished run is not trained again. Every finished run adds its row to
@@ -326,9 +330,12 @@ def _stack(entry: dict) -> str:
 PREVIOUS = HERE / "results" / "previous_pretrained"
 
 
-def run_tournaments(results: dict[str, dict], games: int, search: str | None = None) -> str:
+def run_tournaments(
+    results: dict[str, dict], games: int, search: str | None = None, folder: Path | None = None
+) -> str:
     """A tournament of the fast agents of each shipped policy's game (and the agent it replaced,
-    and ``search``, a search bot, when given), saved with its plots."""
+    and ``search``, a search bot, when given), saved with its plots. With ``folder``, each
+    tournament keeps its finished line-ups in ``folder / name`` and resumes from them."""
     from cardzoo.agents import agent_classes
     from cardzoo.tournament import tournament
 
@@ -342,7 +349,7 @@ def run_tournaments(results: dict[str, dict], games: int, search: str | None = N
         if search:
             agents.append(search)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
-                            params=params)  # fmt: skip
+                            params=params, folder=folder and folder / name)  # fmt: skip
         result.save(TOURNAMENTS / name)
         print(result.table(), flush=True)
         lines += [
@@ -376,7 +383,11 @@ def replace_between(text: str, start: str, end: str, body: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=",".join(RUNS), help=f"some of {list(RUNS)}")
-    parser.add_argument("--out", default="runs/bench", help="folder of the run folders")
+    parser.add_argument(
+        "--out",
+        default="runs/bench",
+        help="folder of the run folders (with --pretrained: of the tournaments' line-ups)",
+    )
     parser.add_argument("--table-only", action="store_true", help="rebuild the table and stop")
     parser.add_argument(
         "--pretrained",
@@ -403,7 +414,9 @@ def main() -> None:
         results = {name: results[name] for name in GOALS if name in results}
         text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
         if not args.skip_tournaments:
-            tournaments = run_tournaments(results, args.tournament_games, args.search)
+            tournaments = run_tournaments(
+                results, args.tournament_games, args.search, Path(args.out) / "tournaments"
+            )
             text = replace_between(text, *TOURNAMENT_MARKERS, tournaments)
         REPORT.write_text(text)
         return

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -566,3 +568,26 @@ def test_command_refuses_resume_without_out(capsys):
     assert main(command) == 2
     error = "cardzoo: error: --resume: needs --out, the folder of the tournament\n"
     assert capsys.readouterr().err == error
+
+
+# --- the learning benchmark's tournaments -----------------------------------------------------
+
+
+def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path, monkeypatch):
+    pytest.importorskip("torch")  # the script trains too
+    root = Path(__file__).resolve().parent.parent
+    script = root / "benchmarks" / "learning.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_learning", script)
+    learning = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(learning)
+    monkeypatch.chdir(root)  # the replaced policy is named by a path from the repository's top
+    monkeypatch.setattr(learning, "TOURNAMENTS", tmp_path / "reports")
+    results = {"foxy": json.loads(learning.PRETRAINED_RESULTS.read_text())["foxy"]}
+    straight = learning.run_tournaments(results, 2)
+    _stopping_after(monkeypatch, 3)
+    with pytest.raises(KeyboardInterrupt):
+        learning.run_tournaments(results, 2, folder=tmp_path / "lineups")
+    played = _stopping_after(monkeypatch, 100)
+    assert learning.run_tournaments(results, 2, folder=tmp_path / "lineups") == straight
+    lineups = len(list((tmp_path / "lineups" / "foxy" / "lineups").iterdir()))
+    assert lineups > 3 and len(played) == lineups - 3
