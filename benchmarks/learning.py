@@ -12,7 +12,11 @@ milliseconds (random, the heuristics, ``pretrained``) with openskill ratings, wr
 The agent a shipped policy replaced (a copy in ``benchmarks/results/previous_pretrained/``)
 plays too; a search bot only when asked (``--search pimc``: each game's budget of at most 0.1 s
 a move, :data:`SEARCH_BUDGETS`): its tournaments take hours (``benchmarks/search.md`` has its
-strength). ``--only NAMES`` runs some tournaments and keeps the others.
+strength). ``--only NAMES`` runs some tournaments and keeps the others. Each tournament keeps its
+finished line-ups in ``<out>/tournaments/<name>/`` (``cardzoo.tournament``, "Resumable"), so a
+stopped run resumes where it stopped, and a finished one is read back without playing again.
+A tournament of other settings there (another ``--tournament-games`` or ``--search``, a newly
+shipped policy) is refused before its first game: remove that folder to play it afresh.
 
 Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
 a finished run is not trained again. Every finished run adds its row to
@@ -346,10 +350,13 @@ def search_agent(search: str | None, game: str) -> str | None:
     return search
 
 
-def run_tournaments(results: dict[str, dict], games: int, search: str | None = None) -> str:
+def run_tournaments(
+    results: dict[str, dict], games: int, search: str | None = None, folder: Path | None = None
+) -> str:
     """A tournament of the fast agents of each shipped policy's game (and the agent it replaced,
     and ``search``, a search bot, when given: see :func:`search_agent`), saved with its plots;
-    returns the report's block for each."""
+    returns the report's block for each. With ``folder``, each tournament keeps its finished
+    line-ups in ``folder / name`` and resumes from them."""
     from cardzoo.agents import agent_classes
     from cardzoo.tournament import tournament
 
@@ -364,7 +371,7 @@ def run_tournaments(results: dict[str, dict], games: int, search: str | None = N
         if searcher:
             agents.append(searcher)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
-                            params=params)  # fmt: skip
+                            params=params, folder=folder and folder / name)  # fmt: skip
         result.save(TOURNAMENTS / name)
         print(result.table(), flush=True)
         lines += [
@@ -411,7 +418,11 @@ def replace_between(text: str, start: str, end: str, body: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=",".join(RUNS), help=f"some of {list(RUNS)}")
-    parser.add_argument("--out", default="runs/bench", help="folder of the run folders")
+    parser.add_argument(
+        "--out",
+        default="runs/bench",
+        help="folder of the run folders (with --pretrained: of the tournaments' line-ups)",
+    )
     parser.add_argument("--table-only", action="store_true", help="rebuild the table and stop")
     parser.add_argument(
         "--pretrained",
@@ -449,7 +460,9 @@ def main() -> None:
         tournaments = None
         if not args.skip_tournaments:
             chosen = {name: results[name] for name in only}
-            tournaments = run_tournaments(chosen, args.tournament_games, args.search)
+            tournaments = run_tournaments(
+                chosen, args.tournament_games, args.search, Path(args.out) / "tournaments"
+            )
         text = replace_between(REPORT.read_text(), *PRETRAINED_MARKERS, pretrained_table(results))
         if tournaments is not None:  # the report read again: another run may have written it
             start, end = TOURNAMENT_MARKERS

@@ -25,6 +25,7 @@ from cardzoo.envs import load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int, game_rng_from_seed
 from cardzoo.errors import InputError
+from cardzoo.io import to_json_value
 from cardzoo.stats import mean_interval, wilson_interval
 from cardzoo.table import Table, Tables
 
@@ -150,6 +151,63 @@ class MatchResult:
             "agents": [record.summary() for record in self.agents.values()],
         }
 
+    def to_json(self) -> dict:
+        """Everything the match recorded (every game, every agent's record) as JSON-ready data,
+        which :meth:`from_json` reads back exactly: the per-seat arrays keep their dtypes, so
+        the result compares equal to this one. (:meth:`summary` is the report; this is the
+        record.)"""
+        return {
+            "game": self.game,
+            "params": self.params,
+            "lineup": self.lineup,
+            "mirrored": self.mirrored,
+            "dtypes": {
+                name: str(getattr(self.games[0], name).dtype) if self.games else None
+                for name in _SEAT_ARRAYS
+            },
+            "games": [
+                {name: to_json_value(value) for name, value in vars(record).items()}
+                for record in self.games
+            ],
+            "agents": [dataclasses.asdict(record) for record in self.agents.values()],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> MatchResult:
+        """The match :meth:`to_json` wrote. Data of another shape (a damaged or foreign file)
+        is an :class:`~cardzoo.errors.InputError` saying what is wrong."""
+        try:
+            lineup = [str(label) for label in _json_list(data, "lineup")]
+            dtypes = {name: np.dtype(data["dtypes"][name]) for name in _SEAT_ARRAYS}
+            games = []
+            for item in _json_list(data, "games"):
+                arrays = {name: np.array(item[name], dtypes[name]) for name in _SEAT_ARRAYS}
+                if any(array.shape != (len(lineup),) for array in arrays.values()):
+                    raise InputError(f"a game has not one number per seat of {len(lineup)}")
+                games.append(
+                    GameRecord(
+                        seed=_json_int(item, "seed"),
+                        length=_json_int(item, "length"),
+                        truncated=_json_bool(item, "truncated"),
+                        **arrays,
+                    )
+                )
+            agents = [AgentRecord(**fields) for fields in _json_list(data, "agents")]
+            if not isinstance(data["params"], dict) or not isinstance(data["game"], str):
+                raise InputError("its game is not a name with a dict of parameters")
+            return cls(
+                data["game"],
+                data["params"],
+                lineup,
+                games,
+                {record.name: record for record in agents},
+                _json_bool(data, "mirrored"),
+            )
+        except InputError:
+            raise
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputError(f"not a match record ({type(error).__name__}: {error})") from None
+
     def table(self) -> str:
         """The result as a plain-text table (95% intervals in brackets)."""
         head = (
@@ -175,6 +233,28 @@ class MatchResult:
                 "averages)"
             )
         return "\n".join(rows)
+
+
+#: the fields of a GameRecord that hold one number per seat
+_SEAT_ARRAYS = ("rewards", "scores", "winners")
+
+
+def _json_list(data: dict, key: str) -> list:
+    if not isinstance(data[key], list):
+        raise InputError(f"{key} is not a list")
+    return data[key]
+
+
+def _json_int(data: dict, key: str) -> int:
+    if isinstance(data[key], bool) or not isinstance(data[key], int):
+        raise InputError(f"{key} is not an integer: {data[key]!r}")
+    return data[key]
+
+
+def _json_bool(data: dict, key: str) -> bool:
+    if not isinstance(data[key], bool):
+        raise InputError(f"{key} is not true or false: {data[key]!r}")
+    return data[key]
 
 
 def _fmt(mean: float, interval: list[float]) -> str:

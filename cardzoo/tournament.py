@@ -49,30 +49,58 @@ of the player count each); the result says how many were played.
 Reproducible: every line-up plays the deals ``seed, seed + 1, ...`` (the pairs are compared on
 the same cards) and its agents are seeded by :func:`~cardzoo.evaluation.play_match` from the
 seed, so the same call gives the same table.
+
+Resumable: with ``folder``, a tournament writes its settings there before its first game
+(``settings.json``) and every line-up's match as it finishes (``lineups/0000.json``, ...: the
+match's record, :meth:`~cardzoo.evaluation.MatchResult.to_json`, each file written atomically).
+Called again with the same folder and the same settings, it reads the finished line-ups back and
+plays only the missing ones; since every line-up's games depend on the seed alone, the result
+is the one an uninterrupted tournament gives (agents that think against a clock,
+``pimc:seconds=0.1``, play differently on every run, resumed or not). The settings are the game
+with all its parameters, the agents' labels, ``games``, ``seed``, ``max_cycles`` (the game's
+limit when left out) and the cardzoo version; and, for every agent that plays a file (a saved
+policy ``ppo:PATH`` or ``rllib:PATH``, or the shipped ``pretrained``), the file's sha256.
+Decision: a resume with other settings, or after such a file changed, is refused rather than
+mixed: the folder is left as it is, and another folder starts afresh. What is not recorded: the
+code behind an agent factory or a heuristic (only its label and the cardzoo version). A damaged
+or foreign file in the folder is refused too, naming the file, before any game.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
+import json
 import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from openskill.models import PlackettLuce
 
+from cardzoo import __version__
 from cardzoo.agents import Agent, build_agent
+from cardzoo.agents.registry import policy_file
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
-from cardzoo.errors import InputError
-from cardzoo.evaluation import AgentFactory, MatchResult, play_match
-from cardzoo.io import write_json_atomic
+from cardzoo.errors import InputError, SettingError
+from cardzoo.evaluation import AgentFactory, MatchResult, check_match, match_seating, play_match
+from cardzoo.io import to_json_value, write_json_atomic
 from cardzoo.stats import wilson_interval
 
 RATING_MODEL = "openskill PlackettLuce (Weng-Lin), tau=0"
+#: a tournament folder's files (``tournament(..., folder=)``): the settings, and a folder of one
+#: file per finished line-up, named by its index in :attr:`TournamentResult.lineups`
+SETTINGS_FILE = "settings.json"
+LINEUPS_FOLDER = "lineups"
+#: the format of a tournament folder's files, written into each (another one is refused)
+FOLDER_FORMAT = 1
+#: the result's summary, which :meth:`TournamentResult.save` writes beside its plots
+SUMMARY_FILE = "tournament.json"
 #: how many sigmas the conservative ordinal subtracts from mu (openskill's default)
 ORDINAL_SIGMAS = 3.0
 
@@ -294,7 +322,7 @@ class TournamentResult:
 
         folder = Path(folder)
         paths = {
-            "json": folder / "tournament.json",
+            "json": folder / SUMMARY_FILE,
             "ratings": folder / "ratings.png",
             "pairwise": folder / "pairwise.png",
         }
@@ -318,6 +346,7 @@ def tournament(
     params: dict | None = None,
     max_cycles: int | None = None,
     progress: bool = False,
+    folder: str | os.PathLike | None = None,
 ) -> TournamentResult:
     """Every agent of ``agents`` against every other at ``players`` seats (see the module
     docstring for the line-ups, the scores and the ratings).
@@ -330,6 +359,12 @@ def tournament(
     ``params`` are the game's other parameters; ``progress`` shows a bar over all games.
     Every argument is checked, and every agent built once, before the first game: a bad one is
     a ``ValueError`` naming the argument.
+
+    ``folder`` (optional) makes the tournament resumable (see the module docstring): a new or
+    empty folder starts one, a folder of the same settings resumes it (a finished one is read
+    back, nothing played). Refused, before any game and with the folder left as it is, as an
+    :class:`~cardzoo.errors.SettingError` of ``folder``: a folder that holds other files, or a
+    tournament of other settings, or a damaged or foreign file.
     """
     game, params = _check_game(game_name, players, params)
     entries = _check_agents(game_name, agents, game)  # label -> name or factory
@@ -343,20 +378,33 @@ def tournament(
     ]
     rounds_per_lineup = math.ceil(games / (len(seating_patterns(players)) * players))
     games_per_lineup = rounds_per_lineup * players
+    lineup_specs = [entries[label] for label in lineups[0].agents]
+    max_cycles = check_match(game_name, lineup_specs, games_per_lineup, seed, params, max_cycles)[4]
+    store = None if folder is None else _TournamentFolder(Path(folder))
+    finished: dict[int, MatchResult] = {}
+    if store is not None:
+        settings = _settings(game_name, game, entries, games, seed, max_cycles)
+        finished = store.load(settings, lineups, games_per_lineup)
+        store.start(settings)  # everything above was read and checked, nothing written
     bar = _progress_bar(len(lineups) * games_per_lineup, game_name, progress)
+    if bar is not None:
+        bar.update(len(finished) * games_per_lineup)
     try:
-        matches = [
-            play_match(
-                game_name,
-                _factories(game_name, entries, lineup, bar),
-                games_per_lineup,
-                seed=seed,
-                params=params,
-                mirrored=True,
-                max_cycles=max_cycles,
-            )
-            for lineup in lineups
-        ]
+        matches = []
+        for index, lineup in enumerate(lineups):
+            if index not in finished:
+                finished[index] = play_match(
+                    game_name,
+                    _factories(game_name, entries, lineup, bar),
+                    games_per_lineup,
+                    seed=seed,
+                    params=params,
+                    mirrored=True,
+                    max_cycles=max_cycles,
+                )
+                if store is not None:
+                    store.save(index, lineup, finished[index])
+            matches.append(finished[index])
     finally:
         if bar is not None:
             bar.close()  # also on Ctrl-C, so the bar is not drawn again after the error
@@ -374,6 +422,160 @@ def tournament(
         matches=matches,
         games_per_lineup=games_per_lineup,
     )
+
+
+def _settings(
+    game_name: str,
+    game: Game,
+    entries: dict[str, str | AgentFactory],
+    games: int,
+    seed: int,
+    max_cycles: int,
+) -> dict[str, Any]:
+    """What a tournament folder records, and a resume must repeat (as JSON reads it back)."""
+    digests = {}
+    for label, entry in entries.items():
+        path = policy_file(game_name, entry, game) if isinstance(entry, str) else None
+        if path is not None:
+            digests[label] = hashlib.sha256(path.read_bytes()).hexdigest()
+    settings = {
+        "game": game_name,
+        "players": game.num_players,
+        "params": game.params(),
+        "agents": list(entries),
+        "games": games,
+        "seed": seed,
+        "max_cycles": max_cycles,
+        "cardzoo": __version__,
+        "policy_sha256": digests,
+    }
+    return json.loads(json.dumps(to_json_value(settings)))
+
+
+class _TournamentFolder:
+    """A resumable tournament's folder: :data:`SETTINGS_FILE` and, in :data:`LINEUPS_FOLDER`,
+    one file per finished line-up. Every refusal is a :class:`SettingError` of ``folder``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.settings = path / SETTINGS_FILE
+        self.lineups = path / LINEUPS_FOLDER
+
+    def lineup_file(self, index: int) -> Path:
+        return self.lineups / f"{index:04d}.json"
+
+    def load(
+        self, settings: dict[str, Any], lineups: list[LineUp], games_per_lineup: int
+    ) -> dict[int, MatchResult]:
+        """The finished line-ups' matches by index (none for a new folder), every file checked:
+        the folder must be new, empty, or hold the tournament of exactly these ``settings``.
+        Reads only."""
+        if self.path.exists() and not self.path.is_dir():
+            raise SettingError("folder", f"{self.path} exists and is not a folder")
+        if not self.settings.exists():
+            if self.path.exists() and any(self.path.iterdir()):
+                raise SettingError(
+                    "folder",
+                    f"{self.path} is not empty and holds no tournament (no {SETTINGS_FILE}); "
+                    "give a new or empty folder",
+                )
+            return {}
+        saved = self._read(self.settings, "tournament")
+        if saved != settings:
+            raise SettingError(
+                "folder",
+                f"{self.path} holds a tournament of other settings "
+                f"({_differences(saved, settings)}); give the same settings to resume it, or "
+                "another folder to start a new one",
+            )
+        finished = {}
+        for index, lineup in enumerate(lineups):
+            file = self.lineup_file(index)
+            if file.exists():
+                finished[index] = self._read_match(file, settings, lineup, games_per_lineup)
+        return finished
+
+    def start(self, settings: dict[str, Any]) -> None:
+        """Write the settings of a new tournament (after :meth:`load` checked the folder)."""
+        if not self.settings.exists():
+            write_json_atomic(self.settings, {"format": FOLDER_FORMAT, "tournament": settings})
+
+    def save(self, index: int, lineup: LineUp, match: MatchResult) -> None:
+        """A finished line-up's match, atomically."""
+        data = {
+            "format": FOLDER_FORMAT,
+            "lineup": {"A": lineup.first, "B": lineup.second, "pattern": lineup.pattern},
+            "match": match.to_json(),
+        }
+        write_json_atomic(self.lineup_file(index), data)
+
+    def _read(self, file: Path, key: str) -> Any:
+        """The data under ``key`` of a file this folder wrote."""
+        try:
+            data = json.loads(file.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise self._damaged(file, f"{type(error).__name__}: {error}") from None
+        if not isinstance(data, dict) or data.get("format") != FOLDER_FORMAT or key not in data:
+            raise self._damaged(
+                file, f"not a file of a cardzoo tournament folder of format {FOLDER_FORMAT}"
+            )
+        return data[key]
+
+    def _read_match(
+        self, file: Path, settings: dict[str, Any], lineup: LineUp, games_per_lineup: int
+    ) -> MatchResult:
+        """The match of ``file``, which must be ``lineup``'s in the tournament of
+        ``settings``."""
+        saved = self._read(file, "lineup")
+        expected = {"A": lineup.first, "B": lineup.second, "pattern": lineup.pattern}
+        if saved != expected:
+            raise self._damaged(file, f"it holds the line-up {saved}, not {expected}")
+        try:
+            match = MatchResult.from_json(self._read(file, "match"))
+        except InputError as error:
+            raise self._damaged(file, str(error)) from None
+        n = len(lineup.pattern)
+        deals = [match_seating(settings["seed"], g, n, True)[0] for g in range(games_per_lineup)]
+        played = {
+            "game": match.game,
+            "params": match.params,
+            "lineup": match.lineup,
+            "mirrored": match.mirrored,
+            "deals": [record.seed for record in match.games],
+        }
+        wanted = {
+            "game": settings["game"],
+            "params": settings["params"],
+            "lineup": lineup.agents,
+            "mirrored": True,
+            "deals": deals,
+        }
+        if played != wanted:
+            raise self._damaged(
+                file, f"its games are not this line-up's ({_differences(played, wanted)})"
+            )
+        return match
+
+    def _damaged(self, file: Path, detail: str) -> SettingError:
+        remedy = (
+            "give another folder"
+            if file == self.settings
+            else "remove the file to play its line-up again"
+        )
+        return SettingError("folder", f"{file} is damaged or foreign ({detail}); {remedy}")
+
+
+def _differences(there: dict[str, Any], here: dict[str, Any], prefix: str = "") -> str:
+    """What differs between two dicts of settings, as ``games 200 there, 400 here`` (inside
+    nested dicts by the key's path: ``params.num_rounds 3 there, 5 here``)."""
+    parts = []
+    for key in {**there, **here}:
+        old, new = there.get(key), here.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            parts.append(_differences(old, new, f"{prefix}{key}."))
+        elif old != new:
+            parts.append(f"{prefix}{key} {old!r} there, {new!r} here")
+    return "; ".join(part for part in parts if part)
 
 
 def _check_game(game_name: str, players: int, params: dict | None) -> tuple[Game, dict]:

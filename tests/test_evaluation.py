@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 
 import numpy as np
@@ -12,7 +13,15 @@ import pytest
 from cardzoo.agents import RandomAgent, agent_classes, make_agent
 from cardzoo.envs import henhouse_v0
 from cardzoo.envs.helpers import game_rng_from_seed
-from cardzoo.evaluation import mean_interval, play_game, play_match, simulate, wilson_interval
+from cardzoo.errors import InputError
+from cardzoo.evaluation import (
+    MatchResult,
+    mean_interval,
+    play_game,
+    play_match,
+    simulate,
+    wilson_interval,
+)
 from cardzoo.io import write_json_atomic
 
 
@@ -297,3 +306,32 @@ def test_a_mask_only_agent_is_not_handed_an_observation_and_plays_the_same_games
 def test_wilson_interval_is_exactly_zero_or_one_at_the_extremes():
     assert wilson_interval(0, 1000)[0] == 0.0
     assert wilson_interval(1000, 1000)[1] == 1.0
+
+
+def test_a_match_record_reads_back_exactly():
+    match = play_match("minus_two", ["random", "attacker", "random"], 6, seed=2, max_cycles=40)
+    assert match.truncated > 0  # truncated games (no winners) read back too
+    again = MatchResult.from_json(json.loads(json.dumps(match.to_json())))
+    assert again.to_json() == match.to_json() and again.summary() == match.summary()
+    for record, read in zip(match.games, again.games):
+        for name in ("rewards", "scores", "winners"):
+            assert getattr(read, name).dtype == getattr(record, name).dtype
+            assert np.array_equal(getattr(read, name), getattr(record, name))
+    assert again.agents == match.agents
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda data: data.pop("games"), "not a match record (KeyError: 'games')"),
+        (lambda data: data["games"][1]["winners"].pop(), "a game has not one number per seat"),
+        (lambda data: data["games"][0].update(seed="3"), "seed is not an integer: '3'"),
+        (lambda data: data.update(mirrored=1), "mirrored is not true or false: 1"),
+        (lambda data: data["agents"][0].update(colour="red"), "not a match record (TypeError"),
+    ],
+)
+def test_a_damaged_match_record_is_refused(damage, message):
+    data = play_match("nobody_wants_it", ["random", "nwi_dodger"], 2, seed=0).to_json()
+    damage(data)
+    with pytest.raises(InputError, match=re.escape(message)):
+        MatchResult.from_json(data)

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
+import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 from openskill.models import PlackettLuce
 
+import cardzoo
+from cardzoo import evaluation
 from cardzoo.agents.foxy import ForgetfulAgent
+from cardzoo.agents.policy import pretrained_file
 from cardzoo.cli import main
+from cardzoo.errors import SettingError
 from cardzoo.evaluation import GameRecord, MatchResult
 from cardzoo.stats import wilson_interval
 from cardzoo.tournament import (
@@ -286,3 +295,299 @@ def test_command_reports_a_bad_argument_in_one_line(arguments, message, capsys):
     assert main(["tournament", "nobody_wants_it", *arguments, "--quiet"]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"cardzoo: error: {message}") and error.count("\n") == 1
+
+
+# --- resuming from a folder -------------------------------------------------------------------
+
+#: 3 agents at 4 seats: 3 pairs x 4 seating patterns = 12 line-ups of 4 games each
+RESUMED = {"agents": ["random", "nwi_dodger", "pretrained"], "games": 16, "players": 4, "seed": 7}
+
+
+@pytest.fixture(scope="module")
+def straight():
+    return tournament("nobody_wants_it", **RESUMED)
+
+
+class GamePlayedError(Exception):
+    """A game was played where none may be."""
+
+
+def _stopping_after(monkeypatch, lineups: int, stop: type[BaseException] = KeyboardInterrupt):
+    """Make the tournament stop with ``stop`` (by default as Ctrl-C does) when it starts its
+    line-up number ``lineups`` + 1; returns the list that counts the line-ups played."""
+    from cardzoo import tournament as module
+
+    played: list[int] = []
+
+    def play(*args, **kwargs):
+        if len(played) == lineups:
+            raise stop
+        played.append(1)
+        return evaluation.play_match(*args, **kwargs)
+
+    monkeypatch.setattr(module, "play_match", play)
+    return played
+
+
+def _files(folder):
+    """Every file under ``folder`` with its content and modification time."""
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory):
+    """A folder of the RESUMED tournament stopped after 5 of its 12 line-ups."""
+    folder = tmp_path_factory.mktemp("tournaments") / "nwi"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _stopping_after(monkeypatch, 5)
+        with pytest.raises(KeyboardInterrupt):
+            tournament("nobody_wants_it", **RESUMED, folder=folder)
+    return folder
+
+
+def test_a_stopped_tournament_resumes_to_the_result_of_an_uninterrupted_one(
+    straight, stopped, tmp_path, monkeypatch
+):
+    folder = tmp_path / "nwi"
+    shutil.copytree(stopped, folder)
+    assert sorted(p.name for p in (folder / "lineups").iterdir()) == [
+        f"{i:04d}.json" for i in range(5)
+    ]
+    played = _stopping_after(monkeypatch, 4)  # stopped again, after 4 more
+    with pytest.raises(KeyboardInterrupt):
+        tournament("nobody_wants_it", **RESUMED, folder=folder)
+    assert len(list((folder / "lineups").iterdir())) == 9
+    played = _stopping_after(monkeypatch, 12)
+    resumed = tournament("nobody_wants_it", **RESUMED, folder=folder)
+    assert len(played) == 3  # only the missing line-ups were played
+    assert resumed.summary() == straight.summary()
+    assert resumed.table() == straight.table()
+    assert resumed.ratings == straight.ratings and resumed.pairs == straight.pairs
+    assert [m.to_json() for m in resumed.matches] == [m.to_json() for m in straight.matches]
+    assert resumed.agents == ["pretrained", "nwi_dodger", "random"]
+    # a finished folder reads everything back and plays nothing
+    before = _files(folder)
+    again = tournament("nobody_wants_it", **RESUMED, folder=folder)
+    assert len(played) == 3 and again.summary() == straight.summary()
+    assert _files(folder) == before
+
+
+def test_the_folder_records_the_settings_and_every_lineups_match(straight, stopped):
+    settings = json.loads((stopped / "settings.json").read_text())
+    digest = hashlib.sha256(pretrained_file("nobody_wants_it").read_bytes()).hexdigest()
+    assert settings == {
+        "format": 1,
+        "tournament": {
+            "game": "nobody_wants_it",
+            "players": 4,
+            "params": {"num_players": 4, "num_rounds": 3, "reward": "win"},
+            "agents": ["random", "nwi_dodger", "pretrained"],
+            "games": 16,
+            "seed": 7,
+            "max_cycles": 2000,
+            "cardzoo": cardzoo.__version__,
+            "policy_sha256": {"pretrained": digest},
+        },
+    }
+    first = json.loads((stopped / "lineups" / "0000.json").read_text())
+    assert first["lineup"] == {"A": "random", "B": "nwi_dodger", "pattern": "AAAB"}
+    assert first["match"] == straight.matches[0].to_json()
+
+
+def _refused(folder, message, monkeypatch, **changes):
+    """The tournament in ``folder`` with ``changes`` is refused with ``message`` before any
+    game, and nothing in the folder changes."""
+    played = _stopping_after(monkeypatch, 0, GamePlayedError)
+    before = _files(folder)
+    with pytest.raises(SettingError, match=re.escape(message)):
+        tournament("nobody_wants_it", **(RESUMED | changes), folder=folder)
+    assert played == [] and _files(folder) == before
+
+
+@pytest.mark.parametrize(
+    ("changes", "difference"),
+    [
+        ({"games": 24}, "games 16 there, 24 here"),
+        ({"seed": 8}, "seed 7 there, 8 here"),
+        ({"max_cycles": 500}, "max_cycles 2000 there, 500 here"),
+        ({"params": {"reward": "points"}}, "params.reward 'win' there, 'points' here"),
+        (
+            {"agents": ["nwi_dodger", "random", "pretrained"]},
+            "agents ['random', 'nwi_dodger', 'pretrained'] there, "
+            "['nwi_dodger', 'random', 'pretrained'] here",
+        ),
+    ],
+)
+def test_other_settings_are_refused_before_any_game(stopped, changes, difference, monkeypatch):
+    _refused(
+        stopped,
+        f"folder: {stopped} holds a tournament of other settings ({difference}); give the same "
+        "settings to resume it, or another folder to start a new one",
+        monkeypatch,
+        **changes,
+    )
+
+
+def test_a_saved_policy_changed_on_disk_is_refused(tmp_path, monkeypatch):
+    policy = tmp_path / "policy.npz"
+    shutil.copy(pretrained_file("nobody_wants_it"), policy)
+    agents = ["random", f"ppo:{policy}"]
+    folder = tmp_path / "nwi"
+    _stopping_after(monkeypatch, 1)
+    with pytest.raises(KeyboardInterrupt):
+        tournament("nobody_wants_it", **(RESUMED | {"agents": agents}), folder=folder)
+    old = hashlib.sha256(policy.read_bytes()).hexdigest()
+    with np.load(policy) as archive:  # the same policy, written again with one more array
+        np.savez(policy, **dict(archive), note=np.zeros(1))
+    new = hashlib.sha256(policy.read_bytes()).hexdigest()
+    _refused(
+        folder,
+        f"(policy_sha256.ppo:{policy} '{old}' there, '{new}' here)",
+        monkeypatch,
+        agents=agents,
+    )
+
+
+def _rewrite(path, change):
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("file", "damage", "message"),
+    [
+        (
+            "settings.json",
+            lambda path: path.write_text('{"format": 1, "tourn'),
+            "settings.json is damaged or foreign (JSONDecodeError: Unterminated string",
+        ),
+        (
+            "settings.json",
+            lambda path: path.write_text('{"game": "nobody_wants_it", "timesteps": 1000}'),
+            "settings.json is damaged or foreign (not a file of a cardzoo tournament folder of "
+            "format 1); give another folder",
+        ),
+        (
+            "lineups/0003.json",
+            lambda path: path.write_text(path.read_text()[:100]),
+            "lineups/0003.json is damaged or foreign (JSONDecodeError",
+        ),
+        (
+            "lineups/0003.json",
+            lambda path: path.write_bytes((path.parent / "0002.json").read_bytes()),
+            "lineups/0003.json is damaged or foreign (it holds the line-up {'A': 'random', 'B': "
+            "'nwi_dodger', 'pattern': 'ABAB'}, not {'A': 'random', 'B': 'nwi_dodger', "
+            "'pattern': 'ABBB'}); remove the file to play its line-up again",
+        ),
+        (
+            "lineups/0003.json",
+            lambda path: _rewrite(path, lambda data: data["match"]["games"].pop()),
+            "lineups/0003.json is damaged or foreign (its games are not this line-up's (deals "
+            "[7, 7, 7] there, [7, 7, 7, 7] here))",
+        ),
+        (
+            "lineups/0003.json",
+            lambda path: _rewrite(path, lambda data: data["match"]["params"].update(num_rounds=2)),
+            "(its games are not this line-up's (params.num_rounds 2 there, 3 here))",
+        ),
+        (
+            "lineups/0001.json",
+            lambda path: _rewrite(path, lambda data: data["match"]["games"][2].pop("rewards")),
+            "lineups/0001.json is damaged or foreign (not a match record (KeyError: 'rewards'))",
+        ),
+    ],
+)
+def test_a_damaged_or_foreign_file_is_refused_before_any_game(
+    stopped, tmp_path, file, damage, message, monkeypatch
+):
+    folder = tmp_path / "nwi"
+    shutil.copytree(stopped, folder)
+    damage(folder / file)
+    _refused(folder, message, monkeypatch)
+
+
+def test_a_folder_of_other_files_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "notes.txt").write_text("mine")
+    _refused(
+        tmp_path,
+        f"folder: {tmp_path} is not empty and holds no tournament (no settings.json); give a "
+        "new or empty folder",
+        monkeypatch,
+    )
+    _refused(tmp_path / "notes.txt", "notes.txt exists and is not a folder", monkeypatch)
+
+
+def test_command_resumes_an_interrupted_tournament_with_resume(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "nwi"
+    agents = ["random", "hand_shedder", "nwi_dodger"]
+    expected = tournament("nobody_wants_it", agents, games=8, players=3, seed=3)
+    command = ["tournament", "nobody_wants_it", "--agents", ",".join(agents), "--games", "8",
+               "--players", "3", "--seed", "3", "--quiet", "--out", str(out)]  # fmt: skip
+    played = _stopping_after(monkeypatch, 2)
+    assert main(command) == 130  # as Ctrl-C after 2 of the 6 line-ups
+    assert capsys.readouterr().err == "\ncardzoo: interrupted\n"
+    refusals = {
+        (): f"--out: {out} holds an interrupted tournament; --resume continues it",
+        ("--resume", "--games", "12"): f"--out: {out} holds a tournament of other settings "
+        "(games 8 there, 12 here); give the same settings to resume it, or another folder to "
+        "start a new one",
+        ("--resume", "--out", str(tmp_path / "new")): f"--resume: {tmp_path / 'new'} holds no "
+        "tournament to resume (no settings.json); leave out --resume to start one there",
+    }
+    _command_refuses(command, refusals, tmp_path, capsys)
+    assert len(played) == 2
+    played = _stopping_after(monkeypatch, 6)
+    assert main([*command, "--resume"]) == 0
+    assert len(played) == 4
+    assert capsys.readouterr().out.startswith(expected.table() + "\n")
+    assert json.loads((out / "tournament.json").read_text()) == json.loads(
+        json.dumps(expected.summary())
+    )
+    finished = {
+        (): f"--out: {out} holds a finished tournament (tournament.json); give another folder",
+        ("--resume",): f"--resume: the tournament in {out} is finished (tournament.json); "
+        "nothing to resume",
+    }
+    _command_refuses(command, finished, tmp_path, capsys)
+    assert len(played) == 4
+
+
+def _command_refuses(command, refusals, tmp_path, capsys):
+    """``command`` with each tuple of extra arguments fails with its message, and changes
+    nothing under ``tmp_path``."""
+    for extra, message in refusals.items():
+        before = _files(tmp_path)
+        assert main([*command, *extra]) == 2
+        assert capsys.readouterr().err == f"cardzoo: error: {message}\n"
+        assert _files(tmp_path) == before
+
+
+def test_command_refuses_resume_without_out(capsys):
+    command = ["tournament", "nobody_wants_it", "--agents", "random,nwi_dodger", "--resume"]
+    assert main(command) == 2
+    error = "cardzoo: error: --resume: needs --out, the folder of the tournament\n"
+    assert capsys.readouterr().err == error
+
+
+# --- the learning benchmark's tournaments -----------------------------------------------------
+
+
+def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path, monkeypatch):
+    pytest.importorskip("torch")  # the script trains too
+    root = Path(__file__).resolve().parent.parent
+    script = root / "benchmarks" / "learning.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_learning", script)
+    learning = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(learning)
+    monkeypatch.chdir(root)  # the replaced policy is named by a path from the repository's top
+    monkeypatch.setattr(learning, "TOURNAMENTS", tmp_path / "reports")
+    results = {"foxy": json.loads(learning.PRETRAINED_RESULTS.read_text())["foxy"]}
+    straight = learning.run_tournaments(results, 2)
+    _stopping_after(monkeypatch, 3)
+    with pytest.raises(KeyboardInterrupt):
+        learning.run_tournaments(results, 2, folder=tmp_path / "lineups")
+    played = _stopping_after(monkeypatch, 100)
+    assert learning.run_tournaments(results, 2, folder=tmp_path / "lineups") == straight
+    lineups = len(list((tmp_path / "lineups" / "foxy" / "lineups").iterdir()))
+    assert lineups > 3 and len(played) == lineups - 3

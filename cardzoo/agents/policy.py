@@ -978,8 +978,12 @@ def _rllib_file(path: str) -> tuple[Path, Path, list[str]]:
 def saved_policy_record(kind: str, path: str) -> dict[str, Any]:
     """The record of the file ``KIND:PATH`` (``ppo`` or ``rllib``) plays, the file checked
     (:func:`read_policy`): which game, with which parameters, it was trained on."""
-    file = _ppo_file(path) if kind == "ppo" else _rllib_file(path)[1]
-    return read_policy(file)[1]
+    return read_policy(saved_policy_file(kind, path))[1]
+
+
+def saved_policy_file(kind: str, path: str) -> Path:
+    """The file ``KIND:PATH`` (``ppo`` or ``rllib``) plays."""
+    return _ppo_file(path) if kind == "ppo" else _rllib_file(path)[1]
 
 
 #: the pretrained policies shipped in the package, one ``<game>.npz`` (and its model card,

@@ -21,6 +21,7 @@ May import: :mod:`cardzoo.envs`, the agent modules.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from cardzoo.agents.base import Agent, RandomAgent, parse_params
 from cardzoo.agents.policy import (
@@ -28,6 +29,7 @@ from cardzoo.agents.policy import (
     load_pretrained_agent,
     load_rllib_agent,
     pretrained_file,
+    saved_policy_file,
     saved_policy_record,
 )
 from cardzoo.agents.profiles import game_agents
@@ -100,6 +102,19 @@ def check_agent_name(game_name: str, agent_name: str) -> None:
         parse_params(kind, rest, PRETRAINED_PARAMS)
     if not (colon and kind in POLICY_LOADERS) and kind != PRETRAINED:
         _agent_class(game_name, agent_name)
+
+
+def policy_file(game_name: str, agent_name: str, game: Game) -> Path | None:
+    """The file agent ``agent_name`` plays in ``game``: a saved policy's (``ppo:PATH``,
+    ``rllib:PATH``) or the shipped one (``pretrained``); None for an agent that reads no file
+    (a heuristic, a search bot). The agent is expected to have been built once (the name is
+    checked): a missing file is an :class:`~cardzoo.errors.InputError` here too."""
+    kind, colon, rest = agent_name.partition(":")
+    if colon and kind in POLICY_LOADERS:
+        return saved_policy_file(kind, rest)
+    if kind == PRETRAINED:
+        return pretrained_file(game_name, game)
+    return None
 
 
 def check_saved_agent(agent_name: str) -> str:

@@ -3,6 +3,8 @@ plots (:func:`cardzoo.tournament.tournament`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cardzoo.cli import args as cli_args
 
 
@@ -29,7 +31,18 @@ def add_parser(subparsers) -> None:
     cli_args.add_seed_argument(parser)
     cli_args.add_max_cycles_argument(parser)
     cli_args.add_out_argument(
-        parser, folder=True, help="write tournament.json, ratings.png and pairwise.png here"
+        parser,
+        folder=True,
+        help="the tournament's folder, new or empty: every line-up is kept there as it "
+        "finishes, and tournament.json, ratings.png and pairwise.png are written at the end",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted tournament in --out, given the same arguments again: "
+        "its finished line-ups are read back and only the others played, so the result is the "
+        "one an uninterrupted run gives (other settings, or a saved policy's file changed "
+        "since, are refused)",
     )
     cli_args.add_quiet_argument(parser)
     parser.set_defaults(func=run_tournament)
@@ -38,21 +51,55 @@ def add_parser(subparsers) -> None:
 def run_tournament(args) -> int:
     from cardzoo.tournament import tournament
 
+    if args.resume and args.out is None:
+        raise cli_args.UsageError("--resume", "needs --out, the folder of the tournament")
+    if args.out is not None:
+        _check_out(args.out, args.resume)
     cli_args.check_agent_names(args.game, args.agents)
     params = cli_args.game_params(args)  # --players and --param, checked by building the game
     params.pop("num_players")
-    result = tournament(
-        args.game,
-        args.agents,
-        games=args.games,
-        seed=args.seed,
-        players=args.players,
-        params=params,
-        max_cycles=args.max_cycles,
-        progress=not args.quiet,
-    )
+    with cli_args.setting_errors({"folder": "--out"}):
+        result = tournament(
+            args.game,
+            args.agents,
+            games=args.games,
+            seed=args.seed,
+            players=args.players,
+            params=params,
+            max_cycles=args.max_cycles,
+            progress=not args.quiet,
+            folder=args.out,
+        )
     print(result.table())
     if args.out:
         paths = result.save(args.out)
         print(f"written: {', '.join(str(path) for path in paths.values())}")
     return 0
+
+
+def _check_out(out: Path, resume: bool) -> None:
+    """A tournament already in ``out`` is continued only with ``--resume``, and a finished one
+    never (as ``cardzoo train`` treats its run folder); the library checks the rest (the same
+    settings, every file) before the first game."""
+    from cardzoo.tournament import SETTINGS_FILE, SUMMARY_FILE
+
+    started = (out / SETTINGS_FILE).is_file()
+    finished = started and (out / SUMMARY_FILE).is_file()
+    if resume and not started:
+        raise cli_args.UsageError(
+            "--resume",
+            f"{out} holds no tournament to resume (no {SETTINGS_FILE}); leave out --resume to "
+            "start one there",
+        )
+    if finished and resume:
+        raise cli_args.UsageError(
+            "--resume", f"the tournament in {out} is finished ({SUMMARY_FILE}); nothing to resume"
+        )
+    if finished:
+        raise cli_args.UsageError(
+            "--out", f"{out} holds a finished tournament ({SUMMARY_FILE}); give another folder"
+        )
+    if started and not resume:
+        raise cli_args.UsageError(
+            "--out", f"{out} holds an interrupted tournament; --resume continues it"
+        )
