@@ -8,7 +8,10 @@ normal intervals. :func:`simulate` studies a game under random play (lengths, se
 
 Games are played on the engine directly (no PettingZoo bookkeeping), exactly as the environment
 would play them: deal ``k`` uses the generator that ``env.reset(seed=seed + k)`` uses, so any game
-reported here can be replayed in the environment.
+reported here can be replayed in the environment. Where the game has a kernel and every agent of
+the line-up can sit at a batch of games, a match plays on one
+(:class:`~cardzoo.vector.seated.SeatedGames`), the very games it plays on Tables (see
+:func:`play_match`).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
 from cardzoo.envs import load_game
+from cardzoo.envs.batch import TRUNCATED, has_batch
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.io import to_json_value
 from cardzoo.stats import mean_interval, wilson_interval
 from cardzoo.table import Table, Tables
+from cardzoo.vector.seated import SeatedGames, kernel_policy
 
 # ----------------------------------------------------------------------------------------------
 # One game
@@ -334,6 +339,7 @@ def play_match(
     max_cycles: int | None = None,
     progress: bool = False,
     parallel: int = 64,
+    tables: bool = False,
 ) -> MatchResult:
     """Play ``num_games`` games between the agents of ``lineup``, one per seat.
 
@@ -348,6 +354,17 @@ def play_match(
     ``g`` are reseeded from ``(seed, g, lineup entry)`` (:func:`agent_seed`) at its start, so a
     game is the same whether it is played alone, first, or beside others (``parallel=1`` plays
     the same games one at a time); a factory must return a new agent at every call.
+
+    **Decision (batch or Tables):** where the game has a kernel (Nobody Wants It, Believe It or
+    Not, Minus Two) and every agent of the line-up is one a batch plays exactly as a Table does
+    (the uniformly random agent, the heuristics written in the game's kernel, agents that decide
+    in batches such as policies), the games of ``parallel`` slots are
+    one batch (:class:`~cardzoo.vector.seated.SeatedGames`): the heuristics play in compiled
+    code, drawing from copies of their agents' generators; random seats and policies decide from
+    Python, with their own generators. Every other line-up (a search agent, an agent of another
+    kind, Foxy, Henhouse), or ``tables=True``, plays each game on a
+    :class:`~cardzoo.table.Table`. Both paths give the same result, game for game (the tests
+    hold them equal, compiled and plain): only the speed differs.
 
     Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an
     int >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1;
@@ -369,20 +386,22 @@ def play_match(
     ]
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
+    seated = None if tables else _batch_for(game, pools[0], slots, max_cycles)
     with _progress_bar(num_games, f"{game_name} match", progress) as advance:
         for first in range(0, num_games, slots):
-            batch = range(first, min(first + slots, num_games))
-            tables = []
-            for slot, g in enumerate(batch):
+            seatings = []
+            for slot, g in enumerate(range(first, min(first + slots, num_games))):
                 deal, seat_entries = match_seating(seed, g, n, mirrored)
                 agents = [pools[slot][entry] for entry in seat_entries]
                 for agent, entry in zip(agents, seat_entries):
                     agent.reseed(agent_seed(seed, g, entry))
-                state = game.new_state(game_rng_from_seed(deal))
-                tables.append((deal, seat_entries, Table(game, state, agents, max_cycles)))
-            Tables([table for _, _, table in tables]).play()
-            for deal, seat_entries, table in tables:
-                record = game_record(table, deal)
+                seatings.append((deal, seat_entries, agents))
+            played = (
+                _play_on_tables(game, seatings, max_cycles)
+                if seated is None
+                else _play_on_batch(seated, seatings)
+            )
+            for record, (_, seat_entries, _) in zip(played, seatings):
                 games.append(record)
                 for label, stats in records.items():
                     seats = [s for s, entry in enumerate(seat_entries) if labels[entry] == label]
@@ -393,6 +412,61 @@ def play_match(
                     )
                 advance()
     return MatchResult(game_name, game.params(), labels, games, records, mirrored)
+
+
+def _batch_for(
+    game: Game, agents: Sequence[Agent], slots: int, max_cycles: int
+) -> SeatedGames | None:
+    """The batch of ``slots`` games on which a match of ``game`` between ``agents`` plays, or
+    None for Tables (see :func:`play_match`): the game has a kernel, and each agent is the
+    uniformly random agent, a heuristic its kernel plays, or an agent that decides in batches
+    (``batch_key`` and ``act_batch``: policies), none reading the engine's state. Decision:
+    other agents stay on Tables, though a batch could call them from Python: what they do with
+    an observation taken from a batch is not held to a Table's by any test."""
+    if not has_batch(type(game)) or any(agent.uses_state for agent in agents):
+        return None
+    seated = SeatedGames(game, slots, max_cycles=max_cycles, random_in_kernel=False)
+    batched = [
+        kernel_policy(seated.batch, agent) is not None
+        or getattr(agent, "batch_key", None) is not None
+        for agent in agents
+    ]
+    return seated if all(batched) else None
+
+
+def _play_on_tables(game: Game, seatings: list, max_cycles: int) -> list[GameRecord]:
+    """The games of ``seatings`` (deal, line-up entry per seat, agents per seat), played side by
+    side on Tables."""
+    tables = [
+        Table(game, game.new_state(game_rng_from_seed(deal)), agents, max_cycles)
+        for deal, _, agents in seatings
+    ]
+    Tables(tables).play()
+    return [game_record(table, deal) for table, (deal, _, _) in zip(tables, seatings)]
+
+
+def _play_on_batch(seated: SeatedGames, seatings: list) -> list[GameRecord]:
+    """The games of ``seatings`` played to their ends in the first slots of ``seated``, with no
+    stop seat: the records a Table gives for them."""
+    game, count = seated.game, len(seatings)
+    n = game.num_players
+    deals = np.zeros(seated.num_games, np.int64)
+    deals[:count] = [deal for deal, _, _ in seatings]
+    seated.seed(deals)  # before sit: it loads the heuristics' generators over the seeded ones
+    for slot, (_, _, agents) in enumerate(seatings):
+        seated.sit(slot, n, agents)
+    active = np.arange(seated.num_games) < count
+    earned, ends = np.zeros((seated.num_games, n)), np.zeros(seated.num_games, np.int64)
+    seated.start(active)
+    seated.advance(active, earned, ends)
+    records = []
+    for slot, (deal, _, _) in enumerate(seatings):
+        # copies: the states are views of the batch's rows, which the next games overwrite
+        state, truncated = seated.states[slot], bool(ends[slot] == TRUNCATED)
+        winners = np.zeros(n, bool) if truncated else np.array(game.winners(state))
+        scores, steps = np.array(game.scores(state)), int(seated.batch.steps[slot])
+        records.append(GameRecord(deal, earned[slot].copy(), scores, winners, steps, truncated))
+    return records
 
 
 def match_seating(seed: int, game_index: int, num_players: int, mirrored: bool) -> tuple:

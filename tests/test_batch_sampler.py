@@ -94,7 +94,7 @@ def play_beside(name, heuristic, config, num_games, decisions, compiled):
     for _ in range(decisions):
         results = []
         for games in sides:
-            earned, ends = np.zeros(num_games), np.zeros(num_games, np.int64)
+            earned, ends = np.zeros((num_games, n)), np.zeros(num_games, np.int64)
             games.advance(everyone, earned, ends)
             results.append((games.batch.rows.copy(), earned, ends))
         for got, expected in zip(results[1], results[0]):
@@ -109,7 +109,7 @@ def play_beside(name, heuristic, config, num_games, decisions, compiled):
         stepped = []
         for games in sides:
             games.start(over)
-            earned, ends = np.zeros(num_games), np.zeros(num_games, np.int64)
+            earned, ends = np.zeros((num_games, n)), np.zeros(num_games, np.int64)
             games.step(chosen, earned, ends)
             stepped.append((earned, ends))
         for got, expected in zip(stepped[1], stepped[0]):

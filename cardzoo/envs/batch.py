@@ -98,19 +98,23 @@ class GameBatch:
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
         self.plays_heuristics = hasattr(self.kernel, "policy_action")
         self._observation = np.zeros(game.observation_size)  # the heuristics' scratch
+        self._seat_rewards = np.zeros(game.num_players)  # play_codes' scratch
         #: whether the kernel's heuristics draw and remember (between decisions of one game):
-        #: each game's opponents (in seat order, the learner's left out) then have a generator
-        #: (seeded by :meth:`seed`, as the agents of the Python path are) and a memory of
-        #: int64s, cleared at every new game: a fixed ``HEURISTIC_MEMORY`` of them (a plan:
-        #: Believe It or Not's), or, where the kernel has ``remember`` (loop breakers: Minus
-        #: Two's), a table of positions that grows (:attr:`tables`; ``remembered`` counts them)
+        #: each game's heuristics (other seat o: in seat order, the learner's or stop seat's
+        #: left out) then have a generator (seeded by :meth:`seed`, as the agents of the Python
+        #: path are) and a memory of int64s, cleared at every new game: a fixed
+        #: ``HEURISTIC_MEMORY`` of them (a plan: Believe It or Not's), or, where the kernel has
+        #: ``remember`` (loop breakers: Minus Two's), a table of positions that grows
+        #: (:attr:`tables`; ``remembered`` counts them). Decision: a row for every seat, one
+        #: more than a learner's opponents need, so that :meth:`play_codes` can play every seat
+        #: of a game (no stop seat)
         self.tables = hasattr(self.kernel, "remember")
         slots = getattr(self.kernel, "HEURISTIC_MEMORY", 0)
         self.remembers = self.tables or slots > 0
-        opponents = game.num_players - 1
-        self.memory = np.zeros((self.num_games, opponents, slots), np.int64)  # tables: at first use
-        self.remembered = np.zeros((self.num_games, opponents), np.int64)
-        self.heuristic_rngs = np.zeros((self.num_games, opponents, kernel_random.SIZE), np.int64)
+        seats = game.num_players
+        self.memory = np.zeros((self.num_games, seats, slots), np.int64)  # tables: at first use
+        self.remembered = np.zeros((self.num_games, seats), np.int64)
+        self.heuristic_rngs = np.zeros((self.num_games, seats, kernel_random.SIZE), np.int64)
 
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
@@ -222,22 +226,24 @@ class GameBatch:
         ends: np.ndarray,
         players: np.ndarray,
     ) -> int:
-        """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide, a seat whose
-        code ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every
-        other seat by its code, as :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY`
-        from the generators ``policy_rngs``, or a heuristic's ``kernel_policy``; where the
-        heuristics :attr:`remembers`, the one of seat p draws from ``heuristic_rngs[b, o]`` and
-        keeps ``memory[b, o]``, o = p - (p > stops[b]), which :meth:`start` clears). Adds what
-        seat ``stops[b]`` earned meanwhile to ``earned[b]`` (float64); ``ends[b]`` says how the
-        game stands, ``players[b]`` which seat decides now. Games not active are left alone.
-        Returns how many games wait for a seat decided outside."""
+        """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide (``stops[b]``
+        the number of players: no seat stops), a seat whose code ``codes[b, seat]`` is
+        :data:`EXTERNAL_POLICY` must decide, or the game ends; every other seat by its code, as
+        :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY` from the generators
+        ``policy_rngs``, or a heuristic's ``kernel_policy``; where the heuristics
+        :attr:`remembers`, the one of seat p draws from ``heuristic_rngs[b, o]`` and keeps
+        ``memory[b, o]``, o = p - (p > stops[b]), which :meth:`start` clears). Adds what each
+        seat earned meanwhile to ``earned[b, seat]`` (float64, one per seat; 0 for a step that
+        truncates, as :meth:`step` counts); ``ends[b]`` says how the game stands, ``players[b]``
+        which seat decides now. Games not active are left alone. Returns how many games wait
+        for a seat decided outside."""
         if self.tables:
             self._fit_memory()
         while True:
             waiting = self.kernel.play_codes(
                 self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active,
                 self.max_cycles, earned, ends, players, self._mask, self.starts, self._observation,
-                *self._memory_arguments(), *self.parameters,
+                self._seat_rewards, *self._memory_arguments(), *self.parameters,
             )  # fmt: skip
             if waiting >= 0:
                 return int(waiting)
@@ -284,7 +290,8 @@ class GameBatch:
         return first_row, actions
 
     def load_generator(self, b: int, other: int, generator: np.random.Generator) -> None:
-        """Other seat ``other`` of game b (in seat order, the learner's or stop seat's left out)
+        """Other seat ``other`` of game b (in seat order, the learner's or stop seat's left out;
+        with no stop seat, the seat itself)
         plays its heuristic with a copy of ``generator`` (a PCG64 ``numpy.random.Generator``, as
         agents have; it is not advanced): the draws its agent would make."""
         kernel_random.set_numpy_state(self.heuristic_rngs[b, other], generator.bit_generator.state)

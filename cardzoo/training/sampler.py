@@ -560,7 +560,7 @@ class Sampler:
             self.potentials[slots] = self._potentials()[slots]
             ends = np.zeros(len(slots), np.int64)
             # a new deal's first moves belong to no decision: what they earn is not paid
-            self.seated.advance(slots, np.zeros(len(slots)), ends)
+            self.seated.advance(slots, np.zeros((len(slots), self.game.num_players)), ends)
             slots = slots & (ends != RUNNING)
 
     def _potentials(self) -> np.ndarray:
@@ -577,9 +577,11 @@ class Sampler:
         whether the learner won."""
         assert self.seated is not None
         game, seated = self.game, self.seated
-        earned, ends = np.zeros(len(chosen)), np.zeros(len(chosen), np.int64)
-        seated.step(chosen, earned, ends)
-        seated.advance(ends == RUNNING, earned, ends)
+        by_seat = np.zeros((len(chosen), game.num_players))
+        ends = np.zeros(len(chosen), np.int64)
+        seated.step(chosen, by_seat, ends)
+        seated.advance(ends == RUNNING, by_seat, ends)
+        earned = by_seat[np.arange(len(chosen)), self.seats]
         change = 0.0
         if self.reward.shapes_score:
             potentials = self._potentials()

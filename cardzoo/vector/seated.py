@@ -14,8 +14,11 @@ agent's generator taken when it sits down (:meth:`~cardzoo.envs.batch.GameBatch.
 the agent's own generator is not advanced: the sampler reseeds its agents for every game). A seat
 played at random in the kernel draws from the game's second generator (``policy_rngs``), not
 from its agent's: the games are those of the agents, not the very games a
-:class:`~cardzoo.table.Table` plays with the same agents and seeds. Agents that read the engine's
-state (``uses_state``: the search agents) cannot sit here: the games are packed rows.
+:class:`~cardzoo.table.Table` plays with the same agents and seeds. With ``random_in_kernel``
+False, random seats are called from Python instead, drawing from their agents' own generators:
+then every game is the very game a Table plays with the same agents, seeds and ``max_cycles``
+(the match runner's batch path, :func:`cardzoo.evaluation.play_match`). Agents that read the
+engine's state (``uses_state``: the search agents) cannot sit here: the games are packed rows.
 """
 
 from __future__ import annotations
@@ -34,13 +37,16 @@ from cardzoo.envs.packed import KernelGame
 from cardzoo.errors import InputError
 
 
-def kernel_policy(batch: GameBatch, agent: Agent | type[Agent]) -> int | None:
+def kernel_policy(
+    batch: GameBatch, agent: Agent | type[Agent], random_in_kernel: bool = True
+) -> int | None:
     """The code by which ``batch``'s kernel plays ``agent`` (an agent or its class):
     :data:`~cardzoo.envs.batch.RANDOM_POLICY` for the uniformly random agent, a heuristic's
-    ``kernel_policy`` where the kernel holds it; None for an agent the kernel does not play."""
+    ``kernel_policy`` where the kernel holds it; None for an agent the kernel does not play (the
+    random agent too, unless ``random_in_kernel``)."""
     agent_class = agent if isinstance(agent, type) else type(agent)
     if agent_class is RandomAgent:
-        return RANDOM_POLICY
+        return RANDOM_POLICY if random_in_kernel else None
     if (
         batch.plays_heuristics
         and issubclass(agent_class, KernelHeuristic)
@@ -83,13 +89,23 @@ def decide(
 
 class SeatedGames:
     """``num_games`` games of ``game`` (with a kernel), an agent in every seat but each game's
-    stop seat (see the module docstring); ``compiled`` as :class:`~cardzoo.envs.batch.GameBatch`
-    takes it. :meth:`seed` seeds the games, :meth:`sit` seats a game's agents, :meth:`start`
-    deals, :meth:`step` takes the stop seats' actions and :meth:`advance` plays the agents."""
+    stop seat (see the module docstring), each cut at ``max_cycles`` agent steps (default: the
+    game's); ``compiled`` as :class:`~cardzoo.envs.batch.GameBatch` takes it; random agents in
+    the kernel or, ``random_in_kernel`` False, from Python (see the module docstring).
+    :meth:`seed` seeds the games, :meth:`sit` seats a game's agents, :meth:`start` deals,
+    :meth:`step` takes the stop seats' actions and :meth:`advance` plays the agents."""
 
-    def __init__(self, game: Game, num_games: int, compiled: bool | None = None):
+    def __init__(
+        self,
+        game: Game,
+        num_games: int,
+        compiled: bool | None = None,
+        max_cycles: int | None = None,
+        random_in_kernel: bool = True,
+    ):
         self.game = game
-        self.batch = GameBatch(game, num_games, compiled=compiled)
+        self.batch = GameBatch(game, num_games, max_cycles=max_cycles, compiled=compiled)
+        self.random_in_kernel = random_in_kernel
         count, n = self.batch.num_games, game.num_players
         self.num_games = count
         #: each game's stop seat, and each seat's agent (None at the stop seat) and kernel code
@@ -119,12 +135,17 @@ class SeatedGames:
         seed_policy_generators(self.policy_rngs, seeds)
 
     def sit(self, b: int, stop: int, agents: Sequence[Agent | None]) -> None:
-        """Game b's stop seat and the agent of every seat (``agents[stop]`` is ignored); a
-        heuristic the kernel plays draws from a copy of its agent's generator as it stands now
-        (its memory is cleared by :meth:`start`, as the agent's by ``reset``)."""
+        """Game b's stop seat and the agent of every seat (``agents[stop]`` is ignored; ``stop``
+        the number of players: no stop seat, every seat played by its agent); a heuristic the
+        kernel plays draws from a copy of its agent's generator as it stands now (its memory is
+        cleared by :meth:`start`, as the agent's by ``reset``)."""
         self.stops[b] = stop
         for seat, agent in enumerate(agents):
-            code = None if seat == stop or agent is None else kernel_policy(self.batch, agent)
+            code = (
+                None
+                if seat == stop or agent is None
+                else kernel_policy(self.batch, agent, self.random_in_kernel)
+            )
             if seat != stop and agent is None:
                 raise InputError(f"{self.game.name}: seat {seat} of game {b} has no agent")
             if agent is not None and agent.uses_state:
@@ -144,16 +165,15 @@ class SeatedGames:
 
     def step(self, actions: np.ndarray, earned: np.ndarray, ends: np.ndarray) -> None:
         """Each game with ``actions[b] >= 0`` takes it for its stop seat (which must decide):
-        ``earned[b]`` is what the stop seat earned by it, ``ends[b]`` how the game stands;
+        ``earned[b, seat]`` is what each seat earned by it, ``ends[b]`` how the game stands;
         other games are left alone (``earned`` 0, ``ends`` running)."""
-        self.batch.step(actions, self._rewards, ends)
-        earned[:] = self._rewards[np.arange(self.num_games), self.stops]
+        self.batch.step(actions, earned, ends)
 
     def advance(self, games: np.ndarray, earned: np.ndarray, ends: np.ndarray) -> None:
         """Play every game with ``games[b]`` (bool) until its stop seat must decide or it ends:
         the kernel's seats inside the kernel, the others decided from Python in batches. Adds
-        what each stop seat earned meanwhile to ``earned[b]``; ``ends[b]`` says how each game
-        stands."""
+        what each seat earned meanwhile to ``earned[b, seat]`` (float64, one per seat);
+        ``ends[b]`` says how each game stands."""
         active = games.copy()
         players, stops, actions = self._players, self.stops, self._actions
         while self.batch.play_codes(stops, self.codes, active, self.policy_rngs, earned, ends,
@@ -172,6 +192,6 @@ class SeatedGames:
                     f"legal in game {b}"
                 )
             self.batch.step(actions, self._rewards, self._ends)
-            earned[waiting] += self._rewards[waiting, stops[waiting]]
+            earned[waiting] += self._rewards[waiting]
             ends[waiting] = self._ends[waiting]
             active = waiting & (ends == RUNNING)

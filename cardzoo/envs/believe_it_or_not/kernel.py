@@ -1122,21 +1122,30 @@ def reward_after(row, n, seat, steps, max_cycles):
 
 
 @jit
+def step_game(row, steps, b, action, max_cycles, seat_rewards, n, cards, species, quick):
+    """Game b (``row``) takes ``action`` (legal: the caller checks) for the player to decide;
+    seat_rewards what each seat earned. Returns how the game stands."""
+    apply_action(row, n, cards, species, quick, action)
+    steps[b] += 1
+    end = RUNNING
+    for seat in range(n):
+        end, seat_rewards[seat] = reward_after(row, n, seat, steps[b], max_cycles)
+    return end
+
+
+@jit
 def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, cards, species, quick):
     """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
     player to decide; rewards[b] what each seat earned, ends[b] how the game stands. Rows with
     actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
     for b in range(len(rows)):
-        row = rows[b]
         ends[b] = RUNNING
         for seat in range(n):
             rewards[b][seat] = 0
-        if actions[b] < 0:
-            continue
-        apply_action(row, n, cards, species, quick, actions[b])
-        steps[b] += 1
-        for seat in range(n):
-            ends[b], rewards[b][seat] = reward_after(row, n, seat, steps[b], max_cycles)
+        if actions[b] >= 0:
+            ends[b] = step_game(
+                rows[b], steps, b, actions[b], max_cycles, rewards[b], n, cards, species, quick
+            )
 
 
 @jit
@@ -1252,31 +1261,33 @@ def step_seats(
 @jit
 def play_codes(
     rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
-    mask, starts, observation, heuristic_rngs, memory, n, cards, species, quick,
+    mask, starts, observation, seat_rewards, heuristic_rngs, memory, n, cards, species, quick,
 ):  # fmt: skip
-    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
-    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
-    their codes (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p
-    with its generator heuristic_rngs[b][o] and memory memory[b][o], o = p - (p > stops[b])).
-    Adds what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
-    players[b] who decides now. Returns how many games wait for a seat decided outside.
-    (``rngs``: as other kernels take them; unused here.)"""
+    """Every game b with active[b] played until seat stops[b] must decide (stops[b] = n: no
+    seat stops), a seat whose code codes[b, seat] is -1 (decided outside) must decide, or the
+    game ends; the other seats by their codes (:func:`policy_action`: random play from
+    policy_rngs[b]; the heuristic of seat p with its generator heuristic_rngs[b][o] and memory
+    memory[b][o], o = p - (p > stops[b])). Adds what each seat earned meanwhile to
+    earned[b][seat] (seat_rewards: scratch of n); ends[b] says how the game stands, players[b]
+    who decides now. Returns how many games wait for a seat decided outside. (``rngs``: as
+    other kernels take them; unused here.)"""
     waiting = 0
     for b in range(len(rows)):
         if not active[b]:
             continue
         row, seat = rows[b], stops[b]
-        end, reward = reward_after(row, n, seat, steps[b], max_cycles)
+        end, _ = reward_after(row, n, 0, steps[b], max_cycles)
         while end == RUNNING and row[CURRENT] != seat and codes[b][row[CURRENT]] >= 0:
             other = row[CURRENT] - (row[CURRENT] > seat)
             action = policy_action(
                 codes[b][row[CURRENT]], row, n, cards, species, quick, policy_rngs[b], mask,
                 starts, observation, heuristic_rngs[b][other], memory[b][other],
             )  # fmt: skip
-            apply_action(row, n, cards, species, quick, action)
-            steps[b] += 1
-            end, reward = reward_after(row, n, seat, steps[b], max_cycles)
-            earned[b] += reward
+            end = step_game(
+                row, steps, b, action, max_cycles, seat_rewards, n, cards, species, quick
+            )
+            for player in range(n):
+                earned[b][player] += seat_rewards[player]
         ends[b] = end
         players[b] = row[CURRENT]
         if ends[b] == RUNNING and row[CURRENT] != seat:

@@ -914,6 +914,23 @@ def end_of(row, steps, max_cycles):
 
 
 @jit
+def step_game(row, rng, steps, b, action, max_cycles, seat_rewards, n, count_scoring,
+              target_raise, points_reward):  # fmt: skip
+    """Game b (``row``) takes ``action`` (legal: the caller checks) for the player to act;
+    seat_rewards what each seat earned (0 on a truncating step). Returns how the game stands."""
+    for player in range(n):
+        seat_rewards[player] = 0
+    round_before = row[ROUND]
+    apply_action(row, n, action, rng, count_scoring, target_raise)
+    steps[b] += 1
+    end = end_of(row, steps[b], max_cycles)
+    if end != TRUNCATED and (row[TERMINAL] == 1 or row[ROUND] != round_before):
+        for player in range(n):
+            seat_rewards[player] = seat_reward(row, n, player, points_reward)
+    return end
+
+
+@jit
 def step_games(
     rows,
     rngs,
@@ -932,19 +949,14 @@ def step_games(
     player to act; rewards[b] what each seat earned (0 on a truncating step), ends[b] how the
     game stands. Rows with actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
     for b in range(len(rows)):
-        row = rows[b]
         ends[b] = RUNNING
         for player in range(n):
             rewards[b][player] = 0
-        if actions[b] < 0:
-            continue
-        round_before = row[ROUND]
-        apply_action(row, n, actions[b], rngs[b], count_scoring, target_raise)
-        steps[b] += 1
-        ends[b] = end_of(row, steps[b], max_cycles)
-        if ends[b] != TRUNCATED and (row[TERMINAL] == 1 or row[ROUND] != round_before):
-            for player in range(n):
-                rewards[b][player] = seat_reward(row, n, player, points_reward)
+        if actions[b] >= 0:
+            ends[b] = step_game(
+                rows[b], rngs[b], steps, b, actions[b], max_cycles, rewards[b], n, count_scoring,
+                target_raise, points_reward,
+            )  # fmt: skip
 
 
 @jit
@@ -1133,17 +1145,18 @@ def moved(old, new, remembered):
 @jit
 def play_codes(
     rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
-    buf, starts, observation, heuristic_rngs, memory, remembered, n, count_scoring, target_raise,
-    target_score, points_reward,
+    buf, starts, observation, seat_rewards, heuristic_rngs, memory, remembered, n, count_scoring,
+    target_raise, target_score, points_reward,
 ):  # fmt: skip
-    """Every game b with active[b] played until seat stops[b] must decide, a seat whose code
-    codes[b, seat] is -1 (decided outside) must decide, or the game ends; the other seats by
-    their codes (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p
-    with its generator heuristic_rngs[b][o] and its table memory[b][o], o = p - (p > stops[b])).
-    Adds what seat stops[b] earned meanwhile to earned[b]; ends[b] says how the game stands,
-    players[b] who decides now. Returns how many games wait for a seat decided outside; or
-    :data:`FULL` when a heuristic's table is half full: that game stands before its decision,
-    and once the tables have grown (:func:`moved`) the same call goes on with it."""
+    """Every game b with active[b] played until seat stops[b] must decide (stops[b] = n: no
+    seat stops), a seat whose code codes[b, seat] is -1 (decided outside) must decide, or the
+    game ends; the other seats by their codes (:func:`policy_action`: random play from
+    policy_rngs[b]; the heuristic of seat p with its generator heuristic_rngs[b][o] and its table
+    memory[b][o], o = p - (p > stops[b])). Adds what each seat earned meanwhile to
+    earned[b][seat] (seat_rewards: scratch of n); ends[b] says how the game stands, players[b]
+    who decides now. Returns how many games wait for a seat decided outside; or :data:`FULL`
+    when a heuristic's table is half full: that game stands before its decision, and once the
+    tables have grown (:func:`moved`) the same call goes on with it."""
     rules = (count_scoring, target_raise, points_reward)
     waiting = 0
     for b in range(len(rows)):
@@ -1162,7 +1175,9 @@ def play_codes(
             )  # fmt: skip
             if action == FULL:
                 return FULL
-            earned[b] += take_action(row, rngs[b], steps, b, action, seat, max_cycles, n, *rules)
+            step_game(row, rngs[b], steps, b, action, max_cycles, seat_rewards, n, *rules)
+            for seat_earning in range(n):
+                earned[b][seat_earning] += seat_rewards[seat_earning]
         ends[b] = end_of(row, steps[b], max_cycles)
         players[b] = row[CURRENT]
         if ends[b] == RUNNING and row[CURRENT] != seat:
