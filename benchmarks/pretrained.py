@@ -21,7 +21,6 @@ the agent is: the gain of a 1M-decision best response from ``benchmarks/exploita
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import time
@@ -30,7 +29,7 @@ from pathlib import Path
 from cardzoo.agents import agent_classes, agent_label
 from cardzoo.agents.policy import PRETRAINED, play_settings, read_policy, save_policy
 from cardzoo.evaluation import play_match
-from cardzoo.io import write_json_atomic
+from cardzoo.io import file_sha256, write_json_atomic
 from cardzoo.training.config import game_params
 from cardzoo.training.ppo import TrainConfig, learner_factory, train
 from cardzoo.training.run_info import source_state
@@ -249,7 +248,7 @@ def exploitability(name: str) -> list[dict]:
     decisions), those measured on this very file only."""
     if not EXPLOITABILITY.exists():
         return []
-    digest = hashlib.sha256((PRETRAINED / f"{name}.npz").read_bytes()).hexdigest()
+    digest = file_sha256(PRETRAINED / f"{name}.npz")
     results = json.loads(EXPLOITABILITY.read_text())
     return [
         result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -10,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes, in hex: what ties a recorded result to the policy file it
+    was measured on."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:

@@ -69,7 +69,6 @@ or foreign file in the folder is refused too, naming the file, before any game.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -89,7 +88,7 @@ from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
 from cardzoo.errors import InputError, SettingError
 from cardzoo.evaluation import AgentFactory, MatchResult, check_match, match_seating, play_match
-from cardzoo.io import to_json_value, write_json_atomic
+from cardzoo.io import file_sha256, to_json_value, write_json_atomic
 from cardzoo.stats import wilson_interval
 
 RATING_MODEL = "openskill PlackettLuce (Weng-Lin), tau=0"
@@ -437,7 +436,7 @@ def _settings(
     for label, entry in entries.items():
         path = policy_file(game_name, entry, game) if isinstance(entry, str) else None
         if path is not None:
-            digests[label] = hashlib.sha256(path.read_bytes()).hexdigest()
+            digests[label] = file_sha256(path)
     settings = {
         "game": game_name,
         "players": game.num_players,
