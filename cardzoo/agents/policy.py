@@ -29,7 +29,7 @@ import functools
 import io
 import json
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -490,6 +490,15 @@ class NumpyPolicy:
 POSITION_MODES = ("learned", "blind")
 
 
+def stacked_inputs(inputs: Sequence[PolicyInput], observations: np.ndarray) -> np.ndarray:
+    """The inputs of several seats at once, a row per observation, each seat's own
+    :class:`PolicyInput` adding its observation (its frames and counts); where every one reads
+    the observation alone, one scaling of them all (nothing to stack)."""
+    if all(each.stateless for each in inputs):
+        return inputs[0].scaler(observations.astype(np.float32, copy=False))
+    return np.stack([each(row) for each, row in zip(inputs, observations)])
+
+
 def stateless_inputs(frame_stack: int, count_fields: tuple[str, ...]) -> bool:
     """Whether a policy with this frame stack and these counted fields reads the observation
     alone (nothing carried from earlier ones): :attr:`PolicyInput.stateless`, before the inputs
@@ -641,10 +650,7 @@ class PolicyAgent(Agent):
         agents: list[PolicyAgent], observations: np.ndarray, masks: np.ndarray
     ) -> np.ndarray:
         """The policy's own choices for several seats, in one forward pass."""
-        if all(agent.inputs.stateless for agent in agents):
-            inputs = agents[0].inputs.scaler(observations.astype(np.float32))  # nothing to stack
-        else:
-            inputs = np.stack([agent.inputs(row) for agent, row in zip(agents, observations)])
+        inputs = stacked_inputs([agent.inputs for agent in agents], observations)
         policy = agents[0].policy
         if policy.core is None:
             logits = policy.logits(inputs)

@@ -52,7 +52,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
-from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput
+from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput, stacked_inputs
 from cardzoo.envs import load_game
 from cardzoo.envs.batch import OVER, RUNNING, has_batch
 from cardzoo.envs.core import Game
@@ -606,12 +606,7 @@ class Sampler:
         observations = np.zeros((count, self.game.observation_size), np.float32)
         masks = np.zeros((count, self.game.num_actions), np.int8)
         self.seated.batch.observe(self.seats, observations, masks)
-        inputs = self.learners[0].inputs
-        if inputs.stateless:
-            rows = inputs.scaler(observations)
-        else:
-            seats = zip(self.learners, observations)
-            rows = np.stack([learner.inputs(row).copy() for learner, row in seats])
+        rows = stacked_inputs([learner.inputs for learner in self.learners], observations)
         return rows, masks.astype(bool)
 
 
