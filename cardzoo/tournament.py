@@ -503,7 +503,7 @@ class _TournamentFolder:
         """A finished line-up's match, atomically."""
         data = {
             "format": FOLDER_FORMAT,
-            "lineup": {"A": lineup.first, "B": lineup.second, "pattern": lineup.pattern},
+            "lineup": _lineup_record(lineup),
             "match": match.to_json(),
         }
         write_json_atomic(self.lineup_file(index), data)
@@ -526,7 +526,7 @@ class _TournamentFolder:
         """The match of ``file``, which must be ``lineup``'s in the tournament of
         ``settings``."""
         saved = self._read(file, "lineup")
-        expected = {"A": lineup.first, "B": lineup.second, "pattern": lineup.pattern}
+        expected = _lineup_record(lineup)
         if saved != expected:
             raise self._damaged(file, f"it holds the line-up {saved}, not {expected}")
         try:
@@ -562,6 +562,11 @@ class _TournamentFolder:
             else "remove the file to play its line-up again"
         )
         return SettingError("folder", f"{file} is damaged or foreign ({detail}); {remedy}")
+
+
+def _lineup_record(lineup: LineUp) -> dict[str, str]:
+    """How a line-up file names its line-up (and a resume checks it)."""
+    return {"A": lineup.first, "B": lineup.second, "pattern": lineup.pattern}
 
 
 def _differences(there: dict[str, Any], here: dict[str, Any], prefix: str = "") -> str:
