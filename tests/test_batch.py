@@ -14,8 +14,9 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from reference.kernel_runs import KERNELS, needs_numba
 
-from cardzoo.envs import GAMES, kernel_random, kernels, load_game
+from cardzoo.envs import GAMES, kernel_random, load_game
 from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch, has_batch
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.errors import InputError
@@ -41,11 +42,6 @@ SEEDS_PER_CONFIG = {"nobody_wants_it": (42, 5), "believe_it_or_not": (17, 2), "m
 #: the fewest decisions a game takes: Minus Two's round takes a turn per card of a colour
 MIN_DECISIONS = {"nobody_wants_it": 5, "believe_it_or_not": 5, "minus_two": 13}
 PLAIN_RANDOM, COMPILED_RANDOM = plain_and_compiled(kernel_random)
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [
-    pytest.param(False, id="plain"),
-    pytest.param(True, id="compiled", marks=needs_numba),
-]
 SEEDS = [0, 1, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1, 123456789012345, 98765]
 
 

@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 import pytest
+from reference.kernel_runs import KERNELS
 
 from cardzoo.agents import Agent, agent_classes
 from cardzoo.agents.base import RandomAgent
@@ -16,7 +17,7 @@ from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.agents.minus_two import Attacker
 from cardzoo.agents.policy import NumpyPolicy
 from cardzoo.envs import batch as batch_module
-from cardzoo.envs import kernels, load_game
+from cardzoo.envs import load_game
 from cardzoo.envs.batch import RUNNING
 from cardzoo.training import sampler as sampler_module
 from cardzoo.training.config import TrainConfig
@@ -24,8 +25,6 @@ from cardzoo.training.sampler import OpponentMix, Sampler, parse_mix, rollout_sh
 from cardzoo.vector.seated import SeatedGames, kernel_policy
 
 BATCH_GAMES = ["nobody_wants_it", "believe_it_or_not", "minus_two"]
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
 
 
 class InPython(Agent):

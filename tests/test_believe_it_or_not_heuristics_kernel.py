@@ -16,6 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import believe_it_or_not_agents as reference
+from reference.kernel_runs import KERNELS
 from reference.side_by_side import (
     match_beside_the_reference,
     play_beside_references,
@@ -32,8 +33,6 @@ from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
 from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.envs.kernels import plain_and_compiled
 
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
 PLAIN, COMPILED = plain_and_compiled(kernel)
 HEURISTICS = ("honest", "bluffer")
 DECISION_FUNCTIONS = {"honest": "honest_action", "bluffer": "bluffer_action"}

@@ -8,14 +8,11 @@ import functools
 
 import numpy as np
 import pytest
+from reference.kernel_runs import KERNELS
 
 from cardzoo import evaluation
 from cardzoo.agents import Agent, make_agent
-from cardzoo.envs import kernels
 from cardzoo.vector.seated import SeatedGames
-
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
 
 
 def sampling_pretrained(game, seed):

@@ -17,19 +17,18 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import minus_two_agents as reference
+from reference.kernel_runs import KERNELS
 from reference.side_by_side import match_beside_the_reference, seat_view, seated_beside_references
 
 from cardzoo.agents import make_agent
 from cardzoo.agents.kernel_heuristic import legal_code
 from cardzoo.agents.minus_two import KERNEL
-from cardzoo.envs import kernels, packed
+from cardzoo.envs import packed
 from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.envs.minus_two import kernel
 from cardzoo.envs.minus_two.rules import MinusTwo
 
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
 PLAIN, COMPILED = plain_and_compiled(kernel)
 HEURISTICS = ("high_cards", "attacker")
 DECISION_FUNCTIONS = {"high_cards": "high_cards_action", "attacker": "attacker_action"}

@@ -15,6 +15,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from reference import nobody_wants_it_agents as reference
+from reference.kernel_runs import KERNELS
 from reference.side_by_side import (
     match_beside_the_reference,
     play_beside_references,
@@ -30,8 +31,6 @@ from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.envs.nobody_wants_it import kernel
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
 PLAIN, COMPILED = plain_and_compiled(kernel)
 HEURISTICS = ("hand_shedder", "nwi_dodger")
 DECISION_FUNCTIONS = {"hand_shedder": "hand_shedder_action", "nwi_dodger": "nwi_dodger_action"}

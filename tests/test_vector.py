@@ -8,6 +8,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
+from reference.kernel_runs import KERNELS, needs_numba
 
 import cardzoo  # noqa: F401  (registers the ids)
 from cardzoo.agents import Agent, make_agent
@@ -17,9 +18,6 @@ from cardzoo.envs.batch import opponent_seeds
 from cardzoo.errors import InputError
 from cardzoo.single_agent import SingleAgentEnv
 from cardzoo.vector import MultiAgentVectorEnv, VectorEnv
-
-needs_numba = pytest.mark.skipif(kernels.numba is None, reason="numba is not installed")
-KERNELS = [pytest.param(False, id="plain"), pytest.param(True, id="compiled", marks=needs_numba)]
 
 
 def seeded(name: str, seed: int):
