@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from reference.kernel_runs import KERNELS, needs_numba
 
-from cardzoo.envs import GAMES, kernel_random, load_game
+from cardzoo.envs import GAMES, kernel_arrays, kernel_random, load_game
 from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch, has_batch
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.errors import InputError
@@ -48,6 +48,24 @@ SEEDS = [0, 1, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1, 123456789012345, 98765]
 def config_id(game_and_config: tuple[str, dict]) -> str:
     name, config = game_and_config
     return "-".join([name, *(f"{key}={value}" for key, value in config.items())])
+
+
+# ----------------------------------------------------------------------------------------------
+# The copies of runs
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_the_kernels_copy_runs_as_the_slices_they_stand_for(compiled):
+    arrays = plain_and_compiled(kernel_arrays)[1 if compiled else 0]
+    row = np.arange(100, 120, dtype=np.int64)
+    out = np.zeros(10, np.float32)
+    arrays.copy_run(out, 1, row, 3, 4)
+    assert out.tolist() == [0, 103, 104, 105, 106, 0, 0, 0, 0, 0]
+    arrays.copy_rotated(out, 5, row, 10, 5, 2)  # five seats from seat 2 on: 12 13 14 10 11
+    assert out.tolist() == [0, 103, 104, 105, 106, 112, 113, 114, 110, 111]
+    arrays.copy_run(row, 0, row, 16, 4)  # within one array, the runs apart
+    assert row[:5].tolist() == [116, 117, 118, 119, 104]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -244,14 +262,15 @@ def test_a_game_cut_at_max_cycles_is_truncated_with_no_reward(name, config):
 def test_a_kernel_calls_compiled_code_of_its_own_file_only(name):
     """numba's on-disk cache notices a change in a cached function's own file only, so every
     compiled function a kernel can call (its drivers, its rules, its heuristics) is written in
-    its own file: a change to any of them reloads them all. The one exception is the generator
-    (``kernel_random``, taken by ``kernel_dependency``; a change there needs the cache
-    cleared, as its docstring says)."""
+    its own file: a change to any of them reloads them all. The exceptions are the generator
+    (``kernel_random``) and the copies of runs (``kernel_arrays``), taken by
+    ``kernel_dependency``; a change there needs the cache cleared, as their docstrings say."""
     kernel = importlib.import_module(GAMES[name].game_class().kernel_module)
-    own = {kernel.__file__, kernel_random.__file__}
+    own = {kernel.__file__, kernel_random.__file__, kernel_arrays.__file__}
     compiled = {key: value for key, value in vars(kernel).items() if hasattr(value, "py_func")}
     modules = [value for value in vars(kernel).values() if isinstance(value, ModuleType)]
-    assert len(compiled) > 20 and modules == [kernel_random]
+    assert len(compiled) > 20 and modules[0] is kernel_random
+    assert set(modules) <= {kernel_random, kernel_arrays}
     assert [
         key for key, value in compiled.items() if value.py_func.__code__.co_filename not in own
     ] == []

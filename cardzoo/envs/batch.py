@@ -144,6 +144,18 @@ class GameBatch:
             self.rows, players, self.starts, observations, masks, *self.parameters
         )
 
+    def seat_views(self, games: np.ndarray) -> np.ndarray:
+        """Every seat's observation of each game where ``games`` (bool) is true: float32 of
+        shape (games, seats, observation size), in the order of ``np.flatnonzero(games)``
+        (one kernel call over copies of those games' rows)."""
+        n = self.game.num_players
+        rows = np.repeat(self.rows[games], n, axis=0)
+        views = np.empty((len(rows), self.game.observation_size), np.float32)
+        masks = np.empty((len(rows), self.game.num_actions), np.int8)
+        seats = np.tile(np.arange(n, dtype=np.int64), len(rows) // n)
+        self.kernel.observe_games(rows, seats, self.starts, views, masks, *self.parameters)
+        return views.reshape(-1, n, self.game.observation_size)
+
     def current_players(self, out: np.ndarray) -> np.ndarray:
         """The seat that decides now in each game, into ``out``."""
         self.kernel.current_players(self.rows, out, *self.parameters)

@@ -11,9 +11,11 @@ one engine it is, every single game (:mod:`cardzoo.envs.packed`).
 A kernel starts with ``PLAIN, jit = kernel_jit(__name__)`` and decorates its functions with
 ``jit``. Numba's cache does not notice a change in a jitted function of another module that a
 cached function calls, so a kernel keeps its rules, and the drivers that call them, in its own
-source. The one exception is :mod:`cardzoo.envs.kernel_random` (numpy's generator reproduced,
-and xorshift32), which a kernel takes through :func:`kernel_dependency` so that its plain copy
-calls the plain generator. Every kernel draws from it (none keeps a xorshift32 of its own).
+source. The exceptions are two modules that do not change with the rules, which a kernel takes
+through :func:`kernel_dependency` so that its plain copy calls their plain copies:
+:mod:`cardzoo.envs.kernel_random` (numpy's generator reproduced, and xorshift32; every kernel
+draws from it, none keeps a xorshift32 of its own) and :mod:`cardzoo.envs.kernel_arrays` (the
+copies of runs of a row, a loop when compiled and a slice when plain).
 
 numba is imported when a compiled kernel is first wanted (``kernels.numba`` too), never by a
 plain copy (:func:`plain_copy`): a game whose engine is its kernel can be imported, and played

@@ -155,16 +155,13 @@ class MultiAgentVectorEnv:
         self.single_observation_space = agent_spaces(self.game)[0]["observation"]
         self.single_action_space = gymnasium.spaces.Discrete(self.num_actions)
         count, n = self.num_envs, self.num_players
-        self._observations = np.zeros((count, self.game.observation_size), np.float32)
+        self._observation_shape = (count, self.game.observation_size)
         self._masks = np.zeros((count, self.num_actions), np.int8)
         self._players = np.zeros(count, np.int64)
         self._rewards = np.zeros((count, n))
         self._ends = np.zeros(count, np.int64)
         self._ended = np.zeros(count, bool)  # ended games left alone (no autoreset)
         self._final_ends = np.zeros(count, np.int64)  # and how they ended
-        # every seat's view of every game, written for the games that end (final observations)
-        self._seat_views = np.zeros((n, *self._observations.shape), np.float32)
-        self._seat_masks = np.zeros_like(self._masks)
         self._dealt = False
 
     @property
@@ -196,9 +193,7 @@ class MultiAgentVectorEnv:
         ended = (self._ends == OVER) | (self._ends == TRUNCATED)
         final = None
         if ended.any():
-            for seat, views in enumerate(self._seat_views):
-                self.batch.observe(np.where(ended, seat, -2), views, self._seat_masks)
-            final = np.ascontiguousarray(self._seat_views[:, ended].transpose(1, 0, 2))
+            final = self.batch.seat_views(ended)
             if self.autoreset:
                 self.batch.start(ended)
             else:
@@ -218,17 +213,20 @@ class MultiAgentVectorEnv:
         seats = np.broadcast_to(np.asarray(seat), (self.num_envs,))
         if seats.dtype.kind not in "iu" or ((seats < 0) | (seats >= self.num_players)).any():
             raise InputError(f"seat must be integers in 0..{self.num_players - 1}, got {seat!r}")
-        observations = np.zeros_like(self._observations)
+        observations = np.zeros(self._observation_shape, np.float32)
         masks = np.zeros_like(self._masks)
         self.batch.observe(seats.astype(np.int64), observations, masks)
         return observations, masks
 
     def _result(self, final: np.ndarray | None) -> VectorStep:
         self.batch.current_players(self._players)
-        self.batch.observe(np.full(self.num_envs, -1), self._observations, self._masks)
+        # The kernel writes every number of every game's observation: into an array of the
+        # caller's own, with no copy. The masks stay here too, for the next step's checks.
+        observations = np.empty(self._observation_shape, np.float32)
+        self.batch.observe(np.full(self.num_envs, -1), observations, self._masks)
         self._masks[self._ended] = 0
         return VectorStep(
-            observation=self._observations.copy(),
+            observation=observations,
             action_mask=self._masks.copy(),
             current_player=self._players.copy(),
             rewards=self._rewards.copy(),

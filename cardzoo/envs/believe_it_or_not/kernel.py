@@ -47,6 +47,8 @@ _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
 integers = _random.integers
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
+_arrays = kernel_dependency("cardzoo.envs.kernel_arrays", PLAIN)
+copy_run, copy_rotated = _arrays.copy_run, _arrays.copy_rotated
 
 # The scalars at the start of a row (the state's fields of the same names).
 (
@@ -293,7 +295,7 @@ def remember_taken_cards(row, n, owner, last_start, position, card):
     """Before the table is taken: every player knows their own cards on it, the card turned face
     up (``card``, at ``position`` of ``owner``'s last placement) and the card they peeked at."""
     known, counts = HANDS + 26 * n, HANDS + 14 * n
-    row[known : known + NUM_TYPES * n] = row[counts : counts + NUM_TYPES * n]
+    copy_run(row, known, row, counts, NUM_TYPES * n)
     for p in range(n):
         row[known + NUM_TYPES * p + card] += 1
     row[known + NUM_TYPES * owner + card] -= 1  # counted among the owner's own already
@@ -307,7 +309,7 @@ def forget_what_can_leave_unseen(row, n, species, taker):
     """After the table is taken: the taker knows their own hand; specials may leave it again
     unseen among the ones played; species discarded as a set are gone."""
     known, emptied = HANDS + 26 * n + NUM_TYPES * taker, HANDS + 14 * n + NUM_TYPES * taker
-    row[known : known + NUM_TYPES] = row[emptied : emptied + NUM_TYPES]  # zeros: table taken
+    copy_run(row, known, row, emptied, NUM_TYPES)  # zeros: table taken
     known = HANDS + 26 * n
     for kind in range(species + 2):
         t = PEEK + kind - species if kind >= species else kind
@@ -516,20 +518,15 @@ def deal_deck(row, n, cards, species, quick, rng):
 def observe(row, n, cards, species, quick, player, starts, out):
     """The observation vector of ``player`` into ``out``, which holds zeros (``starts``: where
     each field of OBSERVATION_FIELDS starts). Seats are relative: the observer first, then
-    leftwards. (Runs of the row are copied as slices: one step each in plain Python.)"""
-    hand, start, gone = HANDS + NUM_TYPES * player, starts[0], starts[4]
-    out[start : start + NUM_TYPES] = row[hand : hand + NUM_TYPES]
-    out[gone : gone + NUM_TYPES] = row[OUT : OUT + NUM_TYPES]
+    leftwards. (Runs of the row are copied by :mod:`kernel_arrays`.)"""
+    copy_run(out, starts[0], row, HANDS + NUM_TYPES * player, NUM_TYPES)
+    copy_run(out, starts[4], row, OUT, NUM_TYPES)
     later = n - player  # seat s is (s + later) % n seats to the observer's left
     # hand_sizes, is_out, cards_on_table: the observer's seat and those after it, then seat 0 ..
-    seats, sizes, outs, on_table = HANDS + NUM_TYPES * n, starts[1], starts[2], starts[3]
-    mine, is_out, placed = seats + player, seats + n, seats + 2 * n
-    out[sizes : sizes + later] = row[mine:is_out]
-    out[sizes + later : sizes + n] = row[seats:mine]
-    out[outs : outs + later] = row[mine + n : placed]
-    out[outs + later : outs + n] = row[is_out : mine + n]
-    out[on_table : on_table + later] = row[mine + 2 * n : placed + n]
-    out[on_table + later : on_table + n] = row[placed : mine + 2 * n]
+    seats = HANDS + NUM_TYPES * n
+    copy_rotated(out, starts[1], row, seats, n, player)
+    copy_rotated(out, starts[2], row, seats + n, n, player)
+    copy_rotated(out, starts[3], row, seats + 2 * n, n, player)
     if row[TERMINAL] == 0:
         actor = row[CURRENT]
         out[starts[5] + (actor + later) % n] = 1.0
@@ -549,8 +546,7 @@ def observe(row, n, cards, species, quick, player, starts, out):
         out[starts[12] + (owner + later) % n] = 1.0
         if row[seats + owner] == 0:
             out[starts[13]] = 1.0
-        counts, own = HANDS + 14 * n + NUM_TYPES * player, starts[14]
-        out[own : own + NUM_TYPES] = row[counts : counts + NUM_TYPES]
+        copy_run(out, starts[14], row, HANDS + 14 * n + NUM_TYPES * player, NUM_TYPES)
         if row[PEEK_PLAYER] == player:
             position = row[PEEK_POSITION]
             out[starts[15] + position] = 1.0

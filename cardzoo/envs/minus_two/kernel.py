@@ -51,6 +51,8 @@ PLAIN, jit = kernel_jit(__name__)
 _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
 next_seed, seed_numpy, integers = _random.next_seed, _random.seed_numpy, _random.integers
+_arrays = kernel_dependency("cardzoo.envs.kernel_arrays", PLAIN)
+copy_run, copy_rotated = _arrays.copy_run, _arrays.copy_rotated
 
 # The scalars at the start of a packed row.
 CURRENT, PILE_SIZE, LIMIT, TARGET, DEALER, ROUND, TERMINAL, ROUND_WINNER = range(8)
@@ -582,29 +584,19 @@ def legal_actions(row, n, count_scoring, target_raise, target_score, points_rewa
 def observe(row, n, count_scoring, target_raise, target_score, points_reward, player, starts, out):
     """The observation vector of ``player`` into ``out`` (``starts``: where each field of
     OBSERVATION_FIELDS starts), players listed from ``player`` on: a seat-relative field is
-    the row's part from ``player`` on, then up to it. (Copied a slice at a time: plain Python
-    copies a slice of a list at once, and numba a slice about as fast as its loop.)"""
+    the row's part from ``player`` on, then up to it (runs copied by :mod:`kernel_arrays`)."""
     cards, held_part, sizes, _, pile, removed = offsets(n)[:6]
-    later = n - player  # the seats from player on; then the seats before
-    hand, at = cards + 12 * player, starts[0]
-    out[at : at + 12] = row[hand : hand + 12]
-    face_up, at = cards + 12 * n, starts[1]
-    out[at : at + 12 * later] = row[face_up + 12 * player : face_up + 12 * n]
-    out[at + 12 * later : at + 12 * n] = row[face_up : face_up + 12 * player]
-    at = starts[2]
-    out[at : at + 4] = row[held_part + 4 * player : held_part + 4 * player + 4]
+    copy_run(out, starts[0], row, cards + 12 * player, 12)
+    copy_rotated(out, starts[1], row, cards + 12 * n, 12 * n, 12 * player)
+    copy_run(out, starts[2], row, held_part + 4 * player, 4)
     source, at = play_source(row, n, player), starts[3]
     out[at], out[at + 1], out[at + 2] = source == 0, source == 1, source == 2
     for field in range(4):  # hand, face-up and face-down sizes, then the totals that follow
-        part, at = sizes + n * field, starts[4 + field]
-        out[at : at + later] = row[part + player : part + n]
-        out[at + later : at + n] = row[part : part + player]
+        copy_rotated(out, starts[4 + field], row, sizes + n * field, n, player)
     out[starts[8]] = row[LIMIT]
     out[starts[9]] = row[PILE_SIZE]
-    at = starts[10]
-    out[at : at + 12] = row[pile : pile + 12]
-    at = starts[11]
-    out[at : at + 12] = row[removed : removed + 12]
+    copy_run(out, starts[10], row, pile, 12)
+    copy_run(out, starts[11], row, removed, 12)
     out[starts[12]] = row[TARGET]
 
 
