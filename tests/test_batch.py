@@ -287,3 +287,29 @@ def test_a_game_without_a_kernel_has_no_batch():
 def test_a_batch_needs_a_game_at_least(name):
     with pytest.raises(InputError, match="num_envs=0 is out of range"):
         GameBatch(load_game(name), 0)
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_batch_scores_its_games_as_the_game_does(name, compiled):
+    """GameBatch.scores (the kernel's scores_games) gives every game's Game.scores, game by
+    game, after every step of random play (the training sampler's score shaping reads it)."""
+    game = load_game(name)
+    batch = GameBatch(game, 6, compiled=compiled)
+    batch.seed(np.arange(6, dtype=np.int64) + 40)
+    batch.start(np.ones(6, bool))
+    states = [game.state_class(game.row_layout, row, None) for row in batch.rows]
+    rng = np.random.default_rng(3)
+    observations = np.zeros((6, game.observation_size), np.float32)
+    masks = np.zeros((6, game.num_actions), np.int8)
+    rewards, ends = np.zeros((6, game.num_players)), np.zeros(6, np.int64)
+    scores = np.zeros((6, game.num_players), np.int64)
+    seen = set()
+    for _ in range(400):
+        batch.observe(np.full(6, -1), observations, masks)
+        batch.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]), rewards, ends)
+        batch.scores(scores)
+        assert scores.tolist() == [game.scores(state).tolist() for state in states]
+        seen.update(map(tuple, scores.tolist()))
+        batch.start(ends != RUNNING)
+    assert len(seen) > 3  # the scores changed as the games went on

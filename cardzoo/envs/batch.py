@@ -156,6 +156,12 @@ class GameBatch:
         self.kernel.observe_games(rows, seats, self.starts, views, masks, *self.parameters)
         return views.reshape(-1, n, self.game.observation_size)
 
+    def scores(self, out: np.ndarray) -> np.ndarray:
+        """Each seat's score in each game (the game's ``scores``), into ``out`` (int64, one row
+        per game)."""
+        self.kernel.scores_games(self.rows, out, *self.parameters)
+        return out
+
     def current_players(self, out: np.ndarray) -> np.ndarray:
         """The seat that decides now in each game, into ``out``."""
         self.kernel.current_players(self.rows, out, *self.parameters)

@@ -302,6 +302,8 @@ class KernelGame(Game):
       plus 1 if the step gives rewards;
     - ``observe(row, *parameters, player, starts, out)``: a player's observation into a zeroed
       ``out``, its fields (``OBSERVATION_FIELDS``) starting at ``starts``;
+    - ``seat_scores(row, n, out)``: each seat's score as the rules count it, into ``out``
+      (:meth:`scores`; a batch asks ``scores_games``);
     - ``CURRENT``: where a row holds the player to decide.
 
     A game object keeps scratch buffers for its kernel's calls: one thread at a time may use it
@@ -317,7 +319,8 @@ class KernelGame(Game):
         self.engine = KernelEngine(self.kernel_module, layout)
         self._parameters = self.kernel_parameters()
         self._masks: dict[int, np.ndarray] = {}  # bits (or code) -> mask
-        self._expand_legal = getattr(plain_copy(self.kernel_module), "expand_legal", None)
+        self._plain_kernel = plain_copy(self.kernel_module)
+        self._expand_legal = getattr(self._plain_kernel, "expand_legal", None)
         self._no_actions = np.zeros(self.num_actions, np.int8)
         self._observation_struct = struct.Struct(f"{self.observation_size}f")
         #: the steps before the compiled kernel is taken (-1: never; see COMPILED)
@@ -407,6 +410,13 @@ class KernelGame(Game):
         if self._switch_in > 0:
             self._count_step()
         return given
+
+    def scores(self, state: State) -> np.ndarray:
+        """Each player's score, as the kernel's ``seat_scores`` counts it (the game's module
+        says what it counts)."""
+        scores = [0] * self.num_players
+        self._plain_kernel.seat_scores(state._row, self.num_players, scores)  # type: ignore[attr-defined]
+        return np.array(scores, np.int64)
 
     def observe(self, state: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
         row = state._row  # type: ignore[attr-defined]

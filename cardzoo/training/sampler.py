@@ -378,6 +378,7 @@ class Sampler:
         #: the league games that ended during the last rollout: (member key, learner won)
         self.results: list[tuple[str, bool]] = []
         self.potentials = np.zeros(num_games)
+        self._scores = np.zeros((num_games, self.game.num_players), np.int64)  # a batch's scratch
         self.credited = np.zeros(num_games)  # each learner's game rewards counted so far
         #: the episodes that ended during the last rollout: (game slot, learner seat, scores, won)
         self.finished: list[tuple[int, int, np.ndarray, bool]] = []
@@ -566,9 +567,8 @@ class Sampler:
     def _potentials(self) -> np.ndarray:
         """Each learner's score now, in the direction the game counts it."""
         assert self.seated is not None
-        game = self.game
-        scores = [game.scores(state)[seat] for state, seat in zip(self.seated.states, self.seats)]
-        return game.score_direction * np.asarray(scores, float)
+        scores = self.seated.batch.scores(self._scores)
+        return self.game.score_direction * scores[np.arange(len(scores)), self.seats]
 
     def _advance_batch(self, chosen: np.ndarray, rewards: np.ndarray) -> list[tuple[int, bool]]:
         """:meth:`_advance` for a batch: every learner takes its ``chosen`` action, every game

@@ -1109,6 +1109,23 @@ def current_players(rows, players, n, cards, species, quick):
 
 
 @jit
+def seat_scores(row, n, out):
+    """Each seat's score into ``out`` (the game's ``scores``): the cards it holds, in hand, on
+    the table and, for the player to act, being placed."""
+    seats = HANDS + NUM_TYPES * n  # hand sizes, is-out flags, cards on the table
+    for seat in range(n):
+        out[seat] = row[seats + seat] + row[seats + 2 * n + seat]
+    out[row[CURRENT]] += row[BUILDING_SIZE]
+
+
+@jit
+def scores_games(rows, out, n, cards, species, quick):
+    """Each game's seat scores into ``out[b]`` (:func:`seat_scores`)."""
+    for b in range(len(rows)):
+        seat_scores(rows[b], n, out[b])
+
+
+@jit
 def reward_after(row, n, seat, steps, max_cycles):
     """How game ``row`` stands after an agent step (its ``steps``-th) and what ``seat`` earned
     by it: the game's end, or else a truncation (reward 0) at ``max_cycles``."""

@@ -407,12 +407,6 @@ class BelieveItOrNot(KernelGame):
 
     # --- results --------------------------------------------------------------------------
 
-    def scores(self, state: BelieveItOrNotState) -> np.ndarray:
-        """Cards each player holds: hand, cards being placed and own placements on the table."""
-        held = state.seat_counts[HAND_SIZE] + state.seat_counts[ON_TABLE].astype(np.int64)
-        held[state.current_player] += state.building_size
-        return held
-
     def winners(self, state: BelieveItOrNotState) -> np.ndarray:
         return state.winner_mask.astype(bool)
 

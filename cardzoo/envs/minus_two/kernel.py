@@ -899,6 +899,21 @@ def current_players(rows, players, n, count_scoring, target_raise, target_score,
 
 
 @jit
+def seat_scores(row, n, out):
+    """Each seat's score into ``out``: its running total (the game's ``scores``)."""
+    totals = offsets(n)[3]
+    for seat in range(n):
+        out[seat] = row[totals + seat]
+
+
+@jit
+def scores_games(rows, out, n, count_scoring, target_raise, target_score, points_reward):
+    """Each game's seat scores into ``out[b]`` (:func:`seat_scores`)."""
+    for b in range(len(rows)):
+        seat_scores(rows[b], n, out[b])
+
+
+@jit
 def end_of(row, steps, max_cycles):
     if row[TERMINAL]:
         return OVER

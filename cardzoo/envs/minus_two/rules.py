@@ -426,9 +426,6 @@ class MinusTwo(KernelGame):
 
     # --- results --------------------------------------------------------------------------
 
-    def scores(self, state: MinusTwoState) -> np.ndarray:
-        return state.totals.copy()
-
     def winners(self, state: MinusTwoState) -> np.ndarray:
         if not state.terminal:
             return np.zeros(self.num_players, bool)

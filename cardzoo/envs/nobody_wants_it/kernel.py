@@ -778,6 +778,21 @@ def current_players(rows, players, n, rounds, points_reward):
 
 
 @jit
+def seat_scores(row, n, out):
+    """Each seat's score into ``out``: its points (the game's ``scores``)."""
+    points = HANDS + 6 * n
+    for seat in range(n):
+        out[seat] = row[points + seat]
+
+
+@jit
+def scores_games(rows, out, n, rounds, points_reward):
+    """Each game's seat scores into ``out[b]`` (:func:`seat_scores`)."""
+    for b in range(len(rows)):
+        seat_scores(rows[b], n, out[b])
+
+
+@jit
 def end_of(row, steps, max_cycles):
     if row[TERMINAL]:
         return OVER

@@ -342,9 +342,6 @@ class NobodyWantsIt(KernelGame):
         penalty, n = _kernel.penalty, self.num_players
         return np.array([penalty(sizes, 0, n, closer, player) for player in range(n)], np.int64)
 
-    def scores(self, state: NobodyWantsItState) -> np.ndarray:
-        return state.points.astype(np.int64)
-
     def winners(self, state: NobodyWantsItState) -> np.ndarray:
         if not state.terminal:
             return np.zeros(self.num_players, bool)
