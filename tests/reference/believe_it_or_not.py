@@ -80,6 +80,12 @@ class NumpyBelieveItOrNot(BelieveItOrNot):
 
     state_class = NumpyState
 
+    def scores(self, state: NumpyState) -> np.ndarray:
+        """Cards each player holds: hand, cards being placed and own placements on the table."""
+        held = state.seat_counts[HAND_SIZE] + state.seat_counts[ON_TABLE].astype(np.int64)
+        held[state.current_player] += state.building_size
+        return held
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._pieces = _ObservationPieces(self.num_players)

@@ -97,6 +97,9 @@ class NumpyMinusTwo(MinusTwo):
 
     state_class = NumpyState
 
+    def scores(self, state: NumpyState) -> np.ndarray:
+        return state.totals.copy()
+
     def __init__(self, **params: Any):
         super().__init__(**params)  # the game's parameters, composition and points
         self._precompute()

@@ -64,6 +64,9 @@ class NumpyNobodyWantsIt(NobodyWantsIt):
 
     state_class = NumpyState
 
+    def scores(self, state: NumpyState) -> np.ndarray:
+        return state.points.astype(np.int64)
+
     def __init__(self, num_players: int = 4, num_rounds: int = 3, reward: str = "win"):
         super().__init__(num_players, num_rounds, reward)
         n = self.num_players

@@ -38,7 +38,7 @@ def whole_state(state) -> dict:
 
 def assert_same_step(env: CardGameEnv, reference: CardGameEnv, state_of: StateOf) -> None:
     """The same agent to act, every seat's observation and action mask (values and dtypes),
-    rewards (signs included), cumulative rewards, ends, and ``state_of`` the states."""
+    rewards (signs included), cumulative rewards, ends, scores, and ``state_of`` the states."""
     assert env.agent_selection == reference.agent_selection
     for agent in env.possible_agents:
         seen, expected = env.observe(agent), reference.observe(agent)
@@ -51,6 +51,9 @@ def assert_same_step(env: CardGameEnv, reference: CardGameEnv, state_of: StateOf
     assert env.terminations == reference.terminations
     assert env.truncations == reference.truncations
     assert state_of(env.state_) == state_of(reference.state_)
+    scores = env.game.scores(env.state_)  # the kernel's seat_scores, against the numpy engine's
+    assert scores.tolist() == reference.game.scores(reference.state_).tolist()
+    assert scores.dtype == np.int64
 
 
 def play_side_by_side(
