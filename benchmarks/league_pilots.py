@@ -22,6 +22,7 @@ measurement ends.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -80,6 +81,10 @@ PILOTS: dict[str, TrainConfig] = {
     # the agent its recipe made on the old sampler where it is better on both counts here.
     **{f"{name}-batch": RUNS[name] for name in ("believe_it_or_not", "minus_two",
                                                  "believe_it_or_not-quick", "nobody_wants_it")},
+    # Believe It or Not standard's recipe from other seeds: its batch run was stronger than the
+    # shipped agent by a hair less and easier to exploit (+0.118 against +0.048)
+    **{f"believe_it_or_not-seed{seed}": dataclasses.replace(RUNS["believe_it_or_not"], seed=seed)
+       for seed in (1, 2)},
 }  # fmt: skip
 
 
