@@ -567,8 +567,8 @@ class Sampler:
     def _potentials(self) -> np.ndarray:
         """Each learner's score now, in the direction the game counts it."""
         assert self.seated is not None
-        scores = self.seated.batch.scores(self._scores)
-        return self.game.score_direction * scores[np.arange(len(scores)), self.seats]
+        scores = self.seated.batch.scores(self._scores)[np.arange(len(self.seats)), self.seats]
+        return self.game.score_direction * scores.astype(float)  # floats, as the Tables path's
 
     def _advance_batch(self, chosen: np.ndarray, rewards: np.ndarray) -> list[tuple[int, bool]]:
         """:meth:`_advance` for a batch: every learner takes its ``chosen`` action, every game
