@@ -85,6 +85,12 @@ PILOTS: dict[str, TrainConfig] = {
     # shipped agent by a hair less and easier to exploit (+0.118 against +0.048)
     **{f"believe_it_or_not-seed{seed}": dataclasses.replace(RUNS["believe_it_or_not"], seed=seed)
        for seed in (1, 2)},
+    # its exploiters twice as long: the 500k-decision ones of the runs above never beat the
+    # learner (gains -0.18 to -0.34) while a 1M best response afterwards gains +0.07 to +0.12,
+    # so the league held no opponent that found the learner's weaknesses
+    "believe_it_or_not-c": dataclasses.replace(
+        RUNS["believe_it_or_not"], exploiter_timesteps=1_000_000
+    ),
 }  # fmt: skip
 
 
