@@ -62,6 +62,7 @@ PILOTS: dict[str, TrainConfig] = {
         league=True,
         exploiter_every=1_000_000,
         exploiter_timesteps=250_000,
+        exploiter_recipe="learner",  # as it was run (before the setting)
     ),
     # best responses to today's quick policy need ~500k decisions to find their +0.4
     "believe_it_or_not-quick-a": TrainConfig("believe_it_or_not", **QUICK_LEAGUE),
@@ -90,6 +91,13 @@ PILOTS: dict[str, TrainConfig] = {
     # so the league held no opponent that found the learner's weaknesses
     "believe_it_or_not-c": dataclasses.replace(
         RUNS["believe_it_or_not"], exploiter_timesteps=1_000_000
+    ),
+    # pilot c's 1M exploiters still lost to the learner: trained with the learner's long-run
+    # settings (128 games a rollout, batches of 1,024, a falling learning rate), they learnt
+    # less than the 1M best response of `cardzoo exploit` (the game's defaults). The same run,
+    # its exploiters trained as `cardzoo exploit` trains (exploiter_recipe "exploit")
+    "believe_it_or_not-d": dataclasses.replace(
+        RUNS["believe_it_or_not"], exploiter_timesteps=1_000_000, exploiter_recipe="exploit"
     ),
 }  # fmt: skip
 

@@ -75,6 +75,7 @@ QUICK_LEAGUE: dict = dict(
     league=True,
     exploiter_every=500_000,
     exploiter_timesteps=500_000,
+    exploiter_recipe="learner",  # as the shipped agents were trained (before the setting)
 )
 
 #: a long run in a league: an exploiter of 500k decisions every 2M (the league pilots of Minus
@@ -84,6 +85,7 @@ LONG_LEAGUE: dict = dict(
     league=True,
     exploiter_every=2_000_000,
     exploiter_timesteps=500_000,
+    exploiter_recipe="learner",  # as the shipped agents were trained (before the setting)
     **LONG_RUN,
 )
 #: Minus Two in a league: 8M decisions (league pilot a)

@@ -3,7 +3,9 @@ and leaving, exploiters trained against the learner, resume, and the same run fr
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,13 +14,24 @@ pytest.importorskip("torch")
 
 from tiny_runs import TINY, interrupted_at_the_second_call  # noqa: E402
 
+import cardzoo  # noqa: E402
 from cardzoo.agents.policy import NumpyPolicy  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
+from cardzoo.training.exploit import exploit_config  # noqa: E402
 from cardzoo.training.league import EXPLOITER, SNAPSHOT, League  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
 
-TINY_LEAGUE = dict(TINY, timesteps=2048, league=True, exploiter_every=1024, exploiter_timesteps=512)
+#: the league's mechanics at the smallest scale: its exploiters trained as the tiny learner is
+#: (the default recipe, ``cardzoo exploit``'s, trains at the game's defaults: see below)
+TINY_LEAGUE = dict(
+    TINY,
+    timesteps=2048,
+    league=True,
+    exploiter_every=1024,
+    exploiter_timesteps=512,
+    exploiter_recipe="learner",
+)
 
 
 def tiny_league(**changes) -> TrainConfig:
@@ -150,9 +163,64 @@ def test_resume_restores_the_league_and_finishes_an_interrupted_exploiter(tmp_pa
     assert [m["member"] for m in before] == after[: len(before)]  # nobody lost, order kept
 
 
+#: a policy file of Believe It or Not (standard), standing in for a frozen learner
+SHIPPED = Path(cardzoo.__file__).parent / "agents/pretrained/believe_it_or_not.npz"
+
+
+def test_an_exploiter_trains_as_the_exploit_command_trains_a_best_response_by_default():
+    """Decision: exploiters train with the game's training defaults (``cardzoo exploit``'s), not
+    the learner's long-run settings, and read their inputs as the learner does."""
+    learner = TrainConfig(
+        "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000,
+        n_envs=128, batch_size=1024, lr_schedule="linear", league=True, seed=3,
+        exploiter_every=2_000_000, exploiter_timesteps=1_000_000, frame_stack=2,
+        eval_games=300,
+    ).resolved()  # fmt: skip
+    assert learner.exploiter_recipe == "exploit"
+    target = f"ppo:{SHIPPED}"  # a frozen learner of this game (it must exist: it is read)
+    exploiter = ppo._exploiter_config(learner, target, seed=11)
+    # what `cardzoo exploit` trains (shown with a target that exists), but against the learner
+    command = exploit_config(
+        "believe_it_or_not", "random", {"variant": "standard"}, timesteps=1_000_000, seed=11,
+        eval_games=300, eval_seed=ppo.EXPLOITER_EVAL_SEED, eval_every=1_000_000, frame_stack=2,
+    ).resolved()  # fmt: skip
+    assert exploiter == dataclasses.replace(command, opponents=target, eval_opponents=(target,))
+    assert (exploiter.n_envs, exploiter.batch_size, exploiter.lr_schedule) == (64, 512, "constant")
+    assert (exploiter.timesteps, exploiter.seed, exploiter.frame_stack) == (1_000_000, 11, 2)
+    assert (exploiter.opponents, exploiter.eval_opponents) == (target, (target,))
+    assert (exploiter.league, exploiter.exploiter_every, exploiter.positions) == (
+        False,
+        0,
+        "learned",
+    )
+    assert (exploiter.final_eval_games, exploiter.final_eval_seed) == (300, ppo.EXPLOITER_EVAL_SEED)
+
+
+def test_an_exploiter_by_the_learner_recipe_keeps_the_learners_settings():
+    learner = TrainConfig(
+        "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000,
+        n_envs=128, batch_size=1024, lr_schedule="linear", league=True,
+        exploiter_every=2_000_000, exploiter_timesteps=1_000_000, exploiter_recipe="learner",
+    ).resolved()  # fmt: skip
+    exploiter = ppo._exploiter_config(learner, f"ppo:{SHIPPED}", seed=11)
+    assert (exploiter.n_envs, exploiter.batch_size, exploiter.lr_schedule) == (128, 1024, "linear")
+    assert (exploiter.timesteps, exploiter.league, exploiter.exploiter_every) == (
+        1_000_000,
+        False,
+        0,
+    )
+
+
+def test_a_league_run_saved_before_the_exploiter_recipe_resumes_with_the_learner_recipe():
+    saved = tiny_league().resolved().to_json()
+    del saved["exploiter_recipe"]
+    assert TrainConfig.from_json(saved).exploiter_recipe == "learner"
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
+        ({"exploiter_recipe": "mine"}, "exploiter_recipe"),
         ({"league": False}, "exploiters join a league"),
         ({"pfsp_power": -1.0}, "pfsp_power"),
         ({"exploiter_timesteps": 0}, "exploiter_timesteps"),

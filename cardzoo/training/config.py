@@ -56,6 +56,9 @@ FINAL_EVAL_SEED = 2_000_000
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
 #: the most decisions a run, an evaluation period or an exploiter may take
 MOST_DECISIONS = 10**10
+#: how a league's exploiters train (``TrainConfig.exploiter_recipe``): as ``cardzoo exploit``
+#: trains a best response, or with the learner's settings (the runs before the setting)
+EXPLOITER_RECIPES = ("exploit", "learner")
 
 
 @dataclasses.dataclass
@@ -199,6 +202,13 @@ class TrainConfig:
         Count(1, MOST_DECISIONS, metavar="STEPS"),
         200_000,
         "with --league: each exploiter's training decisions",
+    )
+    exploiter_recipe: str = setting(
+        Choice(EXPLOITER_RECIPES),
+        "exploit",
+        "with --league: how an exploiter trains: as 'cardzoo exploit' trains a best response "
+        "(the game's training defaults), or with the learner's own settings",
+        saved_before="learner",
     )
     learning_rate: float = setting(Number(), 3e-4, "Adam's step size", option=False)
     lr_schedule: str | None = setting(
@@ -472,6 +482,34 @@ class TrainConfig:
 SETTINGS: tuple[Setting, ...] = tuple(settings_of(TrainConfig))
 SETTING = {declared.name: declared for declared in SETTINGS}
 MEMORY_SIZE = SETTING["memory_size"]
+
+
+def best_response_config(
+    game: str,
+    agent: str,
+    params: dict[str, Any] | None,
+    timesteps: int,
+    seed: int,
+    eval_games: int,
+    eval_seed: int,
+    **settings: Any,
+) -> TrainConfig:
+    """The run that learns a best response to ``agent`` (``cardzoo exploit``'s, and a league's
+    exploiters'): the game's training defaults, every other seat ``agent``, the evaluations
+    against ``agent`` alone, its positions its own choice (a best response is there to find any
+    habit of its target, of positions too); ``settings`` are further fields. Nothing checked
+    here (:func:`cardzoo.training.exploit.exploit_config` checks the agent)."""
+    return TrainConfig(
+        game,
+        params=dict(params or {}),
+        opponents=agent,
+        timesteps=timesteps,
+        seed=seed,
+        final_eval_games=eval_games,
+        final_eval_seed=eval_seed,
+        eval_opponents=(agent,),
+        **{"positions": "learned", **settings},
+    )
 
 
 def game_defaults(game: str) -> dict[str, Any]:

@@ -10,9 +10,9 @@ more often the more it beats the learner. The members are
   the last ``pool_size`` kept;
 - **exploiters**: every ``exploiter_every`` decisions of the learner, a fresh policy is trained
   for ``exploiter_timesteps`` decisions against copies of the current learner (played as it
-  ships, greedily), exactly as ``cardzoo exploit`` does, then frozen into the league (the last
-  ``pool_size`` kept). Its gain over the learner's own share is a running estimate of how
-  exploitable the learner is, logged with the run's evaluations.
+  ships, greedily), by default as ``cardzoo exploit`` does (``exploiter_recipe``), then frozen
+  into the league (the last ``pool_size`` kept). Its gain over the learner's own share is a
+  running estimate of how exploitable the learner is, logged with the run's evaluations.
 
 Draw weights. A member's prior is its weight in the opponent mix; ``self``'s weight is shared
 equally by the kinds of frozen policy the league holds (snapshots, exploiters), then equally

@@ -74,6 +74,7 @@ from cardzoo.training.config import (
     RESUMABLE_CHANGES,
     SETTINGS,
     TrainConfig,
+    best_response_config,
     game_params,
     run_game,
 )
@@ -341,32 +342,17 @@ def _exploiter_target(run: RunFolder, league: League) -> Path:
 
 
 def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: LoopState):
-    """Train the due exploiter against the frozen learner (as ``cardzoo exploit`` does, in the
+    """Train the due exploiter against the frozen learner (:func:`_exploiter_config`, in the
     run folder's ``league/exploiter-K``, resumable), freeze it into the league, and record its
     gain over the learner's own share: a running estimate of the learner's exploitability."""
     number = league.exploiters + 1
-    assert config.hold_special is not None and config.timesteps is not None  # resolved
     target = _exploiter_target(run, league).resolve()
     folder = run.path / "league" / f"exploiter-{number}"
     started = time.perf_counter()
     if (folder / "metrics.json").exists():  # trained before an interruption
         metrics = json.loads((folder / "metrics.json").read_text())
     else:
-        exploiter = dataclasses.replace(
-            config,
-            opponents=f"ppo:{target}",
-            eval_opponents=(f"ppo:{target}",),
-            timesteps=config.exploiter_timesteps,
-            # the learner's recipe at the exploiter's length: a held circle held as long in part
-            hold_special=config.hold_special * config.exploiter_timesteps // config.timesteps,
-            seed=config.seed + 104_729 * number,
-            eval_every=config.exploiter_timesteps,
-            final_eval_games=config.eval_games,
-            final_eval_seed=EXPLOITER_EVAL_SEED,
-            league=False,
-            exploiter_every=0,
-            positions="learned",  # an exploiter looks for every habit, of positions too
-        ).resolved()
+        exploiter = _exploiter_config(config, f"ppo:{target}", config.seed + 104_729 * number)
         resume = (folder / "config.json").exists()
         metrics = _train(exploiter, folder, resume=resume, force=False, progress=False).metrics
     policy, _ = read_policy(folder / POLICY_FILE)
@@ -376,6 +362,38 @@ def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: 
     loop.league_seconds += time.perf_counter() - started
     loop.exploiter_due = False
     loop.league = league.to_json()
+
+
+def _exploiter_config(config: TrainConfig, target: str, seed: int) -> TrainConfig:
+    """The run of an exploiter of ``target`` (the frozen learner) in ``config``'s league, by its
+    ``exploiter_recipe``: ``cardzoo exploit``'s best response at ``exploiter_timesteps`` (the
+    game's training defaults), reading its inputs as the learner does, since the league plays it
+    so; or the learner's own settings at that length ("learner", the runs before the setting:
+    their exploiters, trained with a long run's batch and falling learning rate, were weaker
+    than the 1M-decision best response that measures the learner)."""
+    assert config.hold_special is not None and config.timesteps is not None  # resolved
+    length = config.exploiter_timesteps
+    if config.exploiter_recipe == "exploit":
+        return best_response_config(
+            config.game, target, config.params, length, seed, config.eval_games,
+            EXPLOITER_EVAL_SEED, eval_every=length, frame_stack=config.frame_stack,
+            stack_fields=config.stack_fields, count_fields=config.count_fields,
+        ).resolved()  # fmt: skip
+    return dataclasses.replace(
+        config,
+        opponents=target,
+        eval_opponents=(target,),
+        timesteps=length,
+        # the learner's recipe at the exploiter's length: a held circle held as long in part
+        hold_special=config.hold_special * length // config.timesteps,
+        seed=seed,
+        eval_every=length,
+        final_eval_games=config.eval_games,
+        final_eval_seed=EXPLOITER_EVAL_SEED,
+        league=False,
+        exploiter_every=0,
+        positions="learned",  # an exploiter looks for every habit, of positions too
+    ).resolved()
 
 
 def _log_exploiter(writer, loop: LoopState) -> None:
