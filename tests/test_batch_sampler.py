@@ -17,7 +17,7 @@ from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.agents.minus_two import Attacker
 from cardzoo.agents.policy import NumpyPolicy
 from cardzoo.envs import batch as batch_module
-from cardzoo.envs import load_game
+from cardzoo.envs import kernel_random, load_game
 from cardzoo.envs.batch import RUNNING
 from cardzoo.training import sampler as sampler_module
 from cardzoo.training.config import TrainConfig
@@ -136,6 +136,25 @@ def test_a_heuristic_plays_in_the_kernel_as_its_agent_plays_from_python(name, he
     games, ended = play_beside(name, heuristic, {}, 16, 60, compiled)
     assert (games.codes >= 0).sum() == 16 * (games.game.num_players - 1)
     assert ended == ENDED[name, heuristic.name]
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_a_kernel_heuristic_draws_as_its_agent_whether_its_generator_is_made_or_not(compiled):
+    """A seated heuristic whose generator is not made yet is seeded from its seed in the kernel
+    (``Agent.unmade_seed``); one whose generator has drawn is copied as it stands: either way the
+    kernel's generator is the agent's, and the agent's own is not advanced."""
+    game = load_game("minus_two")
+    games = SeatedGames(game, 1, compiled=compiled)
+    fresh, used = Attacker(game, seed=11), Attacker(game, seed=12)
+    used.rng.random(3)
+    assert (fresh.unmade_seed(), used.unmade_seed()) == (11, None)
+    games.sit(0, 0, [None, fresh, used, Attacker(game, seed=np.random.default_rng(1))])
+    loaded = [kernel_random.numpy_state(rng) for rng in games.batch.heuristic_rngs[0, :2]]
+    assert loaded == [np.random.default_rng(11).bit_generator.state, used.rng.bit_generator.state]
+    assert fresh.unmade_seed() == 11  # not made by sitting down
+    used.reseed(13)
+    assert used.unmade_seed() == 13
+    assert Attacker(game, seed=np.random.default_rng(1)).unmade_seed() is None
 
 
 @pytest.mark.parametrize("compiled", KERNELS)

@@ -49,6 +49,17 @@ class Agent:
     def rng(self, generator: np.random.Generator) -> None:
         self._rng = generator
 
+    def unmade_seed(self) -> int | None:
+        """The seed its generator will be made from (``default_rng(seed)``) while it is not made
+        yet and the seed is an integer in 0 .. 2**63 - 1; else None. A driver that copies the
+        agent's generator (the vector games' kernel) seeds its copy from it instead: the same
+        draws, without building a generator the agent may never use."""
+        seed = self._seed
+        plain = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+        if self._rng is not None or not plain:
+            return None
+        return int(seed) if 0 <= seed < 2**63 else None  # type: ignore[operator]
+
     def reset(self) -> None:
         """Forget everything about the previous game."""
 

@@ -314,6 +314,11 @@ class GameBatch:
         agents have; it is not advanced): the draws its agent would make."""
         kernel_random.set_numpy_state(self.heuristic_rngs[b, other], generator.bit_generator.state)
 
+    def seed_generator(self, b: int, other: int, seed: int) -> None:
+        """Other seat ``other`` of game b (as :meth:`load_generator` numbers them) plays its
+        heuristic with a generator seeded as ``numpy.random.default_rng(seed)`` (0 .. 2**63 - 1)."""
+        self._random.seed_numpy(self.heuristic_rngs[b, other], seed)
+
     def draw(self, generator: np.ndarray, count: int) -> int:
         """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""
         return int(self._random.below(generator, count))

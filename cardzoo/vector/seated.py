@@ -10,8 +10,10 @@ seats they play across the games in one call. Each game stops where its *stop se
 
 A heuristic the kernel plays decides as its agent would: the same function, the same memory
 (cleared at every new game, as the agent's ``reset``) and the same draws, from a copy of the
-agent's generator taken when it sits down (:meth:`~cardzoo.envs.batch.GameBatch.load_generator`;
-the agent's own generator is not advanced: the sampler reseeds its agents for every game). A seat
+agent's generator taken when it sits down (:meth:`~cardzoo.envs.batch.GameBatch.load_generator`,
+or, while the agent has not made its generator yet, one seeded as it would be:
+``Agent.unmade_seed``; the agent's own generator is not advanced: the sampler reseeds its agents
+for every game). A seat
 played at random in the kernel draws from the game's second generator (``policy_rngs``), not
 from its agent's: the games are those of the agents, not the very games a
 :class:`~cardzoo.table.Table` plays with the same agents and seeds. With ``random_in_kernel``
@@ -157,7 +159,11 @@ class SeatedGames:
             self.codes[b, seat] = EXTERNAL_POLICY if code is None else code
             if code is not None and code != RANDOM_POLICY and self.batch.remembers:
                 assert agent is not None  # only agents have codes
-                self.batch.load_generator(b, seat - (seat > stop), agent.rng)
+                other, seed = seat - (seat > stop), agent.unmade_seed()
+                if seed is None:
+                    self.batch.load_generator(b, other, agent.rng)
+                else:  # the generator it would make, without making it
+                    self.batch.seed_generator(b, other, seed)
 
     def start(self, games: np.ndarray) -> None:
         """A new game wherever ``games`` (bool) is true (nothing played yet)."""
