@@ -99,6 +99,12 @@ PILOTS: dict[str, TrainConfig] = {
     "believe_it_or_not-d": dataclasses.replace(
         RUNS["believe_it_or_not"], exploiter_timesteps=1_000_000, exploiter_recipe="exploit"
     ),
+    # pilot d was the least exploitable yet (a 1M best response gains -0.032) but weaker against
+    # the bluffers (0.890 to the shipped 0.910): the same recipe trained to 20M decisions
+    "believe_it_or_not-e": dataclasses.replace(
+        RUNS["believe_it_or_not"], timesteps=20_000_000, exploiter_timesteps=1_000_000,
+        exploiter_recipe="exploit",
+    ),
 }  # fmt: skip
 
 
