@@ -55,10 +55,12 @@ class Agent:
         agent's generator (the vector games' kernel) seeds its copy from it instead: the same
         draws, without building a generator the agent may never use."""
         seed = self._seed
-        plain = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-        if self._rng is not None or not plain:
+        if self._rng is not None or isinstance(seed, bool):
             return None
-        return int(seed) if 0 <= seed < 2**63 else None  # type: ignore[operator]
+        if not isinstance(seed, (int, np.integer)):
+            return None
+        value = int(seed)
+        return value if 0 <= value < 2**63 else None
 
     def reset(self) -> None:
         """Forget everything about the previous game."""
