@@ -105,6 +105,12 @@ PILOTS: dict[str, TrainConfig] = {
         RUNS["believe_it_or_not"], timesteps=20_000_000, exploiter_timesteps=1_000_000,
         exploiter_recipe="exploit",
     ),
+    # pilot e was stronger than the shipped agent (0.919) and easier to exploit (+0.064): the
+    # recipe between d and e, 16M decisions
+    "believe_it_or_not-f": dataclasses.replace(
+        RUNS["believe_it_or_not"], timesteps=16_000_000, exploiter_timesteps=1_000_000,
+        exploiter_recipe="exploit",
+    ),
 }  # fmt: skip
 
 
