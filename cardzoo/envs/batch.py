@@ -243,25 +243,35 @@ class GameBatch:
         earned: np.ndarray,
         ends: np.ndarray,
         players: np.ndarray,
+        actions: np.ndarray,
+        deciding: np.ndarray,
+        observations: np.ndarray,
+        masks: np.ndarray,
     ) -> int:
-        """Play each game b with ``active[b]`` until seat ``stops[b]`` must decide (``stops[b]``
-        the number of players: no seat stops), a seat whose code ``codes[b, seat]`` is
-        :data:`EXTERNAL_POLICY` must decide, or the game ends; every other seat by its code, as
-        :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY` from the generators
-        ``policy_rngs``, or a heuristic's ``kernel_policy``; where the heuristics
+        """Play each game b with ``active[b]``: first the player to decide takes ``actions[b]``
+        where it is >= 0 (a decision made outside, legal: nothing is checked; the kernel sets it
+        to -1 once taken), then the game goes on until seat ``stops[b]`` must decide
+        (``stops[b]`` the number of players: no seat stops), a seat whose code
+        ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every other
+        seat by its code, as :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY` from
+        the generators ``policy_rngs``, or a heuristic's ``kernel_policy``; where the heuristics
         :attr:`remembers`, the one of seat p draws from ``heuristic_rngs[b, o]`` and keeps
         ``memory[b, o]``, o = p - (p > stops[b]), which :meth:`start` clears). Adds what each
         seat earned meanwhile to ``earned[b, seat]`` (float64, one per seat; 0 for a step that
         truncates, as :meth:`step` counts); ``ends[b]`` says how the game stands, ``players[b]``
-        which seat decides now. Games not active are left alone. Returns how many games wait
-        for a seat decided outside."""
+        which seat decides now, ``deciding[b]`` (int8) is 1 where a seat of
+        :data:`EXTERNAL_POLICY` must decide now, its observation and legal actions written
+        into ``observations[b]`` and ``masks[b]`` as :meth:`observe` writes them (one kernel
+        call a round of outside decisions). Games not active are left alone. Returns how many
+        games wait for a seat decided outside."""
         if self.tables:
             self._fit_memory()
         while True:
             waiting = self.kernel.play_codes(
                 self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active,
-                self.max_cycles, earned, ends, players, self._mask, self.starts, self._observation,
-                self._seat_rewards, *self._memory_arguments(), *self.parameters,
+                self.max_cycles, earned, ends, players, actions, deciding, observations, masks,
+                self._mask, self.starts, self._observation, self._seat_rewards,
+                *self._memory_arguments(), *self.parameters,
             )  # fmt: skip
             if waiting >= 0:
                 return int(waiting)

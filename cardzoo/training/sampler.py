@@ -579,8 +579,7 @@ class Sampler:
         game, seated = self.game, self.seated
         by_seat = np.zeros((len(chosen), game.num_players))
         ends = np.zeros(len(chosen), np.int64)
-        seated.step(chosen, by_seat, ends)
-        seated.advance(ends == RUNNING, by_seat, ends)
+        seated.advance(np.ones(len(chosen), bool), by_seat, ends, chosen)
         earned = by_seat[np.arange(len(chosen)), self.seats]
         change = 0.0
         if self.reward.shapes_score:

@@ -33,7 +33,7 @@ from cardzoo.agents import Agent
 from cardzoo.agents.base import RandomAgent
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs import kernel_random
-from cardzoo.envs.batch import EXTERNAL_POLICY, RANDOM_POLICY, RUNNING, GameBatch
+from cardzoo.envs.batch import EXTERNAL_POLICY, RANDOM_POLICY, GameBatch
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.packed import KernelGame
 from cardzoo.errors import InputError
@@ -117,10 +117,9 @@ class SeatedGames:
         self.policy_rngs = np.zeros((count, kernel_random.SIZE), np.int64)
         self.observations = np.zeros((count, game.observation_size), np.float32)
         self.masks = np.zeros((count, game.num_actions), np.int8)
-        self._rewards = np.zeros((count, n))
-        self._ends = np.zeros(count, np.int64)
         self._players = np.zeros(count, np.int64)
         self._actions = np.zeros(count, np.int64)
+        self._deciding = np.zeros(count, np.int8)
         #: each game as a state of the game over its row (live; read for scores and winners,
         #: so without a generator of its own)
         assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
@@ -175,29 +174,39 @@ class SeatedGames:
         other games are left alone (``earned`` 0, ``ends`` running)."""
         self.batch.step(actions, earned, ends)
 
-    def advance(self, games: np.ndarray, earned: np.ndarray, ends: np.ndarray) -> None:
+    def advance(
+        self,
+        games: np.ndarray,
+        earned: np.ndarray,
+        ends: np.ndarray,
+        actions: np.ndarray | None = None,
+    ) -> None:
         """Play every game with ``games[b]`` (bool) until its stop seat must decide or it ends:
-        the kernel's seats inside the kernel, the others decided from Python in batches. Adds
-        what each seat earned meanwhile to ``earned[b, seat]`` (float64, one per seat);
-        ``ends[b]`` says how each game stands."""
+        the kernel's seats inside the kernel, the others decided from Python in batches. With
+        ``actions``, each of those games first takes ``actions[b]`` for its stop seat where it
+        is >= 0 (as :meth:`step`; the stop seat must decide). Adds what each seat earned
+        meanwhile to ``earned[b, seat]`` (float64, one per seat); ``ends[b]`` says how each game
+        stands. One kernel call a round: it takes the round's outside decisions, plays the
+        kernel's seats and writes the views of the seats to decide next."""
         active = games.copy()
-        players, stops, actions = self._players, self.stops, self._actions
-        while self.batch.play_codes(stops, self.codes, active, self.policy_rngs, earned, ends,
-                                    players):  # fmt: skip
-            waiting = active & (ends == RUNNING) & (players != stops)
-            self.batch.observe(np.where(waiting, -1, -2), self.observations, self.masks)
-            actions[:] = -1
-            chosen = np.flatnonzero(waiting)
-            seats = [(b, self.agents[b][players[b]]) for b in chosen.tolist()]
-            decide(seats, self.observations, self.masks, actions)
-            legal = self.masks[chosen, actions[chosen]] == 1
+        deciding = self._deciding
+        taken = self._actions
+        taken[:] = -1
+        if actions is not None:
+            taken[active] = actions[active]
+        while self.batch.play_codes(
+            self.stops, self.codes, active, self.policy_rngs, earned, ends, self._players,
+            taken, deciding, self.observations, self.masks,
+        ):  # fmt: skip
+            chosen = np.flatnonzero(deciding)
+            players = self._players[chosen].tolist()
+            seats = [(b, self.agents[b][p]) for b, p in zip(chosen.tolist(), players)]
+            decide(seats, self.observations, self.masks, taken)
+            legal = self.masks[chosen, taken[chosen]] == 1
             if not legal.all():
                 b = int(chosen[np.argmin(legal)])
                 raise RuntimeError(
-                    f"{self.agents[b][players[b]]!r} chose action {actions[b]}, which is not "
+                    f"{self.agents[b][self._players[b]]!r} chose action {taken[b]}, which is not "
                     f"legal in game {b}"
                 )
-            self.batch.step(actions, self._rewards, self._ends)
-            earned[waiting] += self._rewards[waiting]
-            ends[waiting] = self._ends[waiting]
-            active = waiting & (ends == RUNNING)
+            np.not_equal(deciding, 0, out=active)

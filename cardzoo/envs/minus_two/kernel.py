@@ -871,25 +871,24 @@ def observe_games(
     """observations[b] of seat players[b] (-1: the player to act) and masks[b] its legal
     actions (all 0 unless that seat acts now); rows with players[b] < -1 are skipped."""
     for b in range(len(rows)):
-        if players[b] < -1:
-            continue
-        row = rows[b]
-        player = row[CURRENT] if players[b] < 0 else players[b]
-        observe(
-            row,
-            n,
-            count_scoring,
-            target_raise,
-            target_score,
-            points_reward,
-            player,
-            starts,
-            observations[b],
-        )
-        if player == row[CURRENT]:
-            legal_mask(row, n, masks[b])
-        else:
-            masks[b][:] = 0
+        if players[b] >= -1:
+            observe_game(rows[b], players[b], starts, observations[b], masks[b], n,
+                         count_scoring, target_raise, target_score, points_reward)  # fmt: skip
+
+
+@jit
+def observe_game(row, player, starts, observation, mask, n, count_scoring, target_raise,
+                 target_score, points_reward):  # fmt: skip
+    """The observation of seat ``player`` (-1: the player to act) into ``observation`` and its
+    legal actions into ``mask`` (all 0 unless that seat acts now)."""
+    if player < 0:
+        player = row[CURRENT]
+    observe(row, n, count_scoring, target_raise, target_score, points_reward, player, starts,
+            observation)  # fmt: skip
+    if player == row[CURRENT]:
+        legal_mask(row, n, mask)
+    else:
+        mask[:] = 0
 
 
 @jit
@@ -1152,24 +1151,35 @@ def moved(old, new, remembered):
 @jit
 def play_codes(
     rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
-    buf, starts, observation, seat_rewards, heuristic_rngs, memory, remembered, n, count_scoring,
-    target_raise, target_score, points_reward,
+    actions, deciding, observations, masks, buf, starts, observation, seat_rewards,
+    heuristic_rngs, memory, remembered, n, count_scoring, target_raise, target_score,
+    points_reward,
 ):  # fmt: skip
-    """Every game b with active[b] played until seat stops[b] must decide (stops[b] = n: no
-    seat stops), a seat whose code codes[b, seat] is -1 (decided outside) must decide, or the
-    game ends; the other seats by their codes (:func:`policy_action`: random play from
-    policy_rngs[b]; the heuristic of seat p with its generator heuristic_rngs[b][o] and its table
-    memory[b][o], o = p - (p > stops[b])). Adds what each seat earned meanwhile to
-    earned[b][seat] (seat_rewards: scratch of n); ends[b] says how the game stands, players[b]
-    who decides now. Returns how many games wait for a seat decided outside; or :data:`FULL`
+    """Every game b with active[b]: first the player to act takes actions[b] where it is >= 0
+    (a decision made outside; then set to -1), then the game is played until seat stops[b]
+    must decide (stops[b] = n: no seat stops), a seat whose code codes[b, seat] is -1 (decided
+    outside) must decide, or the game ends; the other seats by their codes
+    (:func:`policy_action`: random play from policy_rngs[b]; the heuristic of seat p with its
+    generator heuristic_rngs[b][o] and its table memory[b][o], o = p - (p > stops[b])). Adds
+    what each seat earned meanwhile to earned[b][seat] (seat_rewards: scratch of n); ends[b]
+    says how the game stands, players[b] who decides now; deciding[b] is 1 where a seat decided
+    outside must decide now (0 elsewhere), its observation and legal actions written into
+    observations[b] and masks[b]. Returns how many games wait for such a seat; or :data:`FULL`
     when a heuristic's table is half full: that game stands before its decision, and once the
-    tables have grown (:func:`moved`) the same call goes on with it."""
+    tables have grown (:func:`moved`) the same call goes on with it (the actions taken stay
+    taken: they are -1 by then)."""
     rules = (count_scoring, target_raise, points_reward)
     waiting = 0
     for b in range(len(rows)):
+        deciding[b] = 0
         if not active[b]:
             continue
         row, seat = rows[b], stops[b]
+        if actions[b] >= 0:
+            step_game(row, rngs[b], steps, b, actions[b], max_cycles, seat_rewards, n, *rules)
+            for seat_earning in range(n):
+                earned[b][seat_earning] += seat_rewards[seat_earning]
+            actions[b] = -1
         while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
             player = row[CURRENT]
             if codes[b][player] < 0:
@@ -1188,5 +1198,8 @@ def play_codes(
         ends[b] = end_of(row, steps[b], max_cycles)
         players[b] = row[CURRENT]
         if ends[b] == RUNNING and row[CURRENT] != seat:
+            deciding[b] = 1
+            observe_game(row, -1, starts, observations[b], masks[b], n, count_scoring,
+                         target_raise, target_score, points_reward)  # fmt: skip
             waiting += 1
     return waiting

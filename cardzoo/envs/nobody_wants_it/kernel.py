@@ -757,18 +757,25 @@ def observe_games(rows, players, starts, observations, masks, n, rounds, points_
     """observations[b] of seat players[b] (-1: the player to decide) and masks[b] its legal
     actions (all 0 unless that seat decides now); rows with players[b] < -1 are skipped."""
     for b in range(len(rows)):
-        if players[b] < -1:
-            continue
-        row = rows[b]
-        player = row[CURRENT] if players[b] < 0 else players[b]
-        for index in range(len(observations[b])):
-            observations[b][index] = 0.0
-        observe(row, n, rounds, points_reward, player, starts, observations[b])
-        if player == row[CURRENT]:
-            legal_mask(row, n, rounds, masks[b])
-        else:
-            for action in range(NUM_ACTIONS):
-                masks[b][action] = 0
+        if players[b] >= -1:
+            observe_game(rows[b], players[b], starts, observations[b], masks[b], n, rounds,
+                         points_reward)  # fmt: skip
+
+
+@jit
+def observe_game(row, player, starts, observation, mask, n, rounds, points_reward):
+    """The observation of seat ``player`` (-1: the player to decide) into ``observation`` and
+    its legal actions into ``mask`` (all 0 unless that seat decides now)."""
+    if player < 0:
+        player = row[CURRENT]
+    for index in range(len(observation)):
+        observation[index] = 0.0
+    observe(row, n, rounds, points_reward, player, starts, observation)
+    if player == row[CURRENT]:
+        legal_mask(row, n, rounds, mask)
+    else:
+        for action in range(NUM_ACTIONS):
+            mask[action] = 0
 
 
 @jit
@@ -937,19 +944,32 @@ def step_seats(
 @jit
 def play_codes(
     rows, rngs, policy_rngs, steps, stops, codes, active, max_cycles, earned, ends, players,
-    mask, starts, observation, seat_rewards, n, rounds, points_reward,
+    actions, deciding, observations, masks, mask, starts, observation, seat_rewards, n, rounds,
+    points_reward,
 ):  # fmt: skip
-    """Every game b with active[b] played until seat stops[b] must decide (stops[b] = n: no
-    seat stops), a seat whose code codes[b, seat] is -1 (decided outside) must decide, or the
-    game ends; the other seats by their codes (:func:`policy_action`, random ones drawing from
-    policy_rngs[b]). Adds what each seat earned meanwhile to earned[b][seat] (seat_rewards:
-    scratch of n); ends[b] says how the game stands, players[b] who decides now. Returns how
-    many games wait for a seat decided outside."""
+    """Every game b with active[b]: first the player to decide takes actions[b] where it is
+    >= 0 (a decision made outside; then set to -1), then the game is played until seat
+    stops[b] must decide (stops[b] = n: no seat stops), a seat whose code codes[b, seat] is -1
+    (decided outside) must decide, or the game ends; the other seats by their codes
+    (:func:`policy_action`, random ones drawing from policy_rngs[b]). Adds what each seat
+    earned meanwhile to earned[b][seat] (seat_rewards: scratch of n); ends[b] says how the game
+    stands, players[b] who decides now; deciding[b] is 1 where a seat decided outside must
+    decide now (0 elsewhere), its observation and legal actions written into observations[b]
+    and masks[b]. Returns how many games wait for such a seat."""
     waiting = 0
     for b in range(len(rows)):
+        deciding[b] = 0
         if not active[b]:
             continue
         row, seat = rows[b], stops[b]
+        if actions[b] >= 0:
+            step_game(
+                row, rngs[b], steps, b, actions[b], max_cycles, seat_rewards, n, rounds,
+                points_reward,
+            )  # fmt: skip
+            for player in range(n):
+                earned[b][player] += seat_rewards[player]
+            actions[b] = -1
         while end_of(row, steps[b], max_cycles) == RUNNING and row[CURRENT] != seat:
             code = codes[b][row[CURRENT]]
             if code < 0:
@@ -965,5 +985,7 @@ def play_codes(
         ends[b] = end_of(row, steps[b], max_cycles)
         players[b] = row[CURRENT]
         if ends[b] == RUNNING and row[CURRENT] != seat:
+            deciding[b] = 1
+            observe_game(row, -1, starts, observations[b], masks[b], n, rounds, points_reward)
             waiting += 1
     return waiting
