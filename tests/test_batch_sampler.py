@@ -64,7 +64,9 @@ class Repeats(InPython):
 def play_beside(name, heuristic, config, num_games, decisions, compiled):
     """``num_games`` games on two SeatedGames, every seat but the stop seat a new ``heuristic``
     agent at every deal (as the sampler seats its agents), played inside the kernel on one
-    and called from Python on the other; the stop seat takes seeded random legal actions.
+    and called from Python on the other; the stop seat takes seeded random legal actions, on
+    the kernel's side in the call that plays the others after it (as the sampler steps), on
+    the other by a step of its own.
     Asserts the games stay equal, row for row, with the same rewards and ends, through
     ``decisions`` stop-seat decisions and the new deals they bring. Returns the kernel's games
     and the games that ended."""
@@ -90,12 +92,15 @@ def play_beside(name, heuristic, config, num_games, decisions, compiled):
         games.start(everyone)
     rng = np.random.default_rng(1)
     ended = 0
+    stepped = np.zeros((num_games, n))  # what the Python side's stop seats earned by their step
+    chosen = np.full(num_games, -1)  # the stop seats' actions, taken by the kernel's advance
     for _ in range(decisions):
         results = []
-        for games in sides:
+        for games, actions in zip(sides, (chosen, None)):
             earned, ends = np.zeros((num_games, n)), np.zeros(num_games, np.int64)
-            games.advance(everyone, earned, ends)
+            games.advance(everyone, earned, ends, actions)
             results.append((games.batch.rows.copy(), earned, ends))
+        results[1] = (results[1][0], results[1][1] + stepped, results[1][2])
         for got, expected in zip(results[1], results[0]):
             np.testing.assert_array_equal(got, expected)
         over = results[0][2] != RUNNING
@@ -105,14 +110,10 @@ def play_beside(name, heuristic, config, num_games, decisions, compiled):
         chosen = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in masks])
         for b in np.flatnonzero(over).tolist():
             deal(b)
-        stepped = []
         for games in sides:
             games.start(over)
-            earned, ends = np.zeros((num_games, n)), np.zeros(num_games, np.int64)
-            games.step(chosen, earned, ends)
-            stepped.append((earned, ends))
-        for got, expected in zip(stepped[1], stepped[0]):
-            np.testing.assert_array_equal(got, expected)
+        stepped, ends = np.zeros((num_games, n)), np.zeros(num_games, np.int64)
+        sides[1].step(chosen, stepped, ends)
     return sides[0], ended
 
 
