@@ -63,6 +63,7 @@ PILOTS: dict[str, TrainConfig] = {
         exploiter_every=1_000_000,
         exploiter_timesteps=250_000,
         exploiter_recipe="learner",  # as it was run (before the setting)
+        pfsp_fair_share="one_winner",  # the same
     ),
     # best responses to today's quick policy need ~500k decisions to find their +0.4
     "believe_it_or_not-quick-a": TrainConfig("believe_it_or_not", **QUICK_LEAGUE),

@@ -76,6 +76,7 @@ QUICK_LEAGUE: dict = dict(
     exploiter_every=500_000,
     exploiter_timesteps=500_000,
     exploiter_recipe="learner",  # as the shipped agents were trained (before the setting)
+    pfsp_fair_share="one_winner",  # the same
 )
 
 #: a long run in a league: an exploiter of 500k decisions every 2M (the league pilots of Minus
@@ -86,6 +87,7 @@ LONG_LEAGUE: dict = dict(
     exploiter_every=2_000_000,
     exploiter_timesteps=500_000,
     exploiter_recipe="learner",  # as the shipped agents were trained (before the setting)
+    pfsp_fair_share="one_winner",  # the same
     **LONG_RUN,
 )
 #: Minus Two in a league: 8M decisions (league pilot a)

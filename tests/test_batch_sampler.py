@@ -231,8 +231,13 @@ PINNED = {
 }
 
 
-#: the league test's results (member, learner won) of its second rollout, sorted
-PINNED_LEAGUE = [("nwi_dodger", False), ("random", False), ("random", False), ("random", False)]
+#: the league test's results (member, learner won, winners) of its second rollout, sorted
+PINNED_LEAGUE = [
+    ("nwi_dodger", False, 1),
+    ("random", False, 1),
+    ("random", False, 1),
+    ("random", False, 1),
+]
 
 
 def sampled_twice(name: str, opponents: str | None = None) -> tuple[dict, tuple]:
@@ -329,5 +334,22 @@ def test_a_league_member_plays_every_other_seat_of_a_game_and_its_results_come_b
         assert (others == codes[member]).all(), (member, others)
     out, counts = rollout(sampler, 40)
     assert len(sampler.results) == counts[-1][0] == int(out["dones"].sum())
-    assert sum(won for _, won in sampler.results) == counts[-1][1]
+    assert sum(won for _, won, _ in sampler.results) == counts[-1][1]
     assert sorted(sampler.results) == PINNED_LEAGUE
+
+
+@pytest.mark.parametrize("tables", [False, True])
+def test_league_results_count_each_games_winners(tables):
+    """Each league result carries how many seats won its game (the league's fair share is
+    measured from them): three of four in Believe It or Not's standard game, on Tables and in
+    one batch alike; the learner's wins are among them."""
+    roster = [("bluffer", "bluffer", None)]
+    standard = {"variant": "standard"}
+    sampler = default_sampler(
+        "believe_it_or_not", 8, league=(roster, [1.0]), tables=tables, params=standard
+    )
+    out, counts = rollout(sampler, 200, rollouts=1)
+    assert (sampler.seated is None) == tables
+    assert len(sampler.results) == counts[-1][0] == int(out["dones"].sum()) > 0
+    assert {winners for _, _, winners in sampler.results} == {3}
+    assert sum(won for _, won, _ in sampler.results) == counts[-1][1]

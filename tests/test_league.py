@@ -19,7 +19,7 @@ from cardzoo.agents.policy import NumpyPolicy  # noqa: E402
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.training import ppo  # noqa: E402
 from cardzoo.training.exploit import exploit_config  # noqa: E402
-from cardzoo.training.league import EXPLOITER, SNAPSHOT, League  # noqa: E402
+from cardzoo.training.league import EXPLOITER, ONE_WINNER, SNAPSHOT, League  # noqa: E402
 from cardzoo.training.ppo import TrainConfig, train  # noqa: E402
 
 #: the league's mechanics at the smallest scale: its exploiters trained as the tiny learner is
@@ -47,27 +47,60 @@ def a_policy(value: float = 0.0) -> NumpyPolicy:
 
 
 def test_pfsp_draws_a_member_more_often_the_more_it_beats_the_learner():
-    league = League.start(4, {"beats_learner": 0.5, "loses": 0.5}, pool_size=10, power=2.0)
-    league.record([("beats_learner", False)] * 20 + [("loses", True)] * 20)
+    league = League.start(
+        4, {"beats_learner": 0.5, "loses": 0.5}, pool_size=10, power=2.0, fair_share=ONE_WINNER
+    )
+    league.record([("beats_learner", False, 1)] * 20 + [("loses", True, 1)] * 20)
     # learner's win rates with 4 games of prior at the fair 1/4: 1/24 and 21/24; even odds at
     # the fair share: 1/12 and 1 (capped); weights (1 - odds)^2 + 0.02
     strong, weak = (11 / 12) ** 2 + 0.02, 0.02
     assert league.weights() == pytest.approx([strong / (strong + weak), weak / (strong + weak)])
 
 
+#: 40 games of four seats with three winners each (Believe It or Not's standard game): the
+#: learner wins 15 of 20 against member a and 20 of 20 against b
+THREE_WINNERS = [("a", True, 3)] * 15 + [("a", False, 3)] * 5 + [("b", True, 3)] * 20
+
+
+def test_pfsp_even_odds_at_the_observed_share_of_winners():
+    """Decision (the fair share is measured): 120 winners of 160 seats and a prior of 4
+    one-winner games give the fair share 124/176 = 31/44; the learner's win rates (4 games of
+    prior at it) 0.742 against a and 0.951 against b; odds 0.564 and 0.917; a is drawn 0.886
+    of the time."""
+    league = League.start(4, {"a": 0.5, "b": 0.5}, pool_size=10, power=2.0)
+    league.record(THREE_WINNERS)
+    assert league.fair() == pytest.approx(31 / 44)
+    assert [league.learner_win_rate(m) for m in league.members] == pytest.approx(
+        [0.742424, 0.950758], abs=1e-6
+    )
+    assert league.weights() == pytest.approx([0.886287, 0.113713], abs=1e-6)
+
+
+def test_one_winner_fair_share_left_pfsp_idle_where_three_players_win():
+    """The runs before the fair share was measured: even odds at 1/4, capped at 1 from 1/2, so
+    both members the learner beats more than half the time sit at the floor: drawn by the
+    mix's weights alone."""
+    league = League.start(4, {"a": 0.5, "b": 0.5}, pool_size=10, power=2.0, fair_share=ONE_WINNER)
+    league.record(THREE_WINNERS)
+    assert league.fair() == 0.25
+    assert league.weights() == pytest.approx([0.5, 0.5])
+
+
 def test_pfsp_power_zero_draws_by_the_mix_alone():
     league = League.start(4, {"a": 0.7, "b": 0.3}, pool_size=10, power=0.0)
-    league.record([("a", False)] * 50 + [("b", True)] * 50)
+    league.record([("a", False, 1)] * 50 + [("b", True, 1)] * 50)
     assert league.weights() == pytest.approx([0.7, 0.3])
 
 
 def test_old_results_fade_and_a_member_that_left_counts_no_more():
     league = League.start(2, {"a": 1.0}, pool_size=10, power=2.0)
-    league.record([("a", True)] * 10)
-    league.record([("a", False)] * 2 + [("gone", True)] * 5)
+    league.record([("a", True, 1)] * 10)
+    league.record([("a", False, 2)] * 2 + [("gone", True, 1)] * 5)
     member = league.members[0]
     assert member.games == pytest.approx(10 * 0.95 + 2)
     assert member.wins == pytest.approx(10 * 0.95)
+    # every game counts in the fair share, a gone member's too: seats and winners, faded
+    assert (league.seats, league.winners) == pytest.approx((20 * 0.95 + 14, 10 * 0.95 + 9))
 
 
 def test_snapshots_and_exploiters_share_the_weight_of_self_kind_by_kind():
@@ -93,9 +126,10 @@ def test_the_oldest_snapshot_leaves_a_full_league():
 def test_a_league_round_trips_through_json_exactly():
     league = League.start(4, {"nwi_dodger": 0.5, "self": 0.5}, pool_size=3, power=1.5)
     league.add(SNAPSHOT, "snapshot@0", a_policy(0.25))
-    league.record([("nwi_dodger", True), ("snapshot@0", False)])
+    league.record([("nwi_dodger", True, 1), ("snapshot@0", False, 2)])
     again = League.from_json(json.loads(json.dumps(league.to_json())))
     assert again.table() == league.table()
+    assert (again.fair_share, again.seats, again.winners) == ("observed", 8.0, 3.0)
     weight = again.members[1].policy["layers"][0][0]
     assert weight.dtype == np.float32 and weight[0, 0] == 0.25
 
@@ -217,10 +251,21 @@ def test_a_league_run_saved_before_the_exploiter_recipe_resumes_with_the_learner
     assert TrainConfig.from_json(saved).exploiter_recipe == "learner"
 
 
+def test_a_league_saved_before_the_fair_share_resumes_with_one_winner():
+    saved = tiny_league().resolved().to_json()
+    del saved["pfsp_fair_share"]
+    assert TrainConfig.from_json(saved).pfsp_fair_share == ONE_WINNER
+    league = League.start(4, {"nwi_dodger": 1.0}, pool_size=3, power=2.0).to_json()
+    for field in ("fair_share", "seats", "winners"):
+        del league[field]
+    assert League.from_json(league).fair_share == ONE_WINNER
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
         ({"exploiter_recipe": "mine"}, "exploiter_recipe"),
+        ({"pfsp_fair_share": "half"}, "pfsp_fair_share"),
         ({"league": False}, "exploiters join a league"),
         ({"pfsp_power": -1.0}, "pfsp_power"),
         ({"exploiter_timesteps": 0}, "exploiter_timesteps"),

@@ -32,6 +32,7 @@ from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.errors import InputError, SettingError
 from cardzoo.training import sampler as sampler_module
+from cardzoo.training.league import FAIR_SHARES, OBSERVED, ONE_WINNER
 from cardzoo.training.sampler import SELF, SamplerConfig, parse_mix
 from cardzoo.training.settings import (
     Choice,
@@ -191,6 +192,14 @@ class TrainConfig:
         2.0,
         "with --league: how strongly the members that beat the learner are preferred (0: by "
         "the mix's weights alone)",
+    )
+    pfsp_fair_share: str = setting(
+        Choice(FAIR_SHARES),
+        OBSERVED,
+        "with --league: the learner's win rate that PFSP counts as even odds against a member: "
+        "the share of seats that won in the league's games ('observed': 3 in 4 in Believe It or "
+        "Not's standard game), or one in the number of players ('one_winner')",
+        saved_before=ONE_WINNER,
     )
     exploiter_every: int = setting(
         Count(0, MOST_DECISIONS, metavar="STEPS"),

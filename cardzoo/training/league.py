@@ -19,10 +19,21 @@ equally by the kinds of frozen policy the league holds (snapshots, exploiters), 
 within a kind, so that a few exploiters are not drowned by many snapshots. The learner's win
 rate ``x`` against each member is estimated from the games of recent rollouts (counts decayed by
 ``DECAY`` per rollout, so old results fade and a member the learner stopped meeting is tried
-again), starting from the fair share ``1/players``; it is mapped to even odds at the fair
-share, ``y = min(1, x * players / 2)``, and the member's weight is
+again), starting from the fair share ``f``; it is mapped to the odds ``y`` that the learner
+beats the member, even at the fair share and certain at 1: ``y = x / (2 f)`` up to ``f``, then
+``y = 1/2 + (x - f) / (2 (1 - f))``; and the member's weight is
 ``prior * ((1 - y) ** power + FLOOR)`` (AlphaStar's ``f_hard``; a floor so no member is
 forgotten). ``power`` 0 draws by the priors alone.
+
+**The fair share** (``fair_share``, :data:`FAIR_SHARES`) is what a seat wins among equals: by
+default (``"observed"``) the share of seats that won in the league's games, counted as the
+results are (decayed, from a prior of ``PRIOR_GAMES`` games with one winner each). It is not
+``1/players`` in every game: in Believe It or Not's standard game three players of four win.
+**Decision:** measured, not declared by each game, since it follows the rules' variants and the
+games cut short (no winner). ``"one_winner"`` is the rule of the runs before this setting:
+``f = 1/players`` and ``y = min(1, x * players / 2)``, which put every member the learner beats
+more than half the time at the floor: in Believe It or Not's standard game every member, so
+that the draws there followed the priors alone.
 
 **Decision (one member per game):** the other seats of a game are copies of one member, not a
 member per seat: the result of the game is then that member's result, which is what PFSP needs
@@ -45,8 +56,13 @@ from cardzoo.agents.policy import NumpyPolicy
 FLOOR = 0.02
 #: each rollout multiplies the results counted so far by this (a memory of ~20 rollouts)
 DECAY = 0.95
-#: games of prior, at the fair share, in every member's win-rate estimate
+#: games of prior, at the fair share, in every member's win-rate estimate (and one-winner games
+#: in the observed fair share's)
 PRIOR_GAMES = 4.0
+#: how the fair share is known (``League.fair_share``; module docstring): the share of seats
+#: that won in the league's games, or one in the number of players (the runs before)
+OBSERVED, ONE_WINNER = "observed", "one_winner"
+FAIR_SHARES = (OBSERVED, ONE_WINNER)
 
 AGENT, SNAPSHOT, EXPLOITER = "agent", "snapshot", "exploiter"
 
@@ -75,11 +91,24 @@ class League:
     power: float = 2.0
     members: list[Member] = dataclasses.field(default_factory=list)
     exploiters: int = 0  # exploiters trained so far
+    #: how the fair share is known (:data:`FAIR_SHARES`; a league saved before: one winner)
+    fair_share: str = ONE_WINNER
+    seats: float = 0.0  # seats of the league's games, decayed
+    winners: float = 0.0  # of them won, decayed
 
     @classmethod
-    def start(cls, num_players: int, mix: dict[str, float], pool_size: int, power: float) -> League:
+    def start(
+        cls,
+        num_players: int,
+        mix: dict[str, float],
+        pool_size: int,
+        power: float,
+        fair_share: str = OBSERVED,
+    ) -> League:
         """A league of the mix's named agents (``self``'s members join as training goes)."""
-        league = cls(num_players, dict(mix), pool_size, power)
+        if fair_share not in FAIR_SHARES:
+            raise ValueError(f"fair_share must be one of {FAIR_SHARES}, got {fair_share!r}")
+        league = cls(num_players, dict(mix), pool_size, power, fair_share=fair_share)
         league.members = [Member(name, AGENT) for name in mix if name != "self"]
         return league
 
@@ -99,29 +128,47 @@ class League:
 
     # --- results and weights -------------------------------------------------------------
 
-    def record(self, results: list[tuple[str, bool]]) -> None:
-        """One rollout's finished games, ``(member key, learner won)``, after fading the old
-        results by :data:`DECAY`."""
+    def record(self, results: list[tuple[str, bool, int]]) -> None:
+        """One rollout's finished games, ``(member key, learner won, winners)``, after fading
+        the old results by :data:`DECAY`."""
         for member in self.members:
             member.games *= DECAY
             member.wins *= DECAY
+        self.seats *= DECAY
+        self.winners *= DECAY
         by_key = {member.key: member for member in self.members}
-        for key, won in results:
+        for key, won, winners in results:
+            self.seats += self.num_players
+            self.winners += winners
             member = by_key.get(key)
             if member is not None:  # a member that left the league meanwhile counts no more
                 member.games += 1
                 member.wins += float(won)
 
+    def fair(self) -> float:
+        """The fair share: what a seat wins among equals (module docstring)."""
+        if self.fair_share == ONE_WINNER:
+            return 1.0 / self.num_players
+        prior = PRIOR_GAMES * self.num_players
+        return (self.winners + PRIOR_GAMES) / (self.seats + prior)
+
     def learner_win_rate(self, member: Member) -> float:
-        fair = 1.0 / self.num_players
-        return (member.wins + PRIOR_GAMES * fair) / (member.games + PRIOR_GAMES)
+        return (member.wins + PRIOR_GAMES * self.fair()) / (member.games + PRIOR_GAMES)
+
+    def odds(self, win_rate: float) -> float:
+        """The odds that the learner beats a member it wins ``win_rate`` against: even at the
+        fair share, certain at 1 (module docstring)."""
+        fair = self.fair()
+        if self.fair_share == ONE_WINNER:
+            return min(1.0, win_rate * self.num_players / 2)  # as the runs before computed it
+        if win_rate <= fair:
+            return win_rate / (2 * fair)
+        return 0.5 + (win_rate - fair) / (2 * (1 - fair)) if fair < 1 else 0.5
 
     def weights(self) -> np.ndarray:
         """Each member's probability of being drawn for a game (module docstring)."""
         priors = np.array([self._prior(member) for member in self.members])
-        odds = np.array(
-            [min(1.0, self.learner_win_rate(m) * self.num_players / 2) for m in self.members]
-        )
+        odds = np.array([self.odds(self.learner_win_rate(m)) for m in self.members])
         weights = priors * ((1.0 - odds) ** self.power + FLOOR)
         total = weights.sum()
         return weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))

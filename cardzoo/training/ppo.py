@@ -305,8 +305,9 @@ def _league(config: TrainConfig, mix: dict[str, float], loop: LoopState, untrain
         return None
     if loop.league is None:
         league = League.start(
-            run_game(config).num_players, mix, config.pool_size, config.pfsp_power
-        )
+            run_game(config).num_players, mix, config.pool_size, config.pfsp_power,
+            config.pfsp_fair_share,
+        )  # fmt: skip
         if SELF in mix:  # the untrained learner is the first snapshot, as in the pool
             league.add(SNAPSHOT, "snapshot@0", untrained)
         loop.league = league.to_json()
@@ -332,6 +333,7 @@ def _grow_league(config, run, league: League, loop: LoopState, policy: NumpyPoli
         save_policy(_exploiter_target(run, league), policy, _model_info(config, run_game(config)))
     for member in league.table():
         writer.add_scalar(f"league/weight/{member['member']}", member["weight"], loop.timesteps)
+    writer.add_scalar("league/fair_share", league.fair(), loop.timesteps)
     loop.league = league.to_json()
     return league.roster()
 
@@ -804,6 +806,7 @@ class RunFolder:
             else {
                 "exploits": loop.exploits,
                 "members": League.from_json(loop.league).table(),
+                "fair_share": round(League.from_json(loop.league).fair(), 4),
                 "exploiter_seconds": round(loop.league_seconds, 1),
             },
             "versions": versions(),

@@ -55,7 +55,7 @@ from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
 from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput, stacked_inputs
 from cardzoo.envs import load_game
 from cardzoo.envs.batch import OVER, RUNNING, has_batch
-from cardzoo.envs.core import Game
+from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import spawn_game_rng
 from cardzoo.errors import InputError, SettingError
 from cardzoo.table import Table, Tables
@@ -375,8 +375,9 @@ class Sampler:
         self.seated = SeatedGames(self.game, num_games) if self._batch_playable() else None
         self.seats = np.zeros(num_games, np.int64)
         self.opponents: list[str | None] = [None] * num_games  # league member of each game
-        #: the league games that ended during the last rollout: (member key, learner won)
-        self.results: list[tuple[str, bool]] = []
+        #: with a league, the games that ended during the last rollout: (member key, learner
+        #: won, how many seats won)
+        self.results: list[tuple[str, bool, int]] = []
         self.potentials = np.zeros(num_games)
         self._scores = np.zeros((num_games, self.game.num_players), np.int64)  # a batch's scratch
         self.credited = np.zeros(num_games)  # each learner's game rewards counted so far
@@ -501,16 +502,23 @@ class Sampler:
                 if rewards is not None:
                     rewards[slot] += self._step_reward(slot, earned)
                 if table.over:
-                    won = bool(table.state.terminal and self.game.winners(table.state)[seat])
+                    winners = self._winners(table.state, table.state.terminal)
+                    won = bool(winners[seat])
                     if rewards is not None:
                         finished.append((slot, won))
                         self.finished.append((slot, seat, self.game.scores(table.state), won))
                         if self.opponents[slot] is not None:
-                            self.results.append((self.opponents[slot], won))
+                            self.results.append((self.opponents[slot], won, int(winners.sum())))
                     self._deal(slot)
                     redeal.append(slot)
             pending, rewards = redeal, None  # a new deal's first moves belong to no decision
         return finished
+
+    def _winners(self, state: State, over: bool) -> np.ndarray:
+        """The winners of a game that ended (none if it was cut short: ``over`` false)."""
+        if not over:
+            return np.zeros(self.game.num_players, bool)
+        return np.asarray(self.game.winners(state), bool)
 
     def _step_reward(self, slot: int, earned: float) -> float:
         change = 0.0
@@ -590,11 +598,12 @@ class Sampler:
         finished = []
         for slot in np.flatnonzero(ended).tolist():
             seat, state = int(self.seats[slot]), seated.states[slot]
-            won = bool(ends[slot] == OVER and game.winners(state)[seat])
+            winners = self._winners(state, ends[slot] == OVER)
+            won = bool(winners[seat])
             finished.append((slot, won))
             self.finished.append((slot, seat, np.array(game.scores(state)), won))
             if self.opponents[slot] is not None:
-                self.results.append((self.opponents[slot], won))
+                self.results.append((self.opponents[slot], won, int(winners.sum())))
         self._deal_all(ended)
         return finished
 
