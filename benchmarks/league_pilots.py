@@ -112,6 +112,13 @@ PILOTS: dict[str, TrainConfig] = {
         RUNS["believe_it_or_not"], timesteps=16_000_000, exploiter_timesteps=1_000_000,
         exploiter_recipe="exploit",
     ),
+    # every league above drew by the mix's weights alone: PFSP counted 1/4 as even odds where
+    # three of four players win, which put every member at the floor. Pilot f with PFSP's even
+    # odds at the observed share of winners (the default since)
+    "believe_it_or_not-g": dataclasses.replace(
+        RUNS["believe_it_or_not"], timesteps=16_000_000, exploiter_timesteps=1_000_000,
+        exploiter_recipe="exploit", pfsp_fair_share="observed",
+    ),
 }  # fmt: skip
 
 
