@@ -29,6 +29,7 @@ from pathlib import Path
 
 from exploitability import measure  # benchmarks/exploitability.py, beside this script
 from pretrained import (  # benchmarks/pretrained.py
+    BION_STANDARD_BEFORE,
     LONG_LEAGUE,
     MINUS_TWO_LEAGUE,
     QUICK_LEAGUE,
@@ -81,44 +82,42 @@ PILOTS: dict[str, TrainConfig] = {
     # The shipped recipes trained again by the sampler that plays its games as one batch on the
     # kernel (issue #30): the same settings, other random streams, so other runs. Each replaces
     # the agent its recipe made on the old sampler where it is better on both counts here.
-    **{f"{name}-batch": RUNS[name] for name in ("believe_it_or_not", "minus_two",
-                                                 "believe_it_or_not-quick", "nobody_wants_it")},
+    "believe_it_or_not-batch": BION_STANDARD_BEFORE,
+    **{f"{name}-batch": RUNS[name] for name in ("minus_two", "believe_it_or_not-quick",
+                                                 "nobody_wants_it")},
     # Believe It or Not standard's recipe from other seeds: its batch run was stronger than the
     # shipped agent by a hair less and easier to exploit (+0.118 against +0.048)
-    **{f"believe_it_or_not-seed{seed}": dataclasses.replace(RUNS["believe_it_or_not"], seed=seed)
+    **{f"believe_it_or_not-seed{seed}": dataclasses.replace(BION_STANDARD_BEFORE, seed=seed)
        for seed in (1, 2)},
     # its exploiters twice as long: the 500k-decision ones of the runs above never beat the
     # learner (gains -0.18 to -0.34) while a 1M best response afterwards gains +0.07 to +0.12,
     # so the league held no opponent that found the learner's weaknesses
     "believe_it_or_not-c": dataclasses.replace(
-        RUNS["believe_it_or_not"], exploiter_timesteps=1_000_000
+        BION_STANDARD_BEFORE, exploiter_timesteps=1_000_000
     ),
     # pilot c's 1M exploiters still lost to the learner: trained with the learner's long-run
     # settings (128 games a rollout, batches of 1,024, a falling learning rate), they learnt
     # less than the 1M best response of `cardzoo exploit` (the game's defaults). The same run,
     # its exploiters trained as `cardzoo exploit` trains (exploiter_recipe "exploit")
     "believe_it_or_not-d": dataclasses.replace(
-        RUNS["believe_it_or_not"], exploiter_timesteps=1_000_000, exploiter_recipe="exploit"
+        BION_STANDARD_BEFORE, exploiter_timesteps=1_000_000, exploiter_recipe="exploit"
     ),
     # pilot d was the least exploitable yet (a 1M best response gains -0.032) but weaker against
     # the bluffers (0.890 to the shipped 0.910): the same recipe trained to 20M decisions
     "believe_it_or_not-e": dataclasses.replace(
-        RUNS["believe_it_or_not"], timesteps=20_000_000, exploiter_timesteps=1_000_000,
+        BION_STANDARD_BEFORE, timesteps=20_000_000, exploiter_timesteps=1_000_000,
         exploiter_recipe="exploit",
     ),
     # pilot e was stronger than the shipped agent (0.919) and easier to exploit (+0.064): the
     # recipe between d and e, 16M decisions
     "believe_it_or_not-f": dataclasses.replace(
-        RUNS["believe_it_or_not"], timesteps=16_000_000, exploiter_timesteps=1_000_000,
+        BION_STANDARD_BEFORE, timesteps=16_000_000, exploiter_timesteps=1_000_000,
         exploiter_recipe="exploit",
     ),
     # every league above drew by the mix's weights alone: PFSP counted 1/4 as even odds where
     # three of four players win, which put every member at the floor. Pilot f with PFSP's even
     # odds at the observed share of winners (the default since)
-    "believe_it_or_not-g": dataclasses.replace(
-        RUNS["believe_it_or_not"], timesteps=16_000_000, exploiter_timesteps=1_000_000,
-        exploiter_recipe="exploit", pfsp_fair_share="observed",
-    ),
+    "believe_it_or_not-g": RUNS["believe_it_or_not"],  # shipped since
 }  # fmt: skip
 
 

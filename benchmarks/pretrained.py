@@ -21,6 +21,7 @@ the agent is: the gain of a 1M-decision best response from ``benchmarks/exploita
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import time
@@ -93,6 +94,21 @@ LONG_LEAGUE: dict = dict(
 #: Minus Two in a league: 8M decisions (league pilot a)
 MINUS_TWO_LEAGUE: dict = dict(LONG_LEAGUE, timesteps=8_000_000)
 
+#: Believe It or Not standard's recipe until league pilot g: the league, 12M decisions, an
+#: exploiter of 500k every 2M (league pilot believe_it_or_not-a; the pilots c to g vary it)
+BION_STANDARD_BEFORE = TrainConfig(
+    "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000, **LONG_LEAGUE
+)
+#: ... and since (league pilot g): 16M decisions, an exploiter of 1M every 2M trained as
+#: ``cardzoo exploit`` trains, PFSP's even odds at the observed share of winners
+BION_STANDARD_RECIPE = dataclasses.replace(
+    BION_STANDARD_BEFORE,
+    timesteps=16_000_000,
+    exploiter_timesteps=1_000_000,
+    exploiter_recipe="exploit",
+    pfsp_fair_share="observed",
+)
+
 #: shipped file name (``<game>`` for the game's default parameters, ``<game>-<tag>`` for
 #: others) -> the run that makes it
 RUNS: dict[str, TrainConfig] = {
@@ -106,15 +122,13 @@ RUNS: dict[str, TrainConfig] = {
     "believe_it_or_not-quick": TrainConfig(
         "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000}
     ),
-    # The league, 12M decisions, an exploiter of 500k every 2M (league pilot
-    # believe_it_or_not-a), playing positions blind (the game's default): on the pilots' deals
-    # 0.910 [0.897, 0.922] against three bluffers and a 1M best response gains +0.073 [+0.048,
-    # +0.097]; the self-play agent it replaces, played blind too, 0.872 and +0.117 (played as
-    # they learnt: 0.900 and +0.107 against 0.858 and +0.566). benchmarks/league_pilots.md; the
-    # blind figures: benchmarks/positions.md.
-    "believe_it_or_not": TrainConfig(
-        "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000, **LONG_LEAGUE
-    ),
+    # The league, 16M decisions, an exploiter of 1M every 2M trained as `cardzoo exploit`
+    # trains, PFSP's even odds at the observed share of winners (league pilot g, 41.7 min with
+    # its exploiters): on the pilots' deals 0.934 [0.922, 0.944] against three bluffers and a 1M
+    # best response gains -0.003 [-0.029, +0.023]; the league agent it replaces (12M, exploiters
+    # of 500k, PFSP idle: BION_STANDARD_BEFORE) 0.910 [0.897, 0.922] and +0.048 [+0.023,
+    # +0.073]. benchmarks/league_pilots.md.
+    "believe_it_or_not": BION_STANDARD_RECIPE,
     # The league, 8M decisions, an exploiter of 500k every 2M (league pilot a): on the pilots'
     # deals 0.344 [0.324, 0.366] against three attackers (the self-play agent it replaces: 0.332)
     # and a 1M best response gains -0.060 (was -0.051): better on both counts, each within the
@@ -227,7 +241,16 @@ def _inputs(settings: dict) -> str:
             if settings.get("exploiter_every")
             else ""
         )
-        parts.append(f"trained in a league (PFSP power {settings['pfsp_power']}{exploiters})")
+        # the runs before these settings trained the other way (their saved_before)
+        if settings.get("exploiter_every") and settings.get("exploiter_recipe") == "exploit":
+            exploiters += " trained as `cardzoo exploit` trains"
+        fair = (
+            ", even odds at the observed share of winners"
+            if settings.get("pfsp_fair_share") == "observed"
+            else ""
+        )
+        power = settings["pfsp_power"]
+        parts.append(f"trained in a league (PFSP power {power}{fair}{exploiters})")
     if settings.get("play") == "sample":
         parts.append("plays by sampling its action distribution")
     return "; ".join(parts)
