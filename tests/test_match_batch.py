@@ -45,7 +45,7 @@ MATCHES = [
         "believe_it_or_not",
         [sampling_pretrained, "honest", "bluffer", "honest"],
         {},
-        (0, [18, 27, 15]),
+        (0, [18, 25, 17]),
     ),
     (
         "believe_it_or_not",
