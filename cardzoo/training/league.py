@@ -158,9 +158,9 @@ class League:
     def odds(self, win_rate: float) -> float:
         """The odds that the learner beats a member it wins ``win_rate`` against: even at the
         fair share, certain at 1 (module docstring)."""
-        fair = self.fair()
         if self.fair_share == ONE_WINNER:
             return min(1.0, win_rate * self.num_players / 2)  # as the runs before computed it
+        fair = self.fair()
         if win_rate <= fair:
             return win_rate / (2 * fair)
         return 0.5 + (win_rate - fair) / (2 * (1 - fair)) if fair < 1 else 0.5

@@ -778,6 +778,19 @@ class RunFolder:
                 f"resume: {self.progress} is damaged ({error}); --force starts the run again"
             ) from None
 
+    @staticmethod
+    def _league_summary(loop: LoopState) -> dict[str, Any] | None:
+        """The league at the end of the run (decoded once from the loop's JSON), or None."""
+        if loop.league is None:
+            return None
+        league = League.from_json(loop.league)
+        return {
+            "exploits": loop.exploits,
+            "members": league.table(),
+            "fair_share": round(league.fair(), 4),
+            "exploiter_seconds": round(loop.league_seconds, 1),
+        }
+
     def write_metrics(
         self, config: TrainConfig, loop: LoopState, final: dict[str, Any], timesteps: int
     ) -> dict[str, Any]:
@@ -801,14 +814,7 @@ class RunFolder:
             else None,
             # with a league: every exploiter's gain over the learner, the members at the end,
             # and the wall-clock the exploiters' training took (not in train_seconds)
-            "league": None
-            if loop.league is None
-            else {
-                "exploits": loop.exploits,
-                "members": League.from_json(loop.league).table(),
-                "fair_share": round(League.from_json(loop.league).fair(), 4),
-                "exploiter_seconds": round(loop.league_seconds, 1),
-            },
+            "league": self._league_summary(loop),
             "versions": versions(),
             # the source training started from, and every stretch's (a resumed run has several)
             "git_commit": loop.sources[0] if loop.sources else None,
