@@ -118,6 +118,32 @@ PILOTS: dict[str, TrainConfig] = {
     # three of four players win, which put every member at the floor. Pilot f with PFSP's even
     # odds at the observed share of winners (the default since)
     "believe_it_or_not-g": RUNS["believe_it_or_not"],  # shipped since
+    # Nobody Wants It's goal (0.40 against three dodgers) is still open and its league pilot a
+    # ran with PFSP idle: the game's defaults trained to 16M decisions in a league whose
+    # exploiters of 1M (every 4M) train as `cardzoo exploit` trains, PFSP at the observed share
+    "nobody_wants_it-b": TrainConfig(
+        "nobody_wants_it", timesteps=16_000_000, eval_every=500_000, league=True,
+        exploiter_every=4_000_000, exploiter_timesteps=1_000_000,
+    ),
+    # pilot b with two layers of 256 (the defaults' 128 levelled off from 1.5M decisions)
+    "nobody_wants_it-c": TrainConfig(
+        "nobody_wants_it", timesteps=16_000_000, eval_every=500_000, league=True,
+        exploiter_every=4_000_000, exploiter_timesteps=1_000_000, net_arch=(256, 256),
+    ),
+    # Minus Two's shipped recipe (pilot a) ran with PFSP idle too: pilot a's league with the
+    # standard game's winning changes (16M, exploiters of 1M trained as `cardzoo exploit`,
+    # PFSP at the observed share)
+    "minus_two-b": TrainConfig(
+        "minus_two", **{**MINUS_TWO_LEAGUE, "timesteps": 16_000_000,
+                        "exploiter_timesteps": 1_000_000, "exploiter_recipe": "exploit",
+                        "pfsp_fair_share": "observed"},
+    ),
+    # the same changes to the quick game's shipped recipe (pilot c), an exploiter every 1M
+    "believe_it_or_not-quick-d": TrainConfig(
+        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
+                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
+                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed"},
+    ),
 }  # fmt: skip
 
 
