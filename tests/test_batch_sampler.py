@@ -353,3 +353,28 @@ def test_league_results_count_each_games_winners(tables):
     assert len(sampler.results) == counts[-1][0] == int(out["dones"].sum()) > 0
     assert {winners for _, _, winners in sampler.results} == {3}
     assert sum(won for _, won, _ in sampler.results) == counts[-1][1]
+
+
+def test_mix_draws_are_generator_choices():
+    """The mix draws its opponents (and a league its members) as ``Generator.choice`` with
+    those weights would, number for number: training runs from before the faster draw are
+    trained again the same. Weights of 2 to 9 members, some tiny, 2,000 draws each."""
+    weights_rng = np.random.default_rng(11)
+    for size in range(2, 10):
+        weights = weights_rng.random(size) ** 4  # some near 0
+        p = weights / weights.sum()
+        ours, numpys = np.random.default_rng(size), np.random.default_rng(size)
+        sums = sampler_module.cumulative(p)
+        drawn = [sampler_module.draw_index(ours, sums) for _ in range(2000)]
+        assert drawn == [int(numpys.choice(size, p=p)) for _ in range(2000)]
+    mix = OpponentMix(
+        "nobody_wants_it", parse_mix("nobody_wants_it", "nwi_dodger:3,random:1,self:1")
+    )
+    game = load_game("nobody_wants_it")
+    ours, numpys = np.random.default_rng(5), np.random.default_rng(5)
+    names = [mix.draw(game, 0, 1, ours).name for _ in range(50)]  # no pool: self is skipped
+    expected = []
+    for _ in range(50):
+        expected.append(["nwi_dodger", "random"][numpys.choice(2, p=[0.75, 0.25])])
+        numpys.integers(2**31)  # the agent's seed
+    assert names == expected

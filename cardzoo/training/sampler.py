@@ -124,6 +124,21 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def cumulative(probabilities: np.ndarray) -> np.ndarray:
+    """The cumulative sums :func:`draw_index` draws from, made as ``Generator.choice`` makes
+    them from ``p`` (summed, then divided by the last sum)."""
+    sums = np.cumsum(np.asarray(probabilities, np.float64))
+    sums /= sums[-1]
+    return sums
+
+
+def draw_index(rng: np.random.Generator, sums: np.ndarray) -> int:
+    """``rng.choice(len(p), p=p)`` for ``sums = cumulative(p)``: the same number drawn from
+    ``rng`` (one uniform, the sums searched from the right), without ``choice``'s checks and
+    sums at every call, a sixth of its time; ``p`` is checked where it is made."""
+    return int(sums.searchsorted(rng.random(), side="right"))
+
+
 class OpponentMix:
     """Draws the agent of one seat for one episode. ``self`` draws a uniformly random policy of
     the pool (played by sampling from its action distribution, so the learner meets varied
@@ -149,6 +164,14 @@ class OpponentMix:
         #: None, policy or None) and their draw probabilities; empty without one
         self.roster: list[tuple[str, str | None, NumpyPolicy | None]] = []
         self.weights = np.zeros(0)
+        self._league_sums = np.zeros(0)
+        #: the names ``draw`` chooses from, and their sums, without and with a pool
+        self._choices: dict[bool, tuple[list[str], np.ndarray]] = {}
+        for with_pool in (False, True):
+            names = [name for name in mix if name != SELF or with_pool]
+            if names:
+                weights = np.array([mix[name] for name in names])
+                self._choices[with_pool] = (names, cumulative(weights / weights.sum()))
 
     @property
     def league(self) -> bool:
@@ -162,13 +185,14 @@ class OpponentMix:
                 for key, name, state in roster
             ]
         self.weights = np.asarray(weights, float)
+        self._league_sums = cumulative(self.weights)
 
     def draw_table(
         self, game: Game, slot: int, seats: list[int], rng: np.random.Generator
     ) -> tuple[str, list[Agent]]:
         """With a league: one member, drawn by its weight, in every seat of ``seats``; returns
         its key and its agents (a frozen policy samples its actions, as ``self`` does)."""
-        key, name, policy = self.roster[rng.choice(len(self.roster), p=self.weights)]
+        key, name, policy = self.roster[draw_index(rng, self._league_sums)]
         seed = int(rng.integers(2**31))
         agents = []
         for seat in seats:
@@ -187,9 +211,8 @@ class OpponentMix:
         return key, agents
 
     def draw(self, game: Game, slot: int, seat: int, rng: np.random.Generator) -> Agent:
-        names = [name for name in self.mix if name != SELF or self.pool]
-        weights = np.array([self.mix[name] for name in names])
-        name = names[rng.choice(len(names), p=weights / weights.sum())]
+        names, sums = self._choices[bool(self.pool)]
+        name = names[draw_index(rng, sums)]
         seed = int(rng.integers(2**31))
         key = (slot, seat, name)
         if name == SELF:
