@@ -19,7 +19,7 @@ from reference.believe_it_or_not import NumpyBelieveItOrNot
 from reference.side_by_side import play_side_by_side, restore_and_play_on, whole_state
 from test_nobody_wants_it_reference import KERNELS
 
-from cardzoo.envs import GAMES, believe_it_or_not_v0, packed
+from cardzoo.envs import GAMES, believe_it_or_not_v1, packed
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.believe_it_or_not.rules import CARD_NAMES, DECISION_NAMES, BelieveItOrNot
 
@@ -35,7 +35,7 @@ HAND_OF_PLAYER_1 = [
 
 class ReferenceEnv(CardGameEnv):
     game_class = NumpyBelieveItOrNot
-    metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v0"}
+    metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v1"}
 
 
 @pytest.mark.parametrize("compiled", KERNELS)
@@ -43,7 +43,7 @@ class ReferenceEnv(CardGameEnv):
 def test_the_game_plays_the_numpy_engines_games_step_by_step(config, compiled, monkeypatch):
     monkeypatch.setattr(packed, "COMPILED", compiled)
     games = GAMES_PER_CONFIG[compiled]
-    env, reference = believe_it_or_not_v0.raw_env(**config), ReferenceEnv(**config)
+    env, reference = believe_it_or_not_v1.raw_env(**config), ReferenceEnv(**config)
     steps, ended = play_side_by_side(env, reference, config["num_players"], games, whole_state)
     assert steps >= games * 8 and ended >= games // 2  # a game takes 8 steps at least
 

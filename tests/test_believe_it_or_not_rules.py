@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardzoo.envs import believe_it_or_not_v0
+from cardzoo.envs import believe_it_or_not_v1
 from cardzoo.envs.believe_it_or_not.rules import (
     ADD_CARD,
     BELIEVE,
@@ -87,8 +87,8 @@ def deck(*hands: list[str]) -> list[str]:
     return [hand[i] for i in range(sizes[0]) for hand in hands if i < len(hand)]
 
 
-def new_env(*hands: list[str], **params) -> believe_it_or_not_v0.raw_env:
-    env = believe_it_or_not_v0.raw_env(num_players=len(hands), **params)
+def new_env(*hands: list[str], **params) -> believe_it_or_not_v1.raw_env:
+    env = believe_it_or_not_v1.raw_env(num_players=len(hands), **params)
     env.reset(seed=0, options={"deck": deck(*hands)})
     return env
 
@@ -152,9 +152,9 @@ def position(
     out: list[int] = (),
     current: int = 0,
     decision: int = LEAD,
-) -> believe_it_or_not_v0.raw_env:
+) -> believe_it_or_not_v1.raw_env:
     """An environment in exactly this position (restored through the public snapshot)."""
-    env = believe_it_or_not_v0.raw_env(num_players=len(hands), **params)
+    env = believe_it_or_not_v1.raw_env(num_players=len(hands), **params)
     env.reset(seed=0)
     game, state = env.game, env.state_
     state.hands[:] = 0
@@ -230,7 +230,7 @@ def test_special_cards_false_removes_peek_and_skip():
 )
 def test_bad_parameters_raise_value_error_naming_them(params, name):
     with pytest.raises(ValueError, match=name):
-        believe_it_or_not_v0.env(**params)
+        believe_it_or_not_v1.env(**params)
 
 
 # --- the deal ---------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def test_deal_one_card_at_a_time_from_player_0_first_seats_get_one_more():
     in_type_order = [
         name for name, k in zip(CARD_NAMES, BelieveItOrNot().composition) for _ in range(k)
     ]
-    env = believe_it_or_not_v0.raw_env(num_players=4)
+    env = believe_it_or_not_v1.raw_env(num_players=4)
     env.reset(options={"deck": in_type_order})
     # Card i goes to player i mod 4: one of every species each, then the elephant, peeks, skips.
     assert hand(env, 0) == [*SPECIES, "elephant", "skip"]
@@ -305,7 +305,7 @@ def test_void_deal_is_shuffled_and_dealt_again():
     ],
 )
 def test_bad_reset_options_raise_value_error(options, message):
-    env = believe_it_or_not_v0.raw_env(num_players=2, **SMALL)
+    env = believe_it_or_not_v1.raw_env(num_players=2, **SMALL)
     with pytest.raises(ValueError, match=message):
         env.reset(options=options)
 
@@ -315,7 +315,7 @@ def test_unknown_reset_option_is_dropped_with_a_warning_by_engine_and_environmen
     with pytest.warns(UserWarning, match=r"ignores unknown reset options \['seed'\]"):
         state = game.new_state(np.random.default_rng(0), {"seed": 3})
     assert game.snapshot(state) == game.snapshot(game.new_state(np.random.default_rng(0)))
-    env = believe_it_or_not_v0.raw_env(num_players=2, **SMALL)
+    env = believe_it_or_not_v1.raw_env(num_players=2, **SMALL)
     with pytest.warns(UserWarning, match="ignores unknown reset options"):
         env.reset(seed=1, options={"seed": 3})
 
@@ -727,7 +727,7 @@ def test_no_animals_left_quick_fewest_cards_win():
 
 
 def test_max_cycles_truncates_counting_every_card_added_with_reward_zero():
-    env = believe_it_or_not_v0.raw_env(num_players=2, max_cycles=4, **SMALL)
+    env = believe_it_or_not_v1.raw_env(num_players=2, max_cycles=4, **SMALL)
     env.reset(options={"deck": deck(P0_SMALL, P1_SMALL)})
     env.step(DECLARE)
     add_cards(env, ["cat", "cat"])
@@ -738,7 +738,7 @@ def test_max_cycles_truncates_counting_every_card_added_with_reward_zero():
 
 
 def test_max_cycles_step_that_ends_the_game_is_a_normal_end():
-    env = believe_it_or_not_v0.raw_env(num_players=2, max_cycles=7, variant="quick", **SPECIALS)
+    env = believe_it_or_not_v1.raw_env(num_players=2, max_cycles=7, variant="quick", **SPECIALS)
     env.reset(options={"deck": deck(P0_SHORT, P1_SHORT)})
     lead(env, "cow", ["cow", "pig", "skip"])  # 5 steps
     doubt(env, 0)  # steps 6 and 7: player_0 goes out and wins
@@ -749,7 +749,7 @@ def test_max_cycles_step_that_ends_the_game_is_a_normal_end():
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_default_max_cycles_is_500_per_player(num_players):
     """Decision (default max_cycles)."""
-    assert believe_it_or_not_v0.raw_env(num_players=num_players).max_cycles == 500 * num_players
+    assert believe_it_or_not_v1.raw_env(num_players=num_players).max_cycles == 500 * num_players
 
 
 def test_scores_count_cards_in_hand_being_placed_and_on_the_table():
@@ -774,7 +774,7 @@ def test_illegal_action_raw_env_raises_value_error_naming_agent_action_and_legal
 
 
 def test_illegal_action_wrapped_env_ends_the_game_with_minus_one_for_the_offender():
-    env = believe_it_or_not_v0.env(num_players=2, **SMALL)
+    env = believe_it_or_not_v1.env(num_players=2, **SMALL)
     env.reset(options={"deck": deck(P0_SMALL, P1_SMALL)})
     env.step(DECLARE)
     env.step(ADD_CARD + card("cat"))
@@ -798,8 +798,31 @@ def test_observation_is_seat_relative():
     assert observed["hand"].tolist() == [1, 1, 1, 2, 0, 0, 0, 0, 0, 1, 1]
 
 
+def test_decision_declaration_seen_while_the_lead_is_built():
+    """Decision (declaration seen while the lead is built): the species declared at a lead is
+    in every seat's observation from the declaration on, while the table is still empty; before
+    it, and after a doubt clears the table, none is."""
+    env = new_env(P0_THREE, P1_THREE, P2_THREE, **SPECIALS)
+    for player in range(3):
+        assert fields(env, player)["declared"].tolist() == [0] * 8  # player_0 to lead
+    env.step(DECLARE + SPECIES.index("dog"))
+    add_cards(env, ["cat"])
+    dog = [0, 1, 0, 0, 0, 0, 0, 0]
+    for player in range(3):
+        observed = fields(env, player)
+        assert observed["declared"].tolist() == dog
+        assert observed["table_size"].tolist() == [0] and observed["last_size"].tolist() == [0]
+    assert fields(env, 0)["building"].tolist() == [1] + [0] * 10  # the cat chosen
+    env.step(FINISH)
+    assert fields(env, 1)["declared"].tolist() == dog
+    doubt(env, 0)  # the cat: a lie, player_0 takes the table back
+    assert actor(env) == 1 and hand(env, 0) == sorted_names(P0_THREE)
+    for player in range(3):
+        assert fields(env, player)["declared"].tolist() == [0] * 8
+
+
 def test_render_ansi_shows_the_table_from_a_seat():
-    env = believe_it_or_not_v0.raw_env(num_players=2, render_mode="ansi", **SMALL)
+    env = believe_it_or_not_v1.raw_env(num_players=2, render_mode="ansi", **SMALL)
     env.reset(options={"deck": deck(P0_SMALL, P1_SMALL)})
     lead(env, "cat", ["dog", "cat"])
     text = env.render()

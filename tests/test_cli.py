@@ -31,7 +31,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_cli_list(capsys):
     code, out, _ = run(capsys, "list", "--agents", "--params")
     assert code == 0
-    for name in ("henhouse_v0", "nobody_wants_it_v0", "foxy_v0"):
+    for name in ("henhouse_v0", "nobody_wants_it_v0", "believe_it_or_not_v1", "foxy_v0"):
         assert name in out
     assert "agents: random, hand_shedder, nwi_dodger" in out
     assert "parameters: num_players=4, num_rounds=3, reward='win'" in out
@@ -54,6 +54,13 @@ def test_cli_game_names_as_listed_are_accepted(capsys):
     _, with_suffix, _ = run(capsys, "simulate", "henhouse_v0", "--games", "5", "--quiet")
     _, without, _ = run(capsys, "simulate", "henhouse", "--games", "5", "--quiet")
     assert with_suffix == without and "henhouse {'num_players': 4}: 5 games" in without
+
+
+def test_cli_game_of_another_version_is_refused_naming_the_installed_one(capsys):
+    code, _, err = run(capsys, "simulate", "believe_it_or_not_v0", "--games", "5")
+    assert code == 2
+    assert "'believe_it_or_not_v0': this cardzoo has believe_it_or_not_v1" in err
+    assert run(capsys, "simulate", "believe_it_or_not_v1", "--games", "5", "--quiet")[0] == 0
 
 
 def test_cli_match_writes_json(tmp_path, capsys):

@@ -188,15 +188,16 @@ def test_game_page_names_every_field_parameter_option_and_agent(game):
 
 
 #: a row of the README's table of games: | `name_v0` | low–high | what it is |
-README_GAME_ROW = re.compile(r"^\| `(\w+)_v0` \| (\d+)–(\d+) \| (.+) \|$", re.MULTILINE)
+README_GAME_ROW = re.compile(r"^\| `(\w+)_v(\d+)` \| (\d+)–(\d+) \| (.+) \|$", re.MULTILINE)
 
 
 def test_the_readmes_table_of_games_tells_what_each_engine_declares():
-    """Player counts and descriptions are facts of each game's engine class; the README's table
-    repeats them for readers, so it is held to them (code spans aside)."""
+    """Versions, player counts and descriptions are facts of each game's engine class; the
+    README's table repeats them for readers, so it is held to them (code spans aside)."""
     rows = README_GAME_ROW.findall((ROOT / "README.md").read_text(encoding="utf-8"))
     assert [row[0] for row in rows] == list(GAMES)
-    for name, low, high, description in rows:
+    for name, version, low, high, description in rows:
         game_class = GAMES[name].game_class()
+        assert int(version) == game_class.version, name
         assert (int(low), int(high)) == (game_class.min_players, game_class.max_players), name
         assert description.replace("`", "") == game_class.description, name

@@ -15,7 +15,7 @@ import pettingzoo.utils
 import pytest
 import supersuit as ss
 import torch
-from pettingzoo.env_registry.exceptions import NameNotFound
+from pettingzoo.env_registry.exceptions import NameNotFound, VersionNotFound
 from pettingzoo.test import (
     api_test,
     parallel_api_test,
@@ -35,7 +35,7 @@ from cardzoo.envs.registry import register_pettingzoo
 
 torch.set_num_threads(1)
 
-GAME_IDS = [f"cardzoo/{name}-v0" for name in GAMES]
+GAME_IDS = [spec.pettingzoo_id for spec in GAMES.values()]
 #: each game at its smallest and a larger player count
 PLAYER_COUNTS = [
     pytest.param(spec.pettingzoo_id, n, id=f"{spec.name}-{n}p")
@@ -64,7 +64,7 @@ def legal_random_action(space: gymnasium.spaces.Discrete, mask: np.ndarray) -> i
 def test_pettingzoo_make_aec_creates_every_game(game_id):
     env = pettingzoo.make("aec", game_id)
     assert isinstance(env, pettingzoo.AECEnv)
-    assert env.metadata["name"] == game_id.split("/")[1].replace("-v0", "_v0")
+    assert env.metadata["name"] == game_id.split("/")[1].replace("-v", "_v")
     env.reset(seed=0)
     assert env.agent_selection in env.possible_agents
 
@@ -94,6 +94,18 @@ def test_pettingzoo_make_of_an_unknown_game_names_the_registered_ones():
         pettingzoo.make("aec", "cardzoo/no_such_game-v0")
     with pytest.raises(NameNotFound):  # only Foxy has a parallel form
         pettingzoo.make("parallel", "cardzoo/henhouse-v0")
+
+
+def test_an_old_version_is_refused_naming_the_registered_one():
+    """Believe It or Not is v1 (its observation changed, CHANGELOG): PettingZoo and Gymnasium
+    refuse v0 and name v1."""
+    with pytest.raises(VersionNotFound, match="Available version: v1"):
+        pettingzoo.make("aec", "cardzoo/believe_it_or_not-v0")
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match="cardzoo/BelieveItOrNot-v1"):
+        gymnasium.make("cardzoo/BelieveItOrNot-v0")
+    assert pettingzoo.make("aec", "cardzoo/believe_it_or_not").metadata["name"] == (
+        "believe_it_or_not_v1"
+    )
 
 
 def test_registering_again_changes_nothing_and_warns_nothing():
@@ -298,7 +310,7 @@ def test_sb3_action_mask_tutorial_evaluation_finishes_on_believe_it_or_not():
     """Decision (default max_cycles): a briefly trained deterministic policy cycles once the
     random seat is out; the default (2,000 steps at 4 players) stops it five times sooner than
     the former 10,000."""
-    game_id = "cardzoo/believe_it_or_not-v0"
+    game_id = "cardzoo/believe_it_or_not-v1"
     env = SelfPlayMaskWrapper(pettingzoo.make("aec", game_id))
     env.reset(seed=0)
     env = ActionMasker(env, lambda wrapped: wrapped.action_mask())

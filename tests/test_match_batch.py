@@ -45,7 +45,7 @@ MATCHES = [
         "believe_it_or_not",
         [sampling_pretrained, "honest", "bluffer", "honest"],
         {},
-        (0, [18, 25, 17]),
+        (0, [16, 28, 16]),
     ),
     (
         "believe_it_or_not",

@@ -23,7 +23,7 @@ from cardzoo.agents.policy import (
     save_policy,
 )
 from cardzoo.cli import main
-from cardzoo.envs import believe_it_or_not_v0, load_game
+from cardzoo.envs import believe_it_or_not_v1, load_game
 from cardzoo.envs.believe_it_or_not.rules import (
     ADD_CARD,
     BUILD,
@@ -70,7 +70,7 @@ def blind_agent(game, seed: int = 0, policy: NumpyPolicy | None = None) -> Polic
 def three_players_after_a_lead():
     """player_0 leads cat with cat, dog, cow (card 0 true, cards 1 and 2 lies); player_1, who
     holds a peek, is to respond."""
-    env = believe_it_or_not_v0.raw_env(num_players=3, **SPECIALS)
+    env = believe_it_or_not_v1.raw_env(num_players=3, **SPECIALS)
     env.reset(seed=0, options={"deck": deck(P0_THREE, P1_THREE, P2_THREE)})
     lead(env, "cat", ["cat", "dog", "cow"])
     return env

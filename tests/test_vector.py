@@ -528,7 +528,7 @@ def test_compiled_and_plain_vector_envs_are_identical(name):
     ("gym_id", "params", "num_actions"),
     [
         ("cardzoo/NobodyWantsIt-v0", {"num_players": 3}, 16),
-        ("cardzoo/BelieveItOrNot-v0", {"num_players": 3}, 34),
+        ("cardzoo/BelieveItOrNot-v1", {"num_players": 3}, 34),
         ("cardzoo/MinusTwo-v0", {"num_players": 3, "scoring": "count"}, 293),
     ],
 )

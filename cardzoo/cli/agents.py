@@ -28,7 +28,7 @@ def run_agents(args: argparse.Namespace) -> int:
     from cardzoo.agents.registry import agent_classes, search_classes
 
     for game in [args.game] if args.game else list(GAMES):
-        print(f"{game}_v0")
+        print(GAMES[game].versioned_name)
         classes = {**agent_classes(game), **search_classes(game)}
         for name in agent_names(game):
             if name == PRETRAINED_NAME:

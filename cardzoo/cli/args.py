@@ -5,7 +5,7 @@ with exit code 2 and no traceback (:func:`cardzoo.cli.main` prints it).
 
 Shared arguments (each sets the attribute named in brackets; the value is already checked):
 
-- :func:`add_game_argument` (``args.game``: the game's name without ``_v0``);
+- :func:`add_game_argument` (``args.game``: the game's name without its ``_vN``);
 - :func:`add_players_argument` (``args.players``: int or None for the game's default);
 - :func:`add_param_argument` (``args.param``: list of ``(key, value)``; use :func:`game_params`);
 - :func:`add_seed_argument` (``args.seed``: int >= 0);
@@ -129,13 +129,22 @@ def nonnegative_int(text: str) -> int:
 
 
 def game_name(text: str) -> str:
-    """A game as ``cardzoo list`` prints it (``henhouse_v0``) or without ``_v0``; returns the
-    name without the suffix, the form the library's functions take."""
-    name = text.strip().removesuffix("_v0")
+    """A game as ``cardzoo list`` prints it (``henhouse_v0``, ``believe_it_or_not_v1``) or
+    without its version suffix; returns the name without the suffix, the form the library's
+    functions take. Another version than the game's is refused, naming the one installed."""
+    text = text.strip()
+    name, _, version = text.rpartition("_v")
+    if not (name in GAMES and version.isdigit()):
+        name = text
     if name not in GAMES:
         allowed = ", ".join(GAMES)
         raise argparse.ArgumentTypeError(
-            f"unknown game {text!r}; choose one of {allowed} (with or without _v0)"
+            f"unknown game {text!r}; choose one of {allowed} (with or without its _vN)"
+        )
+    if name != text and text != GAMES[name].versioned_name:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: this cardzoo has {GAMES[name].versioned_name} (a game's results are "
+            "comparable within one version: CHANGELOG.md)"
         )
     return name
 
@@ -239,7 +248,7 @@ def add_game_argument(parser: argparse.ArgumentParser) -> None:
         "game",
         type=game_name,
         metavar="GAME",
-        help=f"which game: {', '.join(GAMES)} (a _v0 suffix is allowed)",
+        help=f"which game: {', '.join(GAMES)} (its _vN suffix is allowed)",
     )
 
 

@@ -23,7 +23,7 @@ def run_list(args: argparse.Namespace) -> int:
     for spec in GAMES.values():
         game_class = spec.game_class()
         players = f"{game_class.min_players}..{game_class.max_players}"
-        print(f"{spec.name + '_v0':<24}{players:<10}{game_class.description}")
+        print(f"{spec.versioned_name:<24}{players:<10}{game_class.description}")
         if args.agents:
             print(f"{'':<34}agents: {', '.join(agent_names(spec.name))}")
         if args.params:

@@ -16,7 +16,7 @@ __all__ = [
     "GAMES",
     "game_spec",
     "load_game",
-    "believe_it_or_not_v0",
+    "believe_it_or_not_v1",
     "foxy_v0",
     "henhouse_v0",
     "minus_two_v0",

@@ -136,6 +136,9 @@ class Game(ABC):
     the abstract methods; everything here is pure Python and numpy, no PettingZoo."""
 
     name: ClassVar[str]  # environment id without version, e.g. "henhouse"
+    #: the environment's version, the N of ``<name>_vN``: raised by any change of what an agent
+    #: meets in the same seeded game (rules, observations, actions, rewards, deals; CHANGELOG)
+    version: ClassVar[int] = 0
     state_class: ClassVar[type[State]]
     default_max_cycles: ClassVar[int]
     #: the keys ``new_state`` understands in ``options`` (each game's docs list them)

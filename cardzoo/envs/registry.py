@@ -5,11 +5,13 @@ whether its moves are simultaneous, ...) is a fact its engine declares on its
 
 :func:`load_game` builds a game's engine by name (OpenSpiel's ``load_game``).
 :func:`register_gymnasium` enters every game's single-agent view in Gymnasium's registry as
-``cardzoo/<GameName>-v0`` (:func:`gym_id`).
+``cardzoo/<GameName>-vN`` (:func:`gym_id`), N the game's version (``Game.version``).
 
 :func:`register_pettingzoo` (called by ``import cardzoo``) enters every game in PettingZoo's
 registry, so ``pettingzoo.make("aec", "cardzoo/henhouse-v0")`` and
-``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work as they do for PettingZoo's own games."""
+``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work as they do for PettingZoo's own games.
+Each game's public module, ids and environment name carry its version: ``_v0``, ``-v0`` for
+most, ``believe_it_or_not_v1`` since its observation changed."""
 
 from __future__ import annotations
 
@@ -39,19 +41,30 @@ class GameSpec:
     game's own facts are on its engine class, :meth:`game_class` (``min_players``,
     ``max_players``, ``description``, ``simultaneous``, ``has_decisions``, ...)."""
 
-    name: str  # e.g. "henhouse"; the public module is cardzoo.envs.<name>_v0
+    name: str  # e.g. "henhouse"; the public module is cardzoo.envs.<name>_v<version>
     #: parameter sets the shared tests run (each also at every player count in range)
     test_variants: tuple[dict[str, Any], ...] = ({},)
 
     @property
+    def version(self) -> int:
+        """The game's version (``Game.version``): the N of its ``_vN`` module and ``-vN`` ids."""
+        return self.game_class().version
+
+    @property
+    def versioned_name(self) -> str:
+        """``<name>_v<version>``: the public module's name, the environments' ``metadata``
+        name and the name ``cardzoo list`` prints."""
+        return f"{self.name}_v{self.version}"
+
+    @property
     def module_name(self) -> str:
-        return f"cardzoo.envs.{self.name}_v0"
+        return f"cardzoo.envs.{self.versioned_name}"
 
     @property
     def pettingzoo_id(self) -> str:
-        """The id in PettingZoo's registry: ``cardzoo/<name>-v0`` (PettingZoo also accepts
-        ``cardzoo/<name>_v0`` and, for the latest version, ``cardzoo/<name>``)."""
-        return f"{PETTINGZOO_NAMESPACE}/{self.name}-v0"
+        """The id in PettingZoo's registry: ``cardzoo/<name>-v<version>`` (PettingZoo also
+        accepts ``cardzoo/<name>_v<version>`` and, for the latest version, ``cardzoo/<name>``)."""
+        return f"{PETTINGZOO_NAMESPACE}/{self.name}-v{self.version}"
 
     def module(self) -> ModuleType:
         return importlib.import_module(self.module_name)
@@ -161,8 +174,8 @@ def register_pettingzoo() -> None:
 
 def gym_id(game_name: str) -> str:
     """The Gymnasium id of a game's single-agent view: ``"nobody_wants_it"`` ->
-    ``"cardzoo/NobodyWantsIt-v0"``."""
-    return f"cardzoo/{camel_case(game_name)}-v0"
+    ``"cardzoo/NobodyWantsIt-v0"`` (the game's version: ``"cardzoo/BelieveItOrNot-v1"``)."""
+    return f"cardzoo/{camel_case(game_name)}-v{game_spec(game_name).version}"
 
 
 def register_gymnasium() -> None:

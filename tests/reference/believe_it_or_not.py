@@ -430,6 +430,8 @@ class NumpyBelieveItOrNot(BelieveItOrNot):
                 parts.append(pieces.turn[relative][state.decision][special])
         if state.table_size:
             self._observe_table(state, player, parts)
+        elif state.declared != NO_ONE:  # the lead's placement being built: declared, no table
+            parts.append(pieces.declared[state.declared] + pieces.no_table[MAX_SPECIES:])
         else:
             parts.append(pieces.no_table)
         if state.revealed_card != NO_ONE:

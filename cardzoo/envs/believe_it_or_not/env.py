@@ -13,7 +13,7 @@ class raw_env(CardGameEnv):
     """Believe It or Not without wrappers: an illegal action raises ``ValueError``."""
 
     game_class = BelieveItOrNot
-    metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v0"}
+    metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v1"}
 
 
 def env(**kwargs):

@@ -536,11 +536,12 @@ def observe(row, n, cards, species, quick, player, starts, out):
             building = starts[8]
             for index in range(row[BUILDING_SIZE]):
                 out[building + row[BUILDING + index]] += 1.0
+    if row[DECLARED] != NO_ONE:  # announced: seen while the lead's placement is built too
+        out[starts[9] + row[DECLARED]] = 1.0
     table_size = row[TABLE_SIZE]
     if table_size > 0:
         last = row[NUM_PLACEMENTS] - 1
         owner, size = row[OWNERS + last], row[SIZES + last]
-        out[starts[9] + row[DECLARED]] = 1.0
         out[starts[10]] = table_size
         out[starts[11]] = size
         out[starts[12] + (owner + later) % n] = 1.0

@@ -1,4 +1,4 @@
-"""Believe It or Not — the rules engine (``believe_it_or_not_v0``).
+"""Believe It or Not — the rules engine (``believe_it_or_not_v1``).
 
 An animal bluffing game. Players put cards face down and claim they are all one animal; the next
 player believes (and adds cards under the same claim) or doubts and turns one card over. Whoever
@@ -141,7 +141,7 @@ Observation (float32; seat-relative: the n-sized fields list the observer first,
                                    to peek at
     ``special_played``       1     the responder already played a special this turn
     ``building``             11    own cards chosen so far in the placement being built
-    ``declared``             8     one-hot declared species (all 0 when the table is empty)
+    ``declared``             8     one-hot declared species (all 0 when none is declared)
     ``table_size``           1     cards on the table
     ``last_size``            1     size of the last placement
     ``last_owner``           n     one-hot owner of the last placement (P)
@@ -159,6 +159,11 @@ Observation (float32; seat-relative: the n-sized fields list the observer first,
     the table are public at the table, so they are observed too. A peek is observed only by the
     peeker, and only while the peeked placement is the last one (the peeker must then believe or
     doubt at once). At the end of the game ``to_act`` and ``decision`` are all 0.
+
+    **Decision (declaration seen while the lead is built):** the species declared at a lead is in
+    every seat's ``declared`` from the declaration on, while the leader builds the placement and
+    the table is still empty: it is spoken aloud, and the leader above all knows it
+    (``believe_it_or_not_v0`` showed none until the placement was on the table).
 
 Resampling (what a seat knows, for determinized search)
     ``BelieveItOrNot.resample(state, player, rng)`` deals again every card ``player`` cannot see
@@ -200,7 +205,7 @@ Vector form
 
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
-``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v0``.
+``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v1``.
 """
 
 from __future__ import annotations
@@ -293,6 +298,9 @@ MAX_CYCLES_PER_PLAYER = 500
 
 class BelieveItOrNot(KernelGame):
     name = "believe_it_or_not"
+    #: v1: the declared species is seen while the lead's placement is built (v0: only once on
+    #: the table)
+    version = 1
     description = "animal bluffing: claim, believe or doubt; the last with cards loses"
     state_class = BelieveItOrNotState
     min_players = 2
