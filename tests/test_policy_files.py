@@ -5,6 +5,7 @@ never a numpy traceback in the middle of a match."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -167,3 +168,30 @@ def test_serve_offers_a_sound_policy(tmp_path, capsys, monkeypatch):
     port = _free_port()
     assert main(["serve", "--port", str(port), "--agent", f"ppo:{folder}"]) == 0
     assert served == [port]
+
+
+def test_a_policy_of_another_version_of_its_game_plays_with_a_warning(tmp_path):
+    """A Believe It or Not policy recorded as trained on v0 (as every file written before
+    versions were recorded is read) plays v1 with a warning naming both; recorded as v1, it
+    plays without one."""
+    from cardzoo.agents.policy import save_policy
+
+    policy, info = read_policy(PRETRAINED / "believe_it_or_not-quick.npz")
+    game = load_game("believe_it_or_not", variant="quick")
+    old = tmp_path / "old"
+    old.mkdir()
+    save_policy(old / "policy.npz", policy, {k: v for k, v in info.items() if k != "version"})
+    with pytest.warns(UserWarning) as warned:
+        make_agent("believe_it_or_not", f"ppo:{old}", game)
+    assert [str(w.message) for w in warned] == [
+        f"{old / 'policy.npz'} was trained on believe_it_or_not_v0, and this is "
+        "believe_it_or_not_v1: what a seat sees or does changed between them (CHANGELOG.md), so "
+        "it plays a game it was not trained on"
+    ]
+    new = tmp_path / "new"
+    new.mkdir()
+    save_policy(new / "policy.npz", policy, {**info, "version": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agent = make_agent("believe_it_or_not", f"ppo:{new}", game)
+    assert agent.policy.layers[0][0].shape == policy.layers[0][0].shape

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import warnings
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -893,9 +894,21 @@ def check_policy_fits(
     """A policy plays any game of its name whose observations and actions are those it was
     trained on; another player count (or Foxy's other memory mode) changes them and is
     refused with what differs. With ``policy``, its first layer must also take the inputs the
-    game gives it (the observation, stacked as its record says)."""
+    game gives it (the observation, stacked as its record says). A policy trained on another
+    version of the game (its record's ``version``; files written before versions were recorded
+    are of version 0) plays with a warning: the sizes fit, but what it sees or does changed
+    (CHANGELOG.md), so its results are not those of its own version."""
     if info["game"] != game_name:
         raise InputError(f"{where} was trained on {info['game']}, not {game_name}")
+    trained_on = int(info.get("version", 0))
+    if trained_on != game.version:
+        warnings.warn(
+            f"{where} was trained on {game_name}_v{trained_on}, and this is "
+            f"{game_name}_v{game.version}: what a seat sees or does changed between them "
+            "(CHANGELOG.md), so it plays a game it was not trained on",
+            UserWarning,
+            stacklevel=2,
+        )
     if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
         game.num_actions
     ):

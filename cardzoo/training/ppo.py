@@ -444,6 +444,7 @@ def full_params(config: TrainConfig) -> dict[str, Any]:
 def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
     return {
         "game": config.game,
+        "version": game.version,
         "params": game.params(),
         "observation_size": int(game.observation_size),
         "num_actions": int(game.num_actions),

@@ -32,6 +32,7 @@ def export_policies(algorithm: Any, info: dict[str, Any], checkpoint: Path) -> N
     game = load_game(info["game"], **info["params"])
     record = {
         "game": info["game"],
+        "version": game.version,
         "params": game.params(),
         "observation_size": int(game.observation_size),
         "num_actions": int(game.num_actions),
