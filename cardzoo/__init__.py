@@ -5,10 +5,10 @@
 - ``cardzoo.agents``: random and heuristic baseline agents, trained policies, ``make_agent``;
 - ``cardzoo.evaluation``: matches between agents with confidence intervals; ``cardzoo.tournament``;
 - ``cardzoo.training``: learning policies (cardzoo's own PPO, Ray RLlib);
-- PettingZoo: every game is registered on import as ``cardzoo/<game>-v0``, so
+- PettingZoo: every game is registered on import as ``cardzoo/<game>-vN``, so
   ``pettingzoo.make("aec", "cardzoo/henhouse-v0")`` and, for Foxy,
   ``pettingzoo.make("parallel", "cardzoo/foxy-v0")`` work;
-- Gymnasium: every game is registered as ``cardzoo/<GameName>-v0`` on import, one learning seat
+- Gymnasium: every game is registered as ``cardzoo/<GameName>-vN`` on import, one learning seat
   against agents (:mod:`cardzoo.single_agent`).
 
 Importing cardzoo imports only the list of games and their engines' ``Game`` classes (to read

@@ -1,6 +1,6 @@
 """One learning seat as a single-agent Gymnasium environment; the other seats are played by agents.
 
-Every game is registered as ``cardzoo/<GameName>-v0`` (``import cardzoo`` first)::
+Every game is registered as ``cardzoo/<GameName>-vN`` (``import cardzoo`` first)::
 
     import gymnasium, cardzoo
     env = gymnasium.make("cardzoo/NobodyWantsIt-v0", opponents="random", num_players=4)
