@@ -45,7 +45,7 @@ MATCHES = [
         "believe_it_or_not",
         [sampling_pretrained, "honest", "bluffer", "honest"],
         {},
-        (0, [16, 28, 16]),
+        (0, [17, 26, 17]),
     ),
     (
         "believe_it_or_not",
