@@ -900,6 +900,13 @@ def check_policy_fits(
     (CHANGELOG.md), so its results are not those of its own version."""
     if info["game"] != game_name:
         raise InputError(f"{where} was trained on {info['game']}, not {game_name}")
+    if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
+        game.num_actions
+    ):
+        raise InputError(
+            f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
+            f"or actions differ from this game's ({game.params()})"
+        )
     trained_on = int(info.get("version", 0))
     if trained_on != game.version:
         warnings.warn(
@@ -908,13 +915,6 @@ def check_policy_fits(
             "(CHANGELOG.md), so it plays a game it was not trained on",
             UserWarning,
             stacklevel=2,
-        )
-    if info.get("observation_size") != game.observation_size or info.get("num_actions") != int(
-        game.num_actions
-    ):
-        raise InputError(
-            f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
-            f"or actions differ from this game's ({game.params()})"
         )
     if policy is None:
         return
