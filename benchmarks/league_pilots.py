@@ -27,7 +27,7 @@ import json
 import time
 from pathlib import Path
 
-from exploitability import measure  # benchmarks/exploitability.py, beside this script
+from exploitability import measure, policy_digest  # benchmarks/exploitability.py, beside this
 from pretrained import (  # benchmarks/pretrained.py
     BION_STANDARD_BEFORE,
     LONG_LEAGUE,
@@ -138,6 +138,10 @@ PILOTS: dict[str, TrainConfig] = {
                         "exploiter_timesteps": 1_000_000, "exploiter_recipe": "exploit",
                         "pfsp_fair_share": "observed"},
     ),
+    # the shipped recipe (pilot g) on version 1, where it made the agent shipped since: 0.894
+    # against three bluffers on its card, its periodic evaluations level at 0.88-0.92 from 3.5M
+    # to 16M decisions. Another seed, compared here with that agent
+    "believe_it_or_not-h": dataclasses.replace(RUNS["believe_it_or_not"], seed=1),
     # the same changes to the quick game's shipped recipe (pilot c), an exploiter every 1M
     "believe_it_or_not-quick-d": TrainConfig(
         "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
@@ -194,7 +198,9 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
     write_json_atomic(RESULTS, results)
     entry["robustness"] = robustness(config, f"ppo:{folder.resolve()}", folder / "exploit-1m")
     write_json_atomic(RESULTS, results)
-    shipped = runs / f"shipped-{name.rsplit('-', 1)[0]}-exploit-1m"
+    label = name.rsplit("-", 1)[0]  # the shipped agent the pilot would replace
+    # the file's digest in the name: a new shipped agent is measured again, not read back
+    shipped = runs / f"shipped-{label}-{policy_digest(label)[:8]}-exploit-1m"
     entry["shipped_robustness"] = robustness(config, "pretrained", shipped)
     write_json_atomic(RESULTS, results)
     print(f"{name}: done in {(time.perf_counter() - began) / 60:.1f} min", flush=True)
