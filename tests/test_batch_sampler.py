@@ -15,7 +15,7 @@ from cardzoo.agents import Agent, agent_classes
 from cardzoo.agents.base import RandomAgent
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.agents.minus_two import Attacker
-from cardzoo.agents.policy import NumpyPolicy
+from cardzoo.agents.policy import NumpyPolicy, cumulative, draw_index
 from cardzoo.envs import batch as batch_module
 from cardzoo.envs import kernel_random, load_game
 from cardzoo.envs.batch import RUNNING
@@ -364,8 +364,8 @@ def test_mix_draws_are_generator_choices():
         weights = weights_rng.random(size) ** 4  # some near 0
         p = weights / weights.sum()
         ours, numpys = np.random.default_rng(size), np.random.default_rng(size)
-        sums = sampler_module.cumulative(p)
-        drawn = [sampler_module.draw_index(ours, sums) for _ in range(2000)]
+        sums = cumulative(p)
+        drawn = [draw_index(ours, sums) for _ in range(2000)]
         assert drawn == [int(numpys.choice(size, p=p)) for _ in range(2000)]
     mix = OpponentMix(
         "nobody_wants_it", parse_mix("nobody_wants_it", "nwi_dodger:3,random:1,self:1")

@@ -542,17 +542,31 @@ def check_positions(game_name: str, positions: str, stateless: bool, recurrent: 
     return rule
 
 
+def cumulative(probabilities: np.ndarray) -> np.ndarray:
+    """The cumulative sums of each distribution (the last axis) that :func:`draw_index` and
+    :func:`choices` draw from, made as ``Generator.choice`` makes them from ``p`` (summed,
+    then divided by the last sum)."""
+    sums = np.cumsum(np.asarray(probabilities, np.float64), axis=-1)
+    sums /= sums[..., -1:]
+    return sums
+
+
+def draw_index(rng: np.random.Generator, sums: np.ndarray) -> int:
+    """``rng.choice(len(p), p=p)`` for ``sums = cumulative(p)``: the same number drawn from
+    ``rng`` (one uniform, the sums searched from the right), without ``choice``'s checks and
+    sums at every call, a sixth of its time; ``p`` is checked where it is made."""
+    return int(sums.searchsorted(rng.random(), side="right"))
+
+
 def choices(probabilities: np.ndarray, generators: list[np.random.Generator]) -> np.ndarray:
     """Row i's draw from its distribution ``probabilities[i]`` with ``generators[i]``, exactly
-    as ``generators[i].choice(len(row), p=row)`` draws it (one uniform number per row, the
-    cumulative distribution searched from the right), for all rows at once. Rows that are not
-    distributions get ``choice``'s own errors."""
+    as ``generators[i].choice(len(row), p=row)`` draws it (what :func:`draw_index` draws for
+    one row), for all rows at once. Rows that are not distributions get ``choice``'s own
+    errors."""
     if not (np.isfinite(probabilities).all() and (probabilities >= 0).all()):
         return np.array([g.choice(len(p), p=p) for p, g in zip(probabilities, generators)])
-    cumulative = np.cumsum(probabilities.astype(np.float64), axis=1)
-    cumulative /= cumulative[:, -1:]
     uniforms = np.array([generator.random() for generator in generators])
-    return (cumulative <= uniforms[:, None]).sum(axis=1)
+    return (cumulative(probabilities) <= uniforms[:, None]).sum(axis=1)
 
 
 class PolicyAgent(Agent):

@@ -52,7 +52,14 @@ from typing import Any, NoReturn
 import numpy as np
 
 from cardzoo.agents import POLICY_LOADERS, Agent, check_agent_name, make_agent
-from cardzoo.agents.policy import NumpyPolicy, PolicyAgent, PolicyInput, stacked_inputs
+from cardzoo.agents.policy import (
+    NumpyPolicy,
+    PolicyAgent,
+    PolicyInput,
+    cumulative,
+    draw_index,
+    stacked_inputs,
+)
 from cardzoo.envs import load_game
 from cardzoo.envs.batch import OVER, RUNNING, has_batch
 from cardzoo.envs.core import Game, State
@@ -122,21 +129,6 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def cumulative(probabilities: np.ndarray) -> np.ndarray:
-    """The cumulative sums :func:`draw_index` draws from, made as ``Generator.choice`` makes
-    them from ``p`` (summed, then divided by the last sum)."""
-    sums = np.cumsum(np.asarray(probabilities, np.float64))
-    sums /= sums[-1]
-    return sums
-
-
-def draw_index(rng: np.random.Generator, sums: np.ndarray) -> int:
-    """``rng.choice(len(p), p=p)`` for ``sums = cumulative(p)``: the same number drawn from
-    ``rng`` (one uniform, the sums searched from the right), without ``choice``'s checks and
-    sums at every call, a sixth of its time; ``p`` is checked where it is made."""
-    return int(sums.searchsorted(rng.random(), side="right"))
 
 
 class OpponentMix:
