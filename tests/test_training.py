@@ -80,6 +80,55 @@ def test_the_deals_that_choose_the_checkpoint_never_grade_it():
         ppo.evaluation_deals(tiny(eval_games=4 * 1_000_001, final_eval_games=4))
 
 
+def test_the_candidates_are_the_best_periodic_evaluations_the_later_first_on_a_tie():
+    """select_top 1 is the periodic choice (the later of equal evaluations); above it, the best
+    K in the order of training."""
+    loop = ppo.LoopState()
+    for timesteps, rate in ((512, 0.5), (1024, 0.7), (1536, 0.7), (2048, 0.6)):
+        loop.history.append({"timesteps": timesteps, "against": {"nwi_dodger": {"win_rate": rate}}})
+    candidates = ppo.RunFolder.candidates
+    assert candidates(tiny(select_top=1), loop) == [(1536, 0.7)]
+    assert candidates(tiny(select_top=2), loop) == [(1024, 0.7), (1536, 0.7)]
+    assert candidates(tiny(select_top=3), loop) == [(1024, 0.7), (1536, 0.7), (2048, 0.6)]
+
+
+def test_select_top_evaluates_the_best_checkpoints_again_and_keeps_the_best_there(tmp_path):
+    """Four periodic evaluations, the three best kept as candidates and played again on 40
+    games from deal 1,250,000 against the deciding opponent (random here, where these tiny
+    policies' results differ: the second evaluation chooses another checkpoint than the first
+    did); the best there is policy.npz, the others' files stay (and only theirs), and each
+    figure is the candidate's own on those deals."""
+    config = tiny(timesteps=2048, eval_every=512, select_top=3, select_games=40,
+                  eval_opponents=("random",))  # fmt: skip
+    result = train(config, tmp_path / "run", progress=False)
+    metrics, folder = result.metrics, tmp_path / "run"
+    history = {entry["timesteps"]: entry["against"]["random"]["win_rate"]
+               for entry in metrics["history"]}  # fmt: skip
+    assert len(history) == 4
+    best_three = sorted(sorted(history, key=lambda t: (history[t], t))[-3:])
+    rows = metrics["selection"]
+    assert [row["timesteps"] for row in rows] == best_three
+    assert [row["periodic"] for row in rows] == [history[t] for t in best_three]
+    assert sorted(int(path.stem) for path in (folder / "candidates").glob("*.npz")) == best_three
+    chosen = max(rows, key=lambda row: (row["selection"], row["timesteps"]))
+    assert [row["chosen"] for row in rows] == [row is chosen for row in rows]
+    assert metrics["selected_timesteps"] == chosen["timesteps"]
+    candidate = folder / "candidates" / f"{chosen['timesteps']}.npz"
+    assert (folder / "policy.npz").read_bytes() == candidate.read_bytes()
+    for row in rows:
+        path = folder / "candidates" / f"{row['timesteps']}.npz"
+        own = play_match("nobody_wants_it", [f"ppo:{path}"] + ["random"] * 3, 40, 1_250_000)
+        assert row["selection"] == own.agents[own.lineup[0]].summary()["win_rate"]
+        assert row["games"] == 40
+
+
+def test_the_selection_deals_are_apart_from_the_others():
+    deals = ppo.evaluation_deals(tiny(eval_games=400, select_top=2, select_games=2000))
+    assert deals["selection"] == range(1_250_000, 1_250_500)
+    assert set(deals) == {"periodic", "final", "selection"}
+    assert "selection" not in ppo.evaluation_deals(tiny(select_games=2000))  # select_top 1
+
+
 def test_a_short_fixed_seed_run_learns_to_beat_random(tmp_path):
     """32,768 decisions of Nobody Wants It against random opponents: the learner's win rate
     against three random players on 400 held-out games is far above a random seat's share
@@ -240,6 +289,9 @@ def test_a_folder_with_other_files_is_not_used_as_a_run(tmp_path):
         ({"game": "foxy", "frame_stack": 2, "stack_fields": ("hand",)}, "no observation field"),
         ({"stack_fields": ("cards",)}, "only with a frame stack"),
         ({"net_arch": (64, 0)}, "net_arch"),
+        ({"select_top": 0}, "select_top"),
+        ({"select_top": 2, "select_games": 0}, "select_games"),
+        ({"select_top": 2, "final_eval_seed": 1_250_004}, "final and the selection evaluations"),
     ],
 )
 def test_bad_settings_are_refused_before_anything_runs(tmp_path, changes, message):

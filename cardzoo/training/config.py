@@ -162,6 +162,20 @@ class TrainConfig:
         "games per line-up of the final evaluation",
         unset=True,
     )
+    select_top: int = setting(
+        Count(1, 100, metavar="K"),
+        1,
+        "checkpoints kept as candidates: above 1, the K best by the periodic evaluations are "
+        "evaluated again when training ends, on select_games games on deals of their own "
+        "(from 1,250,000), and the best of them there is the policy (1: the best periodic "
+        "evaluation's)",
+    )
+    select_games: int = setting(
+        Count(1, 10**6),
+        2000,
+        "games against the deciding opponent when the candidates are evaluated again "
+        "(select_top above 1)",
+    )
     #: the agents the evaluations seat in every other seat, the last of them the one that
     #: chooses the checkpoint and whose own share is the baseline (empty: random and the
     #: game's best heuristic); ``cardzoo exploit`` names its target here

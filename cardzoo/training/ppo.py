@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import json
 import math
 import os
@@ -99,9 +100,13 @@ PERIODIC_EVAL_SEED = 1_000_000
 #: the first deal of an exploiter's evaluation against the frozen learner (a diagnostic of the
 #: league, never a report)
 EXPLOITER_EVAL_SEED = 1_500_000
+#: the first deal of the candidates' second evaluation (``select_top`` above 1), which chooses
+#: the policy among them
+SELECTION_EVAL_SEED = 1_250_000
 #: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
 RUN_FILES = (
     "league",
+    "candidates",
     "config.json",
     "progress.json",
     "checkpoint.pt",
@@ -271,6 +276,8 @@ def _train(
             if score >= loop.best_score:
                 loop.best_score, loop.best_timesteps = score, loop.timesteps
                 save_policy(run.policy, policy, _model_info(config, game))
+            if config.select_top > 1:
+                run.keep_candidate(config, loop, policy, _model_info(config, game))
             if league is not None:
                 roster = _grow_league(config, run, league, loop, policy, writer)
             run.save_checkpoint(learner.state())
@@ -287,6 +294,8 @@ def _train(
         for worker in workers:
             worker.close()
 
+    if config.select_top > 1:
+        loop.selection = select_candidate(config, run, loop)
     best, _ = read_policy(run.policy)
     final = final_evaluation(config, best)
     metrics = run.write_metrics(config, loop, final, loop.timesteps)
@@ -457,6 +466,38 @@ def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
     }
 
 
+def select_candidate(config: TrainConfig, run: RunFolder, loop: LoopState) -> list[dict]:
+    """The candidates (the ``select_top`` best periodic checkpoints) evaluated again against
+    the deciding opponent on ``select_games`` games from :data:`SELECTION_EVAL_SEED`; the best
+    there (the later on a tie, as the periodic choice) becomes ``policy.npz``. One evaluation
+    of 400 games picks its best partly by luck (the checkpoint it favours tends to score less
+    on other deals); a second, larger one on fresh deals chooses among the few it favoured.
+    Returns each candidate's two figures, in the order of training."""
+    deciding = config.evaluation_opponents[-1]
+    measure = objective_measure(config)
+    rows = []
+    for timesteps, periodic in run.candidates(config, loop):
+        policy, _ = read_policy(run.candidate(timesteps))
+        evaluation = evaluate(
+            config, policy, config.select_games, SELECTION_EVAL_SEED, opponents=(deciding,)
+        )
+        result = evaluation["against"][deciding]
+        rows.append(
+            {
+                "timesteps": timesteps,
+                "periodic": periodic,
+                "selection": result[measure],
+                "selection_ci": result[f"{measure}_ci"],
+                "games": evaluation["games"],
+            }
+        )
+    chosen = max(rows, key=lambda row: (row["selection"], row["timesteps"]))
+    write_bytes_atomic(run.policy, run.candidate(chosen["timesteps"]).read_bytes())
+    for row in rows:
+        row["chosen"] = row is chosen
+    return rows
+
+
 def _selection_score(config: TrainConfig, evaluation: dict[str, Any]) -> float:
     """What "best" means when choosing the checkpoint: the win rate against the deciding
     evaluation opponent, by default the best heuristic (Foxy: the mean points, its goal)."""
@@ -496,12 +537,17 @@ def learner_factory(
 
 
 def evaluate(
-    config: TrainConfig, policy: NumpyPolicy, num_games: int, seed: int, keep: bool = False
+    config: TrainConfig,
+    policy: NumpyPolicy,
+    num_games: int,
+    seed: int,
+    keep: bool = False,
+    opponents: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """The learner in one seat, every other seat each evaluation opponent in turn (random, then
-    the best heuristic, unless the run names others); seats rotated, mirrored deals
-    (``num_games`` rounded up to a multiple of the player count). With ``keep`` the matches'
-    records come back too (under ``"matches"``, not JSON)."""
+    the best heuristic, unless the run names others; ``opponents``: these instead); seats
+    rotated, mirrored deals (``num_games`` rounded up to a multiple of the player count). With
+    ``keep`` the matches' records come back too (under ``"matches"``, not JSON)."""
     params = game_params(config)
     n = run_game(config).num_players
     num_games = math.ceil(num_games / n) * n
@@ -515,7 +561,7 @@ def evaluate(
         positions=config.positions or "learned",
     )
     against, matches = {}, {}
-    for opponent in config.evaluation_opponents:
+    for opponent in config.evaluation_opponents if opponents is None else opponents:
         result = play_match(config.game, [learner] + [opponent] * (n - 1), num_games, seed, params)
         against[opponent] = _summary(result.agents["learner"].summary())
         matches[opponent] = result.agents["learner"]
@@ -562,8 +608,9 @@ def final_evaluation(config: TrainConfig, policy: NumpyPolicy) -> dict[str, Any]
 
 
 def evaluation_deals(config: TrainConfig) -> dict[str, range]:
-    """The deals (reset seeds) of the periodic and the final evaluations, checked disjoint:
-    the deals that choose the checkpoint never grade it."""
+    """The deals (reset seeds) of the periodic and the final evaluations (and of the
+    candidates' second evaluation, ``select_top`` above 1), checked disjoint: the deals that
+    choose the checkpoint never grade it."""
     assert config.final_eval_games is not None  # a resolved configuration's
     n = run_game(config).num_players
     deals = {
@@ -574,8 +621,13 @@ def evaluation_deals(config: TrainConfig) -> dict[str, range]:
             config.final_eval_seed, config.final_eval_seed + math.ceil(config.final_eval_games / n)
         ),
     }
-    if set(deals["periodic"]) & set(deals["final"]):
-        raise InputError("the periodic and the final evaluations would share deals")
+    if config.select_top > 1:
+        deals["selection"] = range(
+            SELECTION_EVAL_SEED, SELECTION_EVAL_SEED + math.ceil(config.select_games / n)
+        )
+    for first, second in itertools.combinations(deals, 2):
+        if set(deals[first]) & set(deals[second]):
+            raise InputError(f"the {first} and the {second} evaluations would share deals")
     return deals
 
 
@@ -643,6 +695,9 @@ class LoopState:
     exploiter_due: bool = False
     exploits: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     league_seconds: float = 0.0
+    #: with ``select_top`` above 1, the candidates' figures when training ended
+    #: (:func:`select_candidate`)
+    selection: list[dict[str, Any]] | None = None
 
 
 class RunFolder:
@@ -654,6 +709,7 @@ class RunFolder:
         self.metrics = path / "metrics.json"
         self.config = path / "config.json"
         self.curve = path / "learning_curve.png"
+        self.candidates_folder = path / "candidates"
 
     def check(self, config: TrainConfig, resume: bool, force: bool) -> bool:
         """Whether ``config`` may run in this folder: a fresh folder, or the run to resume.
@@ -779,6 +835,32 @@ class RunFolder:
                 f"resume: {self.progress} is damaged ({error}); --force starts the run again"
             ) from None
 
+    def candidate(self, timesteps: int) -> Path:
+        """The policy file of the candidate evaluated at ``timesteps`` (``select_top`` above
+        1)."""
+        return self.candidates_folder / f"{timesteps}.npz"
+
+    @staticmethod
+    def candidates(config: TrainConfig, loop: LoopState) -> list[tuple[int, float]]:
+        """The ``select_top`` best periodic evaluations so far (the later first on a tie, as the
+        periodic choice), as (timesteps, score), in the order of training."""
+        scored = [(_selection_score(config, entry), entry["timesteps"]) for entry in loop.history]
+        best = sorted(scored, reverse=True)[: config.select_top]
+        return sorted((timesteps, score) for score, timesteps in best)
+
+    def keep_candidate(
+        self, config: TrainConfig, loop: LoopState, policy: NumpyPolicy, info: dict[str, Any]
+    ) -> None:
+        """Keep the policy just evaluated (the last of ``loop.history``) if it is among the
+        candidates, and only the candidates' files."""
+        kept = {timesteps for timesteps, _ in self.candidates(config, loop)}
+        self.candidates_folder.mkdir(exist_ok=True)
+        if loop.timesteps in kept:
+            save_policy(self.candidate(loop.timesteps), policy, info)
+        for path in self.candidates_folder.glob("*.npz"):
+            if path.stem.isdigit() and int(path.stem) not in kept:
+                path.unlink()
+
     @staticmethod
     def _league_summary(loop: LoopState) -> dict[str, Any] | None:
         """The league at the end of the run (decoded once from the loop's JSON), or None."""
@@ -801,7 +883,12 @@ class RunFolder:
             "settings": config.to_json(),
             "seed": config.seed,
             "timesteps": int(timesteps),
-            "selected_timesteps": loop.best_timesteps,
+            "selected_timesteps": next(
+                (row["timesteps"] for row in loop.selection or () if row["chosen"]),
+                loop.best_timesteps,
+            ),
+            # with select_top above 1: each candidate's periodic and second evaluation
+            "selection": loop.selection,
             "final_evaluation": final,
             "history": loop.history,
             "train_seconds": round(loop.train_seconds, 1),
