@@ -235,9 +235,11 @@ def test_an_exploiter_by_the_learner_recipe_keeps_the_learners_settings():
         "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000,
         n_envs=128, batch_size=1024, lr_schedule="linear", league=True,
         exploiter_every=2_000_000, exploiter_timesteps=1_000_000, exploiter_recipe="learner",
+        select_top=5,
     ).resolved()  # fmt: skip
     exploiter = ppo._exploiter_config(learner, f"ppo:{SHIPPED}", seed=11)
     assert (exploiter.n_envs, exploiter.batch_size, exploiter.lr_schedule) == (128, 1024, "linear")
+    assert exploiter.select_top == 1  # one evaluation: nothing to choose among
     assert (exploiter.timesteps, exploiter.league, exploiter.exploiter_every) == (
         1_000_000,
         False,

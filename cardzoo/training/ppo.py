@@ -399,6 +399,7 @@ def _exploiter_config(config: TrainConfig, target: str, seed: int) -> TrainConfi
         hold_special=config.hold_special * length // config.timesteps,
         seed=seed,
         eval_every=length,
+        select_top=1,  # one evaluation: nothing to choose among
         final_eval_games=config.eval_games,
         final_eval_seed=EXPLOITER_EVAL_SEED,
         league=False,
