@@ -146,6 +146,18 @@ RUNS: dict[str, TrainConfig] = {
 }
 
 
+def _selection(settings: dict) -> str:
+    """How the run chose its checkpoint (``select_top``, docs/training.md)."""
+    top = settings.get("select_top", 1)
+    if top == 1:
+        return "the best periodic evaluation against the best heuristic (deals from 10⁶ on)"
+    return (
+        f"the best of the {top} best periodic evaluations against the best heuristic (deals "
+        f"from 10⁶ on), each evaluated again on {settings['select_games']:,} games (deals from "
+        "1,250,000 on)"
+    )
+
+
 def evaluate_against_each(config: TrainConfig, policy, inputs: dict, games: int) -> list[dict]:
     """The policy in one seat against three copies of each opponent, and each opponent's own
     share in the same seat (mirrored deals, seats rotated)."""
@@ -319,8 +331,7 @@ def model_card(
         f"({settings.get('lr_schedule', 'constant')}), network {settings['net_arch']} "
         f"({settings.get('activation', 'tanh')}, {settings.get('head', 'linear')} head)"
         + (f"; {_inputs(settings)}" if _inputs(settings) else ""),
-        f"- selected at {metrics['selected_timesteps']:,} decisions: the best periodic "
-        "evaluation against the best heuristic (deals from 10⁶ on)",
+        f"- selected at {metrics['selected_timesteps']:,} decisions: {_selection(settings)}",
         *_positions(metrics, positions),
         "",
         f"## Evaluation: {games:,} games per line-up, mirrored deals, seats rotated, 95% CIs",

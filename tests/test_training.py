@@ -120,6 +120,10 @@ def test_select_top_evaluates_the_best_checkpoints_again_and_keeps_the_best_ther
         own = play_match("nobody_wants_it", [f"ppo:{path}"] + ["random"] * 3, 40, 1_250_000)
         assert row["selection"] == own.agents[own.lineup[0]].summary()["win_rate"]
         assert row["games"] == 40
+    assert (
+        f"model selected at {chosen['timesteps']:,} steps (the best of its 3 best checkpoints, "
+        "evaluated again on 40 games)" in ppo.report(result)
+    )
 
 
 def test_the_selection_deals_are_apart_from_the_others():

@@ -982,7 +982,13 @@ def report(result: TrainResult) -> str:
         f"{metrics['game']} {game.params()}, training reward "
         f"{settings['reward']}: {metrics['timesteps']:,} steps in "
         f"{minutes:.1f} min of training ({metrics['samples_per_second']:,.0f} samples/s); "
-        f"model selected at {metrics['selected_timesteps']:,} steps",
+        f"model selected at {metrics['selected_timesteps']:,} steps"
+        + (
+            f" (the best of its {len(metrics['selection'])} best checkpoints, evaluated again "
+            f"on {metrics['selection'][0]['games']:,} games)"
+            if metrics.get("selection")
+            else ""
+        ),
         f"final evaluation: {final['games']} games per line-up, mirrored deals, seats rotated, "
         "95% CIs",
         f"{'line-up':<44}{'win rate':<24}mean score",
