@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from reference.believe_it_or_not import NumpyBelieveItOrNot
 
-from cardzoo.agents import make_agent, take_turn
+from cardzoo.agents import agent_action, make_agent, take_turn
 from cardzoo.agents.search import AGENTS, PIMCAgent
 from cardzoo.envs import GAMES, kernel_random, kernels
 from cardzoo.envs.batch import GameBatch
@@ -332,14 +332,18 @@ def test_rollout_policy_is_always_legal():
             while not state.terminal:
                 legal = np.flatnonzero(game.legal_mask(state, state.current_player))
                 row = playout.pack(game, [state])[0]
-                assert playout.policy_action(game, row, seed=seed + 1) in legal.tolist()
+                assert playout.policy_actions(game, row, 1, seed=seed + 1)[0] in legal.tolist()
                 game.apply(state, int(choices.choice(legal)))
 
 
-def test_rollout_policy_places_like_the_bluffer():
-    """Decision: the default rollout policy plays like the bluffer heuristic. It leads with its
-    most held species, places every true card and then two spares (the elephant first); it
-    peeks at an unsure claim and doubts a placement it saw a lie in, turning that card."""
+def test_rollout_policy_is_the_bluffer_agent_from_each_seats_view():
+    """Decision: the default rollout policy is the bluffer agent's own function, from each
+    seat's observation, every seat planning its placements as the agent does. Player_0 leads
+    its most held species and places every true card and two spares (the elephant first), in an
+    order drawn from the rollout's generator; player_1, who sees no duck, peeks at an unsure
+    claim (4 unseen copies for 5 cards), finds position 2 true, still doubts (3 unseen for the
+    4 others) and turns another card. The bluffer agent itself, on the numpy engine, plans the
+    same cards."""
     hands = [
         ["duck", "duck", "duck", "elephant", "cat", "rabbit", "rabbit"],
         ["cat", "cat", "dog", "dog", "dog", "peek"],
@@ -348,21 +352,17 @@ def test_rollout_policy_places_like_the_bluffer():
     ]
     state = position(STANDARD, hands, ("cow", "pig", "sheep", "horse"))
     row = playout.pack(STANDARD, [state])[0]
+    placement = [DUCK, ELEPHANT, DUCK, 0, DUCK]  # 0: the cat
+    assert playout.policy_actions(STANDARD, row, 11, seed=1) == [
+        DECLARE + DUCK, *placement, FINISH, PLAY_PEEK, PEEK_AT + 2, DOUBT, TURN_CARD + 0,
+    ]  # fmt: skip
+    bluffer = make_agent("believe_it_or_not", "bluffer", STANDARD, seed=0)
     placed = []
-    while True:
-        action = playout.policy_action(STANDARD, row)
-        placed.append(action)
-        row = playout.apply_packed(STANDARD, row, action)
-        if action == FINISH:
-            break
-    assert placed == [DECLARE + DUCK, DUCK, DUCK, DUCK, ELEPHANT, 0, FINISH]
-    # player_1 sees no duck: 4 unseen copies for a claim of 5 cards, a chance of 0.45
-    assert playout.policy_action(STANDARD, row) == PLAY_PEEK
-    row = playout.apply_packed(STANDARD, row, PLAY_PEEK)
-    row = playout.apply_packed(STANDARD, row, PEEK_AT + 3)  # the elephant
-    assert playout.policy_action(STANDARD, row) == DOUBT
-    row = playout.apply_packed(STANDARD, row, DOUBT)
-    assert playout.policy_action(STANDARD, row) == TURN_CARD + 3
+    while state.current_player == 0:
+        placed.append(int(agent_action(STANDARD, state, bluffer)[0]))
+        STANDARD.step(state, placed[-1])
+    assert placed[0] == DECLARE + DUCK and placed[-1] == FINISH
+    assert sorted(placed[1:-1]) == sorted(placement)
 
 
 def test_search_agents_roll_out_by_the_bluffer_by_default():

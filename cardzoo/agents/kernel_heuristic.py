@@ -140,9 +140,9 @@ class KernelHeuristic(Agent):
         # The shared decisions by their key, not themselves: an agent copies and pickles as
         # plain data, and its copies share the process's decisions.
         self._decisions_key = (self.kernel_module, packed.COMPILED)
-        layout = game.observation_layout
         kernel = kernel_decisions(self._decisions_key).kernel
-        self._starts = [layout[name].start for name in kernel.OBSERVATION_FIELDS]
+        assert isinstance(game, packed.KernelGame)  # a heuristic of a kernel game
+        self._starts = game.observation_starts()
         self._starts_array = np.array(self._starts, np.int64)
         #: what the decision keeps between calls (a list, an array once compiled), if anything
         self._memory: list[int] | np.ndarray | None = None

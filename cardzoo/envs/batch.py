@@ -26,6 +26,7 @@ from cardzoo.envs import kernel_random
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
 from cardzoo.envs.kernels import plain_and_compiled, use_compiled
+from cardzoo.envs.packed import KernelGame
 from cardzoo.errors import InputError
 
 #: how a game stands after a step (the kernels' codes)
@@ -91,8 +92,8 @@ class GameBatch:
         self.rngs = np.zeros((self.num_games, kernel_random.SIZE), np.int64)
         self.env_rngs = np.zeros_like(self.rngs)
         self.steps = np.zeros(self.num_games, np.int64)
-        layout = game.observation_layout
-        self.starts = np.array([layout[f].start for f in self.kernel.OBSERVATION_FIELDS])
+        assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
+        self.starts = np.array(game.observation_starts(), np.int64)
         self._mask = np.zeros(game.num_actions, np.int64)  # the kernel's scratch
         #: whether the kernel plays heuristics as opponents (it has ``policy_action``): its
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)

@@ -133,22 +133,27 @@ def run_playouts(
     first_actions: np.ndarray,
     seeds: np.ndarray,
     arguments: tuple,
-    scratch_sizes: tuple[int, ...],
+    scratch_sizes: tuple[int | tuple[int, ...], ...],
     options: tuple,
+    float_sizes: tuple[int, ...] = (),
 ) -> np.ndarray:
     """``kernel.playouts(rows, first_actions, seeds, *arguments, *scratch, *options)`` on the
     compiled kernel (numpy arrays) or the plain one (Python lists, copied back into ``rows``),
-    as :func:`use_compiled` decides from ``use``; ``scratch`` are zeroed buffers of
-    ``scratch_sizes``. Returns ``rows``."""
+    as :func:`use_compiled` decides from ``use``; ``scratch`` are zeroed int64 buffers of
+    ``scratch_sizes`` (a size, or a shape), then float buffers of ``float_sizes``. An array among
+    ``options`` reaches the plain kernel as a list. Returns ``rows``."""
     if use_compiled(use, compiled):
         first = np.ascontiguousarray(first_actions, np.int64)
         scratch = [np.zeros(size, np.int64) for size in scratch_sizes]
+        scratch += [np.zeros(size) for size in float_sizes]
         compiled.playouts(rows, first, seeds, *arguments, *scratch, *options)
         return rows
     as_lists = rows.tolist()
     first = np.asarray(first_actions).tolist()
-    scratch = [[0] * size for size in scratch_sizes]
-    plain.playouts(as_lists, first, seeds.tolist(), *arguments, *scratch, *options)
+    plain_scratch = [np.zeros(size, np.int64).tolist() for size in scratch_sizes]
+    plain_scratch += [[0.0] * size for size in float_sizes]
+    plain_options = [o.tolist() if isinstance(o, np.ndarray) else o for o in options]
+    plain.playouts(as_lists, first, seeds.tolist(), *arguments, *plain_scratch, *plain_options)
     rows[:] = as_lists
     return rows
 

@@ -331,13 +331,19 @@ class KernelGame(Game):
             self._switch_in = SWITCH_AFTER
         self._take_kernel()
 
+    def observation_starts(self) -> list[int]:
+        """Where each of the kernel's ``OBSERVATION_FIELDS`` begins in a seat's observation
+        vector: the ``starts`` its ``observe`` and its heuristics take."""
+        fields = self._plain_kernel.OBSERVATION_FIELDS
+        return [self.observation_layout[name].start for name in fields]
+
     def _take_kernel(self) -> None:
         """Call the engine's kernel, plain or compiled, from now on."""
         kernel, self._compiled = self.engine.kernel, self.engine.compiled
         self._new_game, self._legal_actions = kernel.new_game, kernel.legal_actions
         self._step, self._observe = kernel.step, kernel.observe
         self._current = kernel.CURRENT
-        starts = [self.observation_layout[name].start for name in kernel.OBSERVATION_FIELDS]
+        starts = self.observation_starts()
         self._starts: list[int] | np.ndarray = starts
         self._rewards: list[int] | np.ndarray = [0] * self.num_players
         if self._compiled:

@@ -559,187 +559,40 @@ def observe(row, n, cards, species, quick, player, starts, out):
 
 
 # ------------------------------------------------------------------------------------------------
-# The rollout policy: the bluffer heuristic, read from the acting player's own view
+# Search rollouts: games played to the end by the bluffer, seat by seat, from each seat's view
 # ------------------------------------------------------------------------------------------------
 
 
 @jit
-def most_held_species(row, n, species, player, rng):
-    # The species held most (ties at random); without animals, the one with most unseen copies.
-    base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
-    most, ties = 0, 0
-    for s in range(species):
-        if row[base + s] > most:
-            most, ties = row[base + s], 1
-        elif row[base + s] == most and most > 0:
-            ties += 1
-    if most > 0:
-        pick = below(rng, ties)
-        for s in range(species):
-            if row[base + s] == most:
-                if pick == 0:
-                    return s
-                pick -= 1
-    best, ties = -1, 0
-    for s in range(species):
-        unseen = SET_SIZE - row[base + s] - row[counts + s] - row[OUT + s]
-        if unseen > best:
-            best, ties = unseen, 1
-        elif unseen == best:
-            ties += 1
-    pick = below(rng, ties)
-    for s in range(species):
-        unseen = SET_SIZE - row[base + s] - row[counts + s] - row[OUT + s]
-        if unseen == best:
-            if pick == 0:
-                return s
-            pick -= 1
-    return 0
-
-
-@jit
-def spare_card(row, n, species, player, keep):
-    # The card the player needs least (near the heuristics' plan_spares, first one): the elephant,
-    # then a single of a species it has most of on the table itself, then a card of a pair;
-    # never the ``keep`` species, never a special; -1 if none.
-    base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
-    if row[base + ELEPHANT] > 0:
-        return ELEPHANT
-    best, best_own = -1, -1
-    for s in range(species):
-        if s != keep and row[base + s] == 1 and row[counts + s] > best_own:
-            best, best_own = s, row[counts + s]
-    if best >= 0:
-        return best
-    for s in range(species):
-        if s != keep and row[base + s] == 2:
-            return s
-    return -1
-
-
-@jit
-def build_action(row, n, species, player):
-    # The bluffer's placement: every true card (up to 5), then up to two spare cards; all bluff:
-    # one card only.
-    base = HANDS + NUM_TYPES * player
-    declared = row[DECLARED]
-    size = row[BUILDING_SIZE]
-    if size < MAX_PLACEMENT and row[base + declared] > 0:
-        return declared
-    true_cards = 0
-    for i in range(size):
-        if row[BUILDING + i] == declared:
-            true_cards += 1
-    if size == 0:
-        spare = spare_card(row, n, species, player, -1)
-        if spare >= 0:
-            return spare
-        for t in range(species):
-            if row[base + t] > 0:
-                return t
-        return SKIP if row[base + SKIP] > 0 else PEEK
-    if true_cards > 0 and size - true_cards < 2 and size < MAX_PLACEMENT:
-        spare = spare_card(row, n, species, player, declared)
-        if spare >= 0:
-            return spare
-    return FINISH
-
-
-@jit
-def chance_claim_true(row, n, cards, player, honesty):
-    # The heuristics' estimate that the card turned shows the declared species, as a fraction
-    # (numerator, denominator) of integers: honesty (per cent) x an honest P + the rest x a
-    # random P. Integers keep the compiled and the plain kernel identical.
-    declared = row[DECLARED]
-    size = row[SIZES + row[NUM_PLACEMENTS] - 1]
-    base, counts = HANDS + NUM_TYPES * player, HANDS + 14 * n + NUM_TYPES * player
-    own = row[base + declared] + row[counts + declared]
-    unseen = max(0, SET_SIZE - own - row[OUT + declared])
-    if row[PEEK_PLAYER] == player:
-        card = row[TABLE + row[TABLE_SIZE] - size + row[PEEK_POSITION]]
-        if card != declared:
-            return 0, 1
-        size -= 1
-        unseen -= 1
-        if size == 0:
-            return 1, 1
-    gone = 0
-    for t in range(NUM_TYPES):
-        gone += row[OUT + t]
-    held = row[HANDS + NUM_TYPES * n + player] + row[HANDS + 13 * n + player]
-    unseen_cards = max(1, cards - held - gone)
-    numerator = honesty * min(size, unseen) * unseen_cards + (100 - honesty) * unseen * size
-    return numerator, 100 * size * unseen_cards
-
-
-@jit
-def respond_action(row, n, cards, player, honesty, legal, count):
-    numerator, denominator = chance_claim_true(row, n, cards, player, honesty)
-    can_believe = can_peek = can_skip = False
-    for i in range(count):
-        can_believe = can_believe or legal[i] == BELIEVE
-        can_peek = can_peek or legal[i] == PLAY_PEEK
-        can_skip = can_skip or legal[i] == PLAY_SKIP
-    unsure = 10 * numerator > 3 * denominator and 10 * numerator < 7 * denominator
-    if can_peek and unsure and row[PEEK_PLAYER] != player:
-        return PLAY_PEEK
-    holds = row[HANDS + NUM_TYPES * player + row[DECLARED]] > 0
-    threshold = 3 if holds else 5  # tenths: doubt below 0.3 holding the species, else 0.5
-    if 10 * numerator < threshold * denominator or not can_believe:
-        return DOUBT
-    if not holds and can_skip:
-        return PLAY_SKIP
-    return BELIEVE
-
-
-@jit
-def turn_action(row, player, rng):
-    # The peeked card if it was a lie (or the only card), else another card at random.
-    size = row[SIZES + row[NUM_PLACEMENTS] - 1]
-    if row[PEEK_PLAYER] != player:
-        return TURN_CARD + below(rng, size)
-    position = row[PEEK_POSITION]
-    if row[TABLE + row[TABLE_SIZE] - size + position] != row[DECLARED] or size == 1:
-        return TURN_CARD + position
-    other = below(rng, size - 1)
-    return TURN_CARD + (other if other < position else other + 1)
-
-
-@jit
-def heuristic_action(row, n, cards, species, honesty, legal, count, rng):
-    player = row[CURRENT]
-    decision = row[DECISION]
-    if decision == LEAD:
-        return DECLARE + most_held_species(row, n, species, player, rng)
-    if decision == BUILD:
-        return build_action(row, n, species, player)
-    if decision == CHOOSE_TURN:
-        return turn_action(row, player, rng)
-    if decision == CHOOSE_PEEK:
-        return PEEK_AT + below(rng, row[SIZES + row[NUM_PLACEMENTS] - 1])
-    return respond_action(row, n, cards, player, honesty, legal, count)
-
-
-@jit
 def playouts(
-    rows, first_actions, seeds, n, cards, species, quick, max_steps, rng, legal, random_permille
-):
-    # rows[b] played to the end of the game (or max_steps), first_actions[b] first unless it is
-    # -1; each action uniformly random among the legal ones with probability
-    # random_permille / 1000, else the bluffer heuristic's. rng: a generator to seed (xorshift).
+    rows, first_actions, seeds, n, cards, species, quick, max_steps, rng, legal, memories,
+    observation, starts, random_permille,
+):  # fmt: skip
+    """rows[b] played to the end of the game (or max_steps), first_actions[b] first unless it
+    is -1; each action uniformly random among the legal ones with probability
+    random_permille / 1000, else the bluffer's (:func:`policy_action`: the agent's own function,
+    from the acting seat's observation, written into the scratch ``observation``; ``starts``:
+    where its fields begin), each seat planning its placements in its row of ``memories``
+    (cleared at the start of every row: a rollout knows no seat's plan). Every draw comes from
+    ``rng``, a generator to seed (xorshift), one seed per row."""
     for b in range(len(rows)):
         row = rows[b]
         seed_xorshift(rng, seeds[b])
+        for seat in range(n):
+            memories[seat][PLAN_NEXT] = 0
+            memories[seat][PLAN_SIZE] = 0
         steps = 0
         if first_actions[b] >= 0 and row[TERMINAL] == 0:
             apply_action(row, n, cards, species, quick, first_actions[b])
             steps += 1
         while row[TERMINAL] == 0 and steps < max_steps:
-            count = legal_list(row, n, cards, species, quick, legal)
             if random_permille >= 1000 or below(rng, 1000) < random_permille:
-                action = legal[below(rng, count)]
+                action = random_action(row, n, cards, species, quick, rng, legal)
             else:
-                action = heuristic_action(row, n, cards, species, 35, legal, count, rng)
+                action = policy_action(
+                    BLUFFER, row, n, cards, species, quick, rng, legal, starts, observation, rng,
+                    memories[row[CURRENT]],
+                )  # fmt: skip
             apply_action(row, n, cards, species, quick, action)
             steps += 1
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from cardzoo.envs import kernel_random
 from cardzoo.envs.believe_it_or_not import kernel as _kernel
-from cardzoo.envs.believe_it_or_not.kernel import TERMINAL
+from cardzoo.envs.believe_it_or_not.kernel import HEURISTIC_MEMORY, TERMINAL
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
 from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
@@ -66,14 +66,16 @@ def unpack(game: KernelGame, row: np.ndarray, rng: np.random.Generator) -> Packe
 _PLAIN, _COMPILED = plain_and_compiled(_kernel)
 
 #: rollout policies: name -> the share of actions, per mille, played uniformly at random among
-#: the legal ones; the others are the bluffer heuristic's (read from the acting player's own
-#: view). "bluffer" is that heuristic with a tenth of random moves (which also breaks the
-#: cycles a deterministic policy can fall into), "random" uniformly random legal play.
+#: the legal ones; the others are the bluffer agent's (:class:`~cardzoo.agents.believe_it_or_not.
+#: BlufferAgent`'s own function, from the acting seat's observation, each seat planning its
+#: placements as the agent does). "bluffer" is that heuristic with a tenth of random moves (which
+#: also breaks the cycles a deterministic policy can fall into), "random" uniformly random legal
+#: play.
 POLICIES = {"bluffer": 100, "random": 1000}
 
 
 def playouts(
-    game: Game,
+    game: KernelGame,
     rows: np.ndarray,
     rng: np.random.Generator,
     first_actions: np.ndarray | None = None,
@@ -90,11 +92,13 @@ def playouts(
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
     arguments = (*game.kernel_parameters(), game.default_max_cycles)
-    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS)  # a generator, the legal actions
-    options = (POLICIES[policy],)
+    # a generator, the legal actions, each seat's plan; a seat's observation
+    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS, (game.num_players, HEURISTIC_MEMORY))
+    options = (np.array(game.observation_starts(), np.int64), POLICIES[policy])
     return run_playouts(
-        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options
-    )
+        _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options,
+        (game.observation_size,),
+    )  # fmt: skip
 
 
 def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = False) -> np.ndarray:
@@ -115,16 +119,24 @@ def legal_packed(game: Game, row: np.ndarray) -> list[int]:
     return legal[:count]
 
 
-def policy_action(game: Game, row: np.ndarray, seed: int = 1) -> int:
-    """The action the heuristic part of the rollout policy takes in a packed row (for tests;
-    ``seed`` drives its random choices: ties, the card to turn)."""
-    legal = [0] * _kernel.NUM_ACTIONS
+def policy_actions(game: KernelGame, row: np.ndarray, count: int, seed: int = 1) -> list[int]:
+    """The first ``count`` actions the rollout policy's heuristic part (the bluffer, no random
+    moves) takes from a packed row, as a rollout seeded with ``seed`` takes them (for tests)."""
     values = list(map(int, row))
     n, cards, species, quick = game.kernel_parameters()
-    count = _PLAIN.legal_list(values, n, cards, species, quick, legal)
-    rng = [0] * kernel_random.SIZE
+    rng, legal = [0] * kernel_random.SIZE, [0] * _kernel.NUM_ACTIONS
+    memories = [[0] * HEURISTIC_MEMORY for _ in range(n)]
+    observation, starts = [0.0] * game.observation_size, game.observation_starts()
     _PLAIN.seed_xorshift(rng, seed)
-    return int(_PLAIN.heuristic_action(values, n, cards, species, 35, legal, count, rng))
+    actions: list[int] = []
+    while len(actions) < count and not values[TERMINAL]:
+        action = _PLAIN.policy_action(
+            _kernel.BLUFFER, values, n, cards, species, quick, rng, legal, starts, observation,
+            rng, memories[values[_kernel.CURRENT]],
+        )  # fmt: skip
+        _PLAIN.apply_action(values, n, cards, species, quick, action)
+        actions.append(int(action))
+    return actions
 
 
 def winners(game: Game, rows: np.ndarray) -> np.ndarray:
@@ -151,7 +163,7 @@ __all__ = [
     "legal_packed",
     "pack",
     "playouts",
-    "policy_action",
+    "policy_actions",
     "row_layout",
     "scores",
     "unpack",
