@@ -341,9 +341,8 @@ def test_rollout_policy_is_the_bluffer_agent_from_each_seats_view():
     seat's observation, every seat planning its placements as the agent does. Player_0 leads
     its most held species and places every true card and two spares (the elephant first), in an
     order drawn from the rollout's generator; player_1, who sees no duck, peeks at an unsure
-    claim (4 unseen copies for 5 cards), finds position 2 true, still doubts (3 unseen for the
-    4 others) and turns another card. The bluffer agent itself, on the numpy engine, plans the
-    same cards."""
+    claim (4 unseen copies for 5 cards), finds position 0 a lie (the elephant), doubts and turns
+    it. The bluffer agent itself, on the numpy engine, plans the same cards."""
     hands = [
         ["duck", "duck", "duck", "elephant", "cat", "rabbit", "rabbit"],
         ["cat", "cat", "dog", "dog", "dog", "peek"],
@@ -352,9 +351,9 @@ def test_rollout_policy_is_the_bluffer_agent_from_each_seats_view():
     ]
     state = position(STANDARD, hands, ("cow", "pig", "sheep", "horse"))
     row = playout.pack(STANDARD, [state])[0]
-    placement = [DUCK, ELEPHANT, DUCK, 0, DUCK]  # 0: the cat
+    placement = [ELEPHANT, DUCK, 0, DUCK, DUCK]  # 0: the cat
     assert playout.policy_actions(STANDARD, row, 11, seed=1) == [
-        DECLARE + DUCK, *placement, FINISH, PLAY_PEEK, PEEK_AT + 2, DOUBT, TURN_CARD + 0,
+        DECLARE + DUCK, *placement, FINISH, PLAY_PEEK, PEEK_AT + 0, DOUBT, TURN_CARD + 0,
     ]  # fmt: skip
     bluffer = make_agent("believe_it_or_not", "bluffer", STANDARD, seed=0)
     placed = []
@@ -363,6 +362,30 @@ def test_rollout_policy_is_the_bluffer_agent_from_each_seats_view():
         STANDARD.step(state, placed[-1])
     assert placed[0] == DECLARE + DUCK and placed[-1] == FINISH
     assert sorted(placed[1:-1]) == sorted(placement)
+
+
+def test_rollout_plans_a_placement_nobody_planned():
+    """Decision (a placement begun outside the bluffer is planned when built): a rollout that
+    starts after the search's own declaration, or in the middle of a placement, plays the
+    builder as the bluffer would have planned it at the declaration: from what it holds now,
+    every true card and up to two spares (the cards already placed aside), not one card and
+    finish. Player_0 declared ducks: it places its three ducks, the elephant and the cat; after
+    one duck already placed, the other two, the elephant and the cat."""
+    hands = [
+        ["duck", "duck", "duck", "elephant", "cat", "rabbit", "rabbit"],
+        ["cat", "cat", "dog", "dog", "dog", "peek"],
+        ["cat", "skip", "rabbit", "rabbit", "dog"],
+        ["duck", "peek", "skip"],
+    ]
+    for given, expected in (
+        ([DECLARE + DUCK], [ELEPHANT, DUCK, 0, DUCK, DUCK, FINISH]),
+        ([DECLARE + DUCK, DUCK], [ELEPHANT, 0, DUCK, DUCK, FINISH]),
+    ):
+        state = position(STANDARD, hands, ("cow", "pig", "sheep", "horse"))
+        for action in given:
+            STANDARD.step(state, action)
+        row = playout.pack(STANDARD, [state])[0]
+        assert playout.policy_actions(STANDARD, row, len(expected), seed=1) == expected
 
 
 def test_search_agents_roll_out_by_the_bluffer_by_default():

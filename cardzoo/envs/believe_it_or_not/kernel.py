@@ -566,35 +566,72 @@ def observe(row, n, cards, species, quick, player, starts, out):
 @jit
 def playouts(
     rows, first_actions, seeds, n, cards, species, quick, max_steps, rng, legal, memories,
-    observation, starts, random_permille,
+    planned, observation, starts, random_permille,
 ):  # fmt: skip
     """rows[b] played to the end of the game (or max_steps), first_actions[b] first unless it
     is -1; each action uniformly random among the legal ones with probability
     random_permille / 1000, else the bluffer's (:func:`policy_action`: the agent's own function,
     from the acting seat's observation, written into the scratch ``observation``; ``starts``:
-    where its fields begin), each seat planning its placements in its row of ``memories``
-    (cleared at the start of every row: a rollout knows no seat's plan). Every draw comes from
-    ``rng``, a generator to seed (xorshift), one seed per row."""
+    where its fields begin), each seat planning its placements in its row of ``memories``.
+    A rollout knows no seat's plan at its start, and a placement begun by a random move or by
+    the first action was planned by nobody: ``planned[seat]`` (scratch of n) is 1 where the
+    seat's last decision before building was the bluffer's own, and a seat that builds without
+    such a plan plans the placement when it first builds (:func:`plan_placement_now`). Every draw
+    comes from ``rng``, a generator to seed (xorshift), one seed per row."""
     for b in range(len(rows)):
         row = rows[b]
         seed_xorshift(rng, seeds[b])
         for seat in range(n):
             memories[seat][PLAN_NEXT] = 0
             memories[seat][PLAN_SIZE] = 0
+            planned[seat] = 0
         steps = 0
         if first_actions[b] >= 0 and row[TERMINAL] == 0:
             apply_action(row, n, cards, species, quick, first_actions[b])
             steps += 1
         while row[TERMINAL] == 0 and steps < max_steps:
-            if random_permille >= 1000 or below(rng, 1000) < random_permille:
-                action = random_action(row, n, cards, species, quick, rng, legal)
-            else:
-                action = policy_action(
-                    BLUFFER, row, n, cards, species, quick, rng, legal, starts, observation, rng,
-                    memories[row[CURRENT]],
-                )  # fmt: skip
+            action = rollout_action(
+                row, n, cards, species, quick, rng, legal, memories, planned, observation, starts,
+                random_permille,
+            )  # fmt: skip
             apply_action(row, n, cards, species, quick, action)
             steps += 1
+
+
+@jit
+def rollout_action(
+    row, n, cards, species, quick, rng, legal, memories, planned, observation, starts,
+    random_permille,
+):  # fmt: skip
+    """The next action of a rollout (:func:`playouts`, which says what the arguments are)."""
+    player, building = row[CURRENT], row[DECISION] == BUILD
+    if random_permille >= 1000 or below(rng, 1000) < random_permille:
+        if not building:
+            planned[player] = 0
+        return random_action(row, n, cards, species, quick, rng, legal)
+    if building and not planned[player]:
+        plan_placement_now(
+            row, n, cards, species, quick, starts, observation, memories[player], rng
+        )
+    planned[player] = 1
+    return policy_action(
+        BLUFFER, row, n, cards, species, quick, rng, legal, starts, observation, rng,
+        memories[player],
+    )  # fmt: skip
+
+
+@jit
+def plan_placement_now(row, n, cards, species, quick, starts, observation, memory, rng):
+    """The bluffer's plan for the placement the player to decide is building without one (see
+    :func:`playouts`): made now, from the seat's view, as the agent makes it when it declares
+    or believes (the declared species; every true card it still holds and up to two spare
+    cards, shuffled), the cards already placed aside."""
+    for index in range(len(observation)):
+        observation[index] = 0.0
+    observe(row, n, cards, species, quick, row[CURRENT], starts, observation)
+    kind = one_hot(observation, starts[SEEN_DECLARED], MAX_SPECIES)
+    plan_placement(False, observation, starts, memory, kind, species, quick)
+    shuffle(memory, PLAN, memory[PLAN_SIZE], rng)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -92,8 +92,9 @@ def playouts(
     rows, first_actions, seeds = playout_inputs(rows, rng, first_actions, seed_groups)
     check_choice("policy", policy, tuple(POLICIES))
     arguments = (*game.kernel_parameters(), game.default_max_cycles)
-    # a generator, the legal actions, each seat's plan; a seat's observation
-    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS, (game.num_players, HEURISTIC_MEMORY))
+    # a generator, the legal actions, each seat's plan and whether it made it; an observation
+    n = game.num_players
+    scratch = (kernel_random.SIZE, _kernel.NUM_ACTIONS, (n, HEURISTIC_MEMORY), n)
     options = (np.array(game.observation_starts(), np.int64), POLICIES[policy])
     return run_playouts(
         _PLAIN, _COMPILED, compiled, rows, first_actions, seeds, arguments, scratch, options,
@@ -125,14 +126,14 @@ def policy_actions(game: KernelGame, row: np.ndarray, count: int, seed: int = 1)
     values = list(map(int, row))
     n, cards, species, quick = game.kernel_parameters()
     rng, legal = [0] * kernel_random.SIZE, [0] * _kernel.NUM_ACTIONS
-    memories = [[0] * HEURISTIC_MEMORY for _ in range(n)]
+    memories, planned = [[0] * HEURISTIC_MEMORY for _ in range(n)], [0] * n
     observation, starts = [0.0] * game.observation_size, game.observation_starts()
     _PLAIN.seed_xorshift(rng, seed)
     actions: list[int] = []
     while len(actions) < count and not values[TERMINAL]:
-        action = _PLAIN.policy_action(
-            _kernel.BLUFFER, values, n, cards, species, quick, rng, legal, starts, observation,
-            rng, memories[values[_kernel.CURRENT]],
+        action = _PLAIN.rollout_action(
+            values, n, cards, species, quick, rng, legal, memories, planned, observation, starts,
+            0,
         )  # fmt: skip
         _PLAIN.apply_action(values, n, cards, species, quick, action)
         actions.append(int(action))
