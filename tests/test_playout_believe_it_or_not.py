@@ -336,7 +336,7 @@ def test_rollout_policy_is_always_legal():
                 game.apply(state, int(choices.choice(legal)))
 
 
-def test_rollout_policy_is_the_bluffer_agent_from_each_seats_view():
+def test_decision_the_rollouts_bluffer_is_the_agents():
     """Decision: the default rollout policy is the bluffer agent's own function, from each
     seat's observation, every seat planning its placements as the agent does. Player_0 leads
     its most held species and places every true card and two spares (the elephant first), in an
@@ -364,7 +364,7 @@ def test_rollout_policy_is_the_bluffer_agent_from_each_seats_view():
     assert sorted(placed[1:-1]) == sorted(placement)
 
 
-def test_rollout_plans_a_placement_nobody_planned():
+def test_decision_a_placement_begun_outside_the_bluffer_is_planned_when_built():
     """Decision (a placement begun outside the bluffer is planned when built): a rollout that
     starts after the search's own declaration, or in the middle of a placement, plays the
     builder as the bluffer would have planned it at the declaration: from what it holds now,

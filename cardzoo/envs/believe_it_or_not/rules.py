@@ -196,6 +196,15 @@ Fast playouts (search rollouts)
     (:mod:`cardzoo.envs.believe_it_or_not.playout`; numba when installed, else the same code as
     plain Python with identical results). The search agents roll out through it.
 
+    - **Decision (the rollouts' bluffer is the agent's):** the ``bluffer`` rollout policy is the
+      bluffer agent's own kernel function, each seat deciding from its own observation (one
+      move in ten at random), not a second bluffer written against the packed row.
+    - **Decision (a placement begun outside the bluffer is planned when built):** a seat that
+      builds a placement its bluffer did not plan (the rollout starts in it, or the search's
+      first action or a random move declared or believed) plans it when it first builds, as
+      the agent plans at a declaration: every true card it still holds and up to two spares,
+      the cards already placed aside.
+
 Vector form
     The same kernel plays many games in one call (``kernel_module``; :mod:`cardzoo.vector`:
     ``VectorEnv``, ``MultiAgentVectorEnv``, ``SB3VecEnv``), dealing from numpy's own generator
