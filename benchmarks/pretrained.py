@@ -31,7 +31,7 @@ from cardzoo.agents import agent_classes, agent_label
 from cardzoo.agents.policy import PRETRAINED, play_settings, read_policy, save_policy
 from cardzoo.evaluation import play_match
 from cardzoo.io import file_sha256, write_json_atomic
-from cardzoo.training.config import game_params
+from cardzoo.training.config import SELECTION_EVAL_SEED, game_params
 from cardzoo.training.ppo import TrainConfig, learner_factory, train
 from cardzoo.training.run_info import source_state
 
@@ -154,7 +154,7 @@ def _selection(settings: dict) -> str:
     return (
         f"the best of the {top} best periodic evaluations against the best heuristic (deals "
         f"from 10⁶ on), each evaluated again on {settings['select_games']:,} games (deals from "
-        "1,250,000 on)"
+        f"{SELECTION_EVAL_SEED:,} on)"
     )
 
 

@@ -53,6 +53,9 @@ from cardzoo.training.settings import (
 #: the first deal of the final evaluation unless a run says otherwise (the periodic
 #: evaluations' deals start at 10⁶: ``cardzoo.training.ppo.PERIODIC_EVAL_SEED``)
 FINAL_EVAL_SEED = 2_000_000
+#: the first deal of the candidates' second evaluation (``select_top`` above 1), which chooses
+#: the policy among them
+SELECTION_EVAL_SEED = 1_250_000
 #: the settings a resumed run may change: none changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
 #: the most decisions a run, an evaluation period or an exploiter may take
@@ -167,8 +170,8 @@ class TrainConfig:
         1,
         "checkpoints kept as candidates: above 1, the K best by the periodic evaluations are "
         "evaluated again when training ends, on select_games games on deals of their own "
-        "(from 1,250,000), and the best of them there is the policy (1: the best periodic "
-        "evaluation's)",
+        f"(from {SELECTION_EVAL_SEED:,}), and the best of them there is the policy (1: the best "
+        "periodic evaluation's)",
     )
     select_games: int = setting(
         Count(1, 10**6),

@@ -73,6 +73,7 @@ from cardzoo.stats import mean_interval
 from cardzoo.training.config import (
     GAME_DEFAULTS,
     RESUMABLE_CHANGES,
+    SELECTION_EVAL_SEED,
     SETTINGS,
     TrainConfig,
     best_response_config,
@@ -100,9 +101,6 @@ PERIODIC_EVAL_SEED = 1_000_000
 #: the first deal of an exploiter's evaluation against the frozen learner (a diagnostic of the
 #: league, never a report)
 EXPLOITER_EVAL_SEED = 1_500_000
-#: the first deal of the candidates' second evaluation (``select_top`` above 1), which chooses
-#: the policy among them
-SELECTION_EVAL_SEED = 1_250_000
 #: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
 RUN_FILES = (
     "league",
@@ -273,11 +271,12 @@ def _train(
             loop.history.append(evaluation)
             _log_evaluation(writer, loop.timesteps, evaluation)
             score = _selection_score(config, evaluation)
+            info = _model_info(config, game)
             if score >= loop.best_score:
                 loop.best_score, loop.best_timesteps = score, loop.timesteps
-                save_policy(run.policy, policy, _model_info(config, game))
+                save_policy(run.policy, policy, info)
             if config.select_top > 1:
-                run.keep_candidate(config, loop, policy, _model_info(config, game))
+                run.keep_candidate(config, loop, policy, info)
             if league is not None:
                 roster = _grow_league(config, run, league, loop, policy, writer)
             run.save_checkpoint(learner.state())
