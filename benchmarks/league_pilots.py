@@ -145,6 +145,9 @@ PILOTS: dict[str, TrainConfig] = {
     # to 16M decisions, its best 400-game figure (0.928 at 3.5M) luck in part. Another seed,
     # its checkpoint chosen among the five best on 2,000 games of their own (--select-top 5)
     "believe_it_or_not-h": dataclasses.replace(RUNS["believe_it_or_not"], seed=1, select_top=5),
+    # pilot h was stronger than the shipped agent (0.917 against 0.885) but easier to exploit
+    # (+0.043 against -0.011), and pilot g (the same recipe on v0) was both: a third seed
+    "believe_it_or_not-i": dataclasses.replace(RUNS["believe_it_or_not"], seed=2, select_top=5),
     # the same changes to the quick game's shipped recipe (pilot c), an exploiter every 1M
     "believe_it_or_not-quick-d": TrainConfig(
         "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
@@ -161,6 +164,15 @@ PILOTS: dict[str, TrainConfig] = {
                                 "select_top": 5},
     ),
 }  # fmt: skip
+
+#: a candidate checkpoint of a pilot's run (``candidates/<decisions>.npz``, kept by
+#: ``--select-top``), measured as a pilot of its own: name -> (pilot, decisions)
+CANDIDATES: dict[str, tuple[str, int]] = {
+    # pilot h's choice came from 15.75M decisions, its fourth exploiter (8M) gained +0.033 and
+    # its fifth (10M) -0.018: the candidate from 8.76M, which scored 0.923 [0.910, 0.933] on
+    # the selection deals (the choice: 0.928)
+    "believe_it_or_not-h@8757248": ("believe_it_or_not-h", 8_757_248),
+}
 
 
 def strength(config: TrainConfig, agent) -> dict:
@@ -182,8 +194,11 @@ def robustness(config: TrainConfig, agent: str, folder: Path) -> dict:
 
 
 def run_pilot(name: str, runs: Path, results: dict) -> None:
-    config = PILOTS[name]
-    folder = runs / name
+    if name not in PILOTS and name not in CANDIDATES:
+        raise SystemExit(f"unknown pilot {name!r}: one of {', '.join([*PILOTS, *CANDIDATES])}")
+    trained = CANDIDATES[name][0] if name in CANDIDATES else name
+    config = PILOTS[trained]
+    folder = runs / trained
     began = time.perf_counter()
     saved = folder / "metrics.json"
     if saved.exists() and json.loads(saved.read_text())["timesteps"] >= config.timesteps:
@@ -193,13 +208,20 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
         metrics = metrics.metrics
     from cardzoo.agents.policy import play_settings, read_policy
 
-    policy, info = read_policy(folder / "policy.npz")
+    policy_file = folder / "policy.npz"
+    timesteps = metrics["timesteps"]
+    if name in CANDIDATES:
+        timesteps = CANDIDATES[name][1]
+        policy_file = folder / "candidates" / f"{timesteps}.npz"
+        if not policy_file.is_file():
+            raise SystemExit(f"{name}: {policy_file} does not exist (not among the candidates)")
+    policy, info = read_policy(policy_file)
     learner = learner_factory(policy, label=name, **play_settings(info))
     league = metrics.get("league") or {"exploiter_seconds": 0.0, "exploits": []}  # None: no league
     entry = {
         "game": config.game,
         "params": config.params,
-        "timesteps": metrics["timesteps"],
+        "timesteps": timesteps,
         "train_minutes": round(metrics["train_seconds"] / 60, 1),
         "exploiter_minutes": round(league["exploiter_seconds"] / 60, 1),
         "exploits": league["exploits"],
@@ -208,9 +230,13 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
     }
     results[name] = entry
     write_json_atomic(RESULTS, results)
-    entry["robustness"] = robustness(config, f"ppo:{folder.resolve()}", folder / "exploit-1m")
+    if name == trained:
+        entry["robustness"] = robustness(config, f"ppo:{folder.resolve()}", folder / "exploit-1m")
+    else:
+        exploit_folder = runs / f"{name}-exploit-1m"
+        entry["robustness"] = robustness(config, f"ppo:{policy_file.resolve()}", exploit_folder)
     write_json_atomic(RESULTS, results)
-    label = name.rsplit("-", 1)[0]  # the shipped agent the pilot would replace
+    label = trained.rsplit("-", 1)[0]  # the shipped agent the pilot would replace
     # the file's digest in the name: a new shipped agent is measured again, not read back
     shipped = runs / f"shipped-{label}-{policy_digest(label)[:8]}-exploit-1m"
     entry["shipped_robustness"] = robustness(config, "pretrained", shipped)
@@ -261,7 +287,9 @@ def _gain(summary: dict | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pilots", default=",".join(PILOTS))
+    parser.add_argument(
+        "--pilots", default=",".join(PILOTS), help="pilots or candidates (name@decisions)"
+    )
     parser.add_argument("--runs", type=Path, default=Path("runs/league"))
     parser.add_argument("--report", action="store_true", help="only rebuild the report")
     args = parser.parse_args()
