@@ -361,7 +361,7 @@ def cardzoo_benchmarks(
         except Exception as error:  # a game still being written must not stop the benchmark
             reason = f"missing ({type(error).__name__}: {error})"
             benchmarks += [
-                Benchmark(f"{name}_v0", "cardzoo", path, status=reason)
+                Benchmark(versioned(name), "cardzoo", path, status=reason)
                 for path in ("aec", "engine")
             ]
             continue
@@ -373,13 +373,25 @@ def cardzoo_benchmarks(
             ),
         }
         benchmarks += [
-            Benchmark(f"{name}_v0", "cardzoo", path, params, run=run) for path, run in runs.items()
+            Benchmark(versioned(name), "cardzoo", path, params, run=run)
+            for path, run in runs.items()
         ]
         if spec.game_class().kernel_module is not None:
             benchmarks += vector_benchmarks(name, params, vector_games)
             if opponents is not None:
                 benchmarks += opponent_benchmarks(name, params, opponents, vector_games)
     return benchmarks
+
+
+def versioned(name: str) -> str:
+    """A game's row name, ``<name>_v<version>`` (its public module's name); a game whose engine
+    does not import is named without a version."""
+    from cardzoo.envs import game_spec
+
+    try:
+        return game_spec(name).versioned_name
+    except Exception:  # a game still being written must not stop the benchmark
+        return name
 
 
 def vector_benchmarks(name: str, params: str, count: int) -> list[Benchmark]:
@@ -398,7 +410,7 @@ def vector_benchmarks(name: str, params: str, count: int) -> list[Benchmark]:
         except Exception as error:  # numba missing for compiled=True, a kernel in progress
             reason = f"error ({type(error).__name__}: {error})"
             benchmarks += [
-                Benchmark(f"{name}_v0", "cardzoo", f"{path}{kind}", status=reason)
+                Benchmark(versioned(name), "cardzoo", f"{path}{kind}", status=reason)
                 for path in ("vector", "vector gym")
             ]
             continue
@@ -411,7 +423,7 @@ def vector_benchmarks(name: str, params: str, count: int) -> list[Benchmark]:
             ),
         }
         benchmarks += [
-            Benchmark(f"{name}_v0", "cardzoo", f"{path}{kind}", described, run=run)
+            Benchmark(versioned(name), "cardzoo", f"{path}{kind}", described, run=run)
             for path, run in runs.items()
         ]
     return benchmarks
@@ -440,15 +452,15 @@ def opponent_benchmarks(name: str, params: str, opponents: str, count: int) -> l
                 raise ValueError(f"the kernel does not play {opponents}")
         except Exception as error:  # numba missing, an unknown agent
             reason = f"error ({type(error).__name__}: {error})"
-            benchmarks.append(Benchmark(f"{name}_v0", "cardzoo", path, status=reason))
+            benchmarks.append(Benchmark(versioned(name), "cardzoo", path, status=reason))
             continue
         run = functools.partial(play_vector_gym, env)
-        benchmarks.append(Benchmark(f"{name}_v0", "cardzoo", path, described, run=run))
+        benchmarks.append(Benchmark(versioned(name), "cardzoo", path, described, run=run))
     env = game_spec(name).module().env()
     game = env.unwrapped.game
     agents = [None, *(factory(game, seat) for seat in range(1, game.num_players))]
     run = functools.partial(play_aec, env, opponents=agents)
-    benchmarks.append(Benchmark(f"{name}_v0", "cardzoo", f"aec vs {opponents}", params, run=run))
+    benchmarks.append(Benchmark(versioned(name), "cardzoo", f"aec vs {opponents}", params, run=run))
     return benchmarks
 
 

@@ -86,10 +86,10 @@ def test_a_game_that_does_not_import_is_reported_missing(throughput, tmp_path, m
     monkeypatch.setitem(registry.GAMES, "no_such_game", registry.GameSpec("no_such_game"))
     output = tmp_path / "RESULTS.md"
     rows = quick(throughput, output, "--games", "henhouse,no_such_game", "--references", "none")
-    assert rows["cardzoo", "no_such_game_v0", "aec"].status.startswith("missing")
-    assert rows["cardzoo", "no_such_game_v0", "engine"].status.startswith("missing")
+    assert rows["cardzoo", "no_such_game", "aec"].status.startswith("missing")
+    assert rows["cardzoo", "no_such_game", "engine"].status.startswith("missing")
     assert rows["cardzoo", "henhouse_v0", "aec"].status == "ok"
-    assert "| cardzoo | no_such_game_v0 | aec | missing (ModuleNotFoundError" in output.read_text()
+    assert "| cardzoo | no_such_game | aec | missing (ModuleNotFoundError" in output.read_text()
 
 
 def test_targets_are_marked_against_the_references_of_the_same_run(throughput):
