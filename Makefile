@@ -52,7 +52,7 @@ bench: $(BENCH_INSTALLED)
 	$(PY) benchmarks/throughput.py
 
 # Samples/s of training against a new user's MaskablePPO default (a few minutes).
-bench-training-speed: $(INSTALLED)
+bench-training-speed: $(BENCH_INSTALLED)
 	$(PY) benchmarks/training_speed.py
 
 # The learning runs of benchmarks/learning.md (up to an hour each; resumable: run it again after

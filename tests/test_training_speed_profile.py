@@ -1,0 +1,70 @@
+"""How benchmarks/training_speed.py charges a sampling process's time to the parts of the code:
+py-spy's sampled stacks and cProfile's table, on fixed inputs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "training_speed.py"
+ENVIRONMENT = "environment: engine, kernels, table loop or batch driver"
+POLICY = "policy forward passes (learner and self-play snapshots)"
+
+
+@pytest.fixture(scope="module")
+def speed():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("benchmarks_training_speed", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return module
+
+
+#: py-spy's raw format: a stack (outermost first) and its samples
+RAW = "\n".join([
+    "<module> (<string>:1);sampling_child (training_speed.py:160);one_process (training_speed.py:140) 50",
+    "<module> (<string>:1);sampled_collects (training_speed.py:170);Sampler.collect "
+    "(cardzoo/training/sampler.py:440);SeatedGames.advance (cardzoo/vector/seated.py:201);"
+    "GameBatch.play_codes (cardzoo/envs/batch.py:271) 30",
+    "<module> (<string>:1);sampled_collects (training_speed.py:170);Sampler.collect "
+    "(cardzoo/training/sampler.py:440);SeatedGames.advance (cardzoo/vector/seated.py:204);"
+    "decide (cardzoo/vector/seated.py:89);PolicyAgent.act_batch (cardzoo/agents/policy.py:648);"
+    "choices (cardzoo/agents/policy.py:568);Agent.rng (cardzoo/agents/base.py:45);"
+    "default_rng (numpy/random/_generator.py:5) 7",
+    "<module> (<string>:1);sampled_collects (training_speed.py:170);Sampler.collect "
+    "(cardzoo/training/sampler.py:440);SeatedGames.sit (cardzoo/vector/seated.py:160);"
+    "Agent.unmade_seed (cardzoo/agents/base.py:63) 3",
+    "<module> (<string>:1);sampled_collects (training_speed.py:170);Sampler.collect "
+    "(cardzoo/training/sampler.py:455);_gae (cardzoo/training/sampler.py:660);"
+    "sum (numpy/_core/fromnumeric.py:2300) 10",
+])  # fmt: skip
+
+
+def test_sampled_stacks_are_charged_to_their_innermost_cardzoo_frame(speed):
+    parts = speed.sampled_parts(RAW)
+    assert parts == {
+        ENVIRONMENT: 33,  # the kernel's call, and the generator made for the kernel at sit
+        POLICY: 7,  # the policy's own draw, through the agents' base class
+        "sampler: learner's inputs, sampled actions, rewards, GAE": 10,
+    }  # the 50 samples of the set-up (outside sampled_collects) are not counted
+
+
+def test_the_agents_base_class_is_charged_to_its_caller_in_cprofile_too(speed):
+    rng = ("/x/cardzoo/agents/base.py", 45, "rng")
+    choices = ("/x/cardzoo/agents/policy.py", 568, "choices")
+    sit = ("/x/cardzoo/vector/seated.py", 160, "sit")
+    # (calls, primitive calls, own time, cumulative time, callers: {caller: (..., time)})
+    stats = {
+        rng: (4, 4, 0.4, 0.4, {choices: (3, 3, 0.3, 0.3), sit: (1, 1, 0.1, 0.1)}),
+        choices: (1, 1, 1.0, 1.3, {}),
+        sit: (1, 1, 2.0, 2.1, {}),
+    }
+    parts = speed.profiled_parts(stats)
+    assert parts[POLICY] == pytest.approx(1.3)
+    assert parts[ENVIRONMENT] == pytest.approx(2.1)
