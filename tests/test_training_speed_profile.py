@@ -28,7 +28,8 @@ def speed():
 
 #: py-spy's raw format: a stack (outermost first) and its samples
 RAW = "\n".join([
-    "<module> (<string>:1);sampling_child (training_speed.py:160);one_process (training_speed.py:140) 50",
+    "<module> (<string>:1);sampling_child (training_speed.py:160);"
+    "one_process (training_speed.py:140) 50",
     "<module> (<string>:1);sampled_collects (training_speed.py:170);Sampler.collect "
     "(cardzoo/training/sampler.py:440);SeatedGames.advance (cardzoo/vector/seated.py:201);"
     "GameBatch.play_codes (cardzoo/envs/batch.py:271) 30",
