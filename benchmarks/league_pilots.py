@@ -172,7 +172,10 @@ CANDIDATES: dict[str, tuple[str, int]] = {
     # its fifth (10M) -0.018: the candidate from 8.76M, which scored 0.923 [0.910, 0.933] on
     # the selection deals (the choice: 0.928)
     "believe_it_or_not-h@8757248": ("believe_it_or_not-h", 8_757_248),
-}
+    # it was stronger still (0.928) and easier to exploit (+0.083): every other candidate of h
+    **{f"believe_it_or_not-h@{decisions}": ("believe_it_or_not-h", decisions)
+       for decisions in (5_251_072, 7_503_872, 16_007_168)},
+}  # fmt: skip
 
 
 def strength(config: TrainConfig, agent) -> dict:
