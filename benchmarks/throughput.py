@@ -15,6 +15,9 @@ Measurements
     ``engine``  a cardzoo engine without PettingZoo: ``game.new_state(rng)``, then per decision
                 ``legal_mask``, ``observe(state, player, out=buffer)`` into one preallocated array,
                 ``apply`` (a game is cut at the game's ``default_max_cycles`` decisions).
+    ``numpy engine``  the same, on the numpy engine a game with a kernel ran on before it (kept
+                as the tests' reference, ``tests/reference/<game>.py``): what "no slower than
+                today's numpy engine" measures the plain vector forms against.
     ``spiel``   OpenSpiel's ``leduc_poker``, ``liars_dice`` and ``crazy_eights`` through
                 ``pyspiel``: per decision the observation is written into a numpy buffer
                 (``make_observation(game).set_from(state, player)``), ``legal_actions``,
@@ -50,7 +53,7 @@ Targets (marked met / NOT met): every cardzoo game through the AEC API at least 
 ``leduc_holdem_v4`` and at least ``rps_v2`` / 1.5 in agent steps/s; every cardzoo engine at least
 100,000 decisions/s with observations; the compiled vector form at least 1,000,000 decisions/s
 with observations and masks, 20x the game's AEC environment and 4x ``crazy_eights``; the plain
-vector form at least the game's engine (decisions/s).
+vector form at least the game's numpy engine (its engine where it has none; decisions/s).
 
 Every game in ``cardzoo.envs.GAMES`` is measured at its default parameters; a game whose module
 fails to import is reported as missing. References whose packages are not installed (the
@@ -376,11 +379,35 @@ def cardzoo_benchmarks(
             Benchmark(versioned(name), "cardzoo", path, params, run=run)
             for path, run in runs.items()
         ]
+        reference = numpy_reference(name)
+        if reference is not None:
+            run = functools.partial(play_engine, reference)
+            benchmarks.append(Benchmark(versioned(name), "cardzoo", NUMPY_ENGINE, params, run=run))
         if spec.game_class().kernel_module is not None:
             benchmarks += vector_benchmarks(name, params, vector_games)
             if opponents is not None:
                 benchmarks += opponent_benchmarks(name, params, opponents, vector_games)
     return benchmarks
+
+
+#: the path of the rows of the numpy engines the games ran on before their kernels (kept as the
+#: tests' references: tests/reference/), which the plain vector rows are held to
+NUMPY_ENGINE = "numpy engine"
+
+
+def numpy_reference(name: str):
+    """The game's numpy engine of before its kernel, at its default parameters (``tests/
+    reference/<name>.py``'s ``Numpy<Game>``), or None for a game without one."""
+    from cardzoo.envs.registry import camel_case
+
+    if not (REPO / "tests" / "reference" / f"{name}.py").is_file():
+        return None
+    sys.path.insert(0, str(REPO / "tests"))
+    try:
+        module = importlib.import_module(f"reference.{name}")
+    finally:
+        sys.path.remove(str(REPO / "tests"))
+    return getattr(module, f"Numpy{camel_case(name)}")()
 
 
 def versioned(name: str) -> str:
@@ -563,7 +590,7 @@ def decision_rates(benchmarks: list[Benchmark]) -> dict[str, float]:
             continue
         if b.library == "OpenSpiel" and b.name == CRAZY_EIGHTS:
             rates[CRAZY_EIGHTS] = b.median("decisions")
-        elif b.library == "cardzoo" and b.path in ("aec", "engine"):
+        elif b.library == "cardzoo" and b.path in ("aec", "engine", NUMPY_ENGINE):
             rates[f"{b.name} {b.path}"] = b.median("decisions")
     return rates
 
@@ -589,7 +616,12 @@ def targets(
     decisions = benchmark.median("decisions")
     if benchmark.path == "engine":
         return f">=100k dec/s: {mark(decisions >= ENGINE_TARGET)}"
+    if benchmark.path == NUMPY_ENGINE:
+        return ""  # the reference of the plain vector rows
     if benchmark.path.startswith("vector") and benchmark.path.endswith("plain"):
+        numpy_engine = f"{benchmark.name} {NUMPY_ENGINE}"
+        if numpy_engine in (rates or {}):
+            return f">=numpy engine dec/s: {mark(at_least(numpy_engine, 1.0))}"
         return f">=engine dec/s: {mark(at_least(f'{benchmark.name} engine', 1.0))}"
     if benchmark.path.startswith("vector"):
         return (
@@ -740,7 +772,8 @@ def report(
         ">= `rps_v2` / 1.5 in agent steps/s; every cardzoo engine >= 100,000 decisions/s with "
         "observations; the compiled vector forms >= 1,000,000 decisions/s with observations and "
         "masks, >= 20x the game's AEC env and >= 4x OpenSpiel `crazy_eights` in decisions/s; "
-        "the plain vector forms >= the game's engine in decisions/s.",
+        "the plain vector forms >= the game's numpy engine (before its kernel; its engine where "
+        "it has none) in decisions/s.",
         "",
         "Columns: agent steps/s counts every `step` call (finished agents' steps included) for "
         "AEC rows and decisions for engine/OpenSpiel rows; decisions/s the steps of an agent that "

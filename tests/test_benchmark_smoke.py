@@ -140,13 +140,22 @@ def test_the_vector_rows_are_marked_against_the_aec_env_and_crazy_eights(through
     )
     plain = row("cardzoo", "a_v0", "vector plain", 99_999)
     assert throughput.targets(plain, None, None, rates) == ">=engine dec/s: NOT met"
+    # a game with a numpy engine of before its kernel: the plain rows are held to it
+    numpy_engine = row("cardzoo", "a_v0", "numpy engine", 80_000)
+    rates = throughput.decision_rates([*rows, numpy_engine])
+    assert rates["a_v0 numpy engine"] == 80_000
+    assert throughput.targets(numpy_engine, None, None, rates) == ""
+    assert throughput.targets(plain, None, None, rates) == ">=numpy engine dec/s: met"
+    plain = row("cardzoo", "a_v0", "vector plain", 79_999)
+    assert throughput.targets(plain, None, None, rates) == ">=numpy engine dec/s: NOT met"
 
 
 def test_quick_run_measures_the_vector_forms(throughput, tmp_path):
     output = tmp_path / "R.md"
     argv = ["--games", "nobody_wants_it", "--references", "none", "--vector-games", "20"]
     rows = quick(throughput, output, *argv)
-    paths = {"aec", "engine", "vector", "vector gym", "vector plain", "vector gym plain"}
+    paths = {"aec", "engine", "numpy engine", "vector", "vector gym", "vector plain",
+             "vector gym plain"}  # fmt: skip
     assert {path for _, _, path in rows} == paths
     for path, games in (("vector", 20), ("vector plain", 2)):  # the plain rows: a tenth
         row = rows["cardzoo", "nobody_wants_it_v0", path]
