@@ -165,17 +165,25 @@ PILOTS: dict[str, TrainConfig] = {
     ),
 }  # fmt: skip
 
-#: a candidate checkpoint of a pilot's run (``candidates/<decisions>.npz``, kept by
-#: ``--select-top``), measured as a pilot of its own: name -> (pilot, decisions)
-CANDIDATES: dict[str, tuple[str, int]] = {
-    # pilot h's choice came from 15.75M decisions, its fourth exploiter (8M) gained +0.033 and
-    # its fifth (10M) -0.018: the candidate from 8.76M, which scored 0.923 [0.910, 0.933] on
-    # the selection deals (the choice: 0.928)
-    "believe_it_or_not-h@8757248": ("believe_it_or_not-h", 8_757_248),
-    # it was stronger still (0.928) and easier to exploit (+0.083): every other candidate of h
-    **{f"believe_it_or_not-h@{decisions}": ("believe_it_or_not-h", decisions)
-       for decisions in (5_251_072, 7_503_872, 16_007_168)},
-}  # fmt: skip
+#: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
+#: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
+#: 15.75M decisions and was easier to exploit than the shipped agent (+0.043 against -0.011): its
+#: 8.76M candidate was stronger (0.928) and easier to exploit still (+0.083), so every candidate
+#: of h was measured (a 1M best response costs 2-5 minutes), then pilot i's. The rule, written
+#: before pilot i's candidates were measured: of the policies and candidates of pilots h and i
+#: that win at least 0.90 against three bluffers here, the one whose best response gains least
+#: replaces the shipped agent if it is better on both counts (benchmarks/pretrained.py,
+#: SHIPPED_CANDIDATES).
+
+
+def candidate(name: str) -> tuple[str, int] | None:
+    """``<pilot>@<decisions>`` -> (pilot, decisions); None for a pilot's own name."""
+    pilot, at, decisions = name.partition("@")
+    if not at:
+        return None
+    if pilot not in PILOTS or not decisions.isdigit():
+        raise SystemExit(f"{name!r}: a candidate is named <pilot>@<decisions>")
+    return pilot, int(decisions)
 
 
 def strength(config: TrainConfig, agent) -> dict:
@@ -197,9 +205,10 @@ def robustness(config: TrainConfig, agent: str, folder: Path) -> dict:
 
 
 def run_pilot(name: str, runs: Path, results: dict) -> None:
-    if name not in PILOTS and name not in CANDIDATES:
-        raise SystemExit(f"unknown pilot {name!r}: one of {', '.join([*PILOTS, *CANDIDATES])}")
-    trained = CANDIDATES[name][0] if name in CANDIDATES else name
+    chosen = candidate(name)
+    trained = name if chosen is None else chosen[0]
+    if trained not in PILOTS:
+        raise SystemExit(f"unknown pilot {name!r}: one of {', '.join(PILOTS)} (or <pilot>@N)")
     config = PILOTS[trained]
     folder = runs / trained
     began = time.perf_counter()
@@ -213,8 +222,8 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
 
     policy_file = folder / "policy.npz"
     timesteps = metrics["timesteps"]
-    if name in CANDIDATES:
-        timesteps = CANDIDATES[name][1]
+    if chosen is not None:
+        timesteps = chosen[1]
         policy_file = folder / "candidates" / f"{timesteps}.npz"
         if not policy_file.is_file():
             raise SystemExit(f"{name}: {policy_file} does not exist (not among the candidates)")
@@ -291,7 +300,7 @@ def _gain(summary: dict | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--pilots", default=",".join(PILOTS), help="pilots or candidates (name@decisions)"
+        "--pilots", default=",".join(PILOTS), help="pilots, or their candidates (pilot@decisions)"
     )
     parser.add_argument("--runs", type=Path, default=Path("runs/league"))
     parser.add_argument("--report", action="store_true", help="only rebuild the report")
