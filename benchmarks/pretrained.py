@@ -146,8 +146,37 @@ RUNS: dict[str, TrainConfig] = {
 }
 
 
-def _selection(settings: dict) -> str:
-    """How the run chose its checkpoint (``select_top``, docs/training.md)."""
+#: shipped file name -> the candidate (``candidates/<decisions>.npz``, kept by the run's
+#: ``select_top``) that ships in place of the run's own choice: chosen among the candidates of
+#: league pilots on the pilots' deals for being hard to exploit as well as strong
+#: (benchmarks/league_pilots.md). The same command trains the same candidates on the same kind
+#: of machine (docs/training.md, "Reproducibility").
+SHIPPED_CANDIDATES: dict[str, int] = {}
+
+
+def shipped_policy(name: str, folder: Path, metrics: dict) -> tuple[Path, dict]:
+    """The policy file that ships for ``name`` from its run ``folder``, and the run's metrics
+    as its card tells them (the candidate's decisions as the selected ones)."""
+    decisions = SHIPPED_CANDIDATES.get(name)
+    if decisions is None:
+        return folder / "policy.npz", metrics
+    file = folder / "candidates" / f"{decisions:d}.npz"
+    if not file.is_file():
+        raise SystemExit(f"{name}: the candidate {file} does not exist (the run keeps its best)")
+    return file, {**metrics, "selected_timesteps": decisions, "shipped_candidate": decisions}
+
+
+def _selection(settings: dict, metrics: dict | None = None) -> str:
+    """How the run chose its checkpoint (``select_top``, docs/training.md), or how the build
+    chose among its candidates (:data:`SHIPPED_CANDIDATES`)."""
+    if metrics is not None and metrics.get("shipped_candidate"):
+        return (
+            f"among the {settings['select_top']} candidates of the run (its best periodic "
+            "evaluations), the one whose 1M-decision best response gained least among those "
+            "that won at least 0.90 against the best heuristic, both on the league pilots' deals "
+            "(from 2·10⁶ and 3·10⁶; `benchmarks/league_pilots.md`); the run itself chose "
+            f"another by strength alone ({_selection(settings)})"
+        )
     top = settings.get("select_top", 1)
     if top == 1:
         return "the best periodic evaluation against the best heuristic (deals from 10⁶ on)"
@@ -331,7 +360,8 @@ def model_card(
         f"({settings.get('lr_schedule', 'constant')}), network {settings['net_arch']} "
         f"({settings.get('activation', 'tanh')}, {settings.get('head', 'linear')} head)"
         + (f"; {_inputs(settings)}" if _inputs(settings) else ""),
-        f"- selected at {metrics['selected_timesteps']:,} decisions: {_selection(settings)}",
+        f"- selected at {metrics['selected_timesteps']:,} decisions: "
+        f"{_selection(settings, metrics)}",
         *_positions(metrics, positions),
         "",
         f"## Evaluation: {games:,} games per line-up, mirrored deals, seats rotated, 95% CIs",
@@ -389,7 +419,8 @@ def build(name: str, runs: Path, games: int, source: str | None) -> None:
     else:  # a new run, an interrupted one, or a finished one extended to more decisions
         resume = (folder / "config.json").exists()
         metrics = train(config, folder, resume=resume, progress=False).metrics
-    policy, info = read_policy(folder / "policy.npz")
+    policy_file, metrics = shipped_policy(name, folder, metrics)
+    policy, info = read_policy(policy_file)
     # How the agent plays positions is the recipe's, not only the run's: a run trained before
     # the setting existed ships playing them as the recipe says (docs/training.md, "Positions")
     positions = config.resolved(build_agents=False).positions
@@ -397,7 +428,7 @@ def build(name: str, runs: Path, games: int, source: str | None) -> None:
     rows = evaluate_against_each(config, policy, play_settings(shipped), games)
     PRETRAINED.mkdir(exist_ok=True)
     if info.get("positions", "learned") == positions:
-        shutil.copyfile(folder / "policy.npz", PRETRAINED / f"{name}.npz")
+        shutil.copyfile(policy_file, PRETRAINED / f"{name}.npz")
     else:
         save_policy(PRETRAINED / f"{name}.npz", policy, shipped)
     deals = PRETRAINED_EVAL_SEEDS.get(config.game, PRETRAINED_EVAL_SEED)
@@ -456,6 +487,7 @@ def write_card(name: str, runs: Path) -> None:
     """The model card again from the run's metrics and the evaluation already recorded."""
     result = json.loads(RESULTS.read_text())[name]
     metrics = json.loads((runs / name / "metrics.json").read_text())
+    _, metrics = shipped_policy(name, runs / name, metrics)
     card = model_card(
         name,
         result["params"],
