@@ -30,6 +30,7 @@ from pathlib import Path
 from exploitability import measure, policy_digest  # benchmarks/exploitability.py, beside this
 from pretrained import (  # benchmarks/pretrained.py
     BION_STANDARD_BEFORE,
+    BION_STANDARD_RECIPE,
     LONG_LEAGUE,
     MINUS_TWO_LEAGUE,
     QUICK_LEAGUE,
@@ -117,7 +118,7 @@ PILOTS: dict[str, TrainConfig] = {
     # every league above drew by the mix's weights alone: PFSP counted 1/4 as even odds where
     # three of four players win, which put every member at the floor. Pilot f with PFSP's even
     # odds at the observed share of winners (the default since)
-    "believe_it_or_not-g": RUNS["believe_it_or_not"],  # shipped since
+    "believe_it_or_not-g": BION_STANDARD_RECIPE,  # shipped (and on v1 until pilot h@5251072)
     # Nobody Wants It's goal (0.40 against three dodgers) is still open and its league pilot a
     # ran with PFSP idle: the game's defaults trained to 16M decisions in a league whose
     # exploiters of 1M (every 4M) train as `cardzoo exploit` trains, PFSP at the observed share
@@ -144,10 +145,10 @@ PILOTS: dict[str, TrainConfig] = {
     # against three bluffers on its card, its periodic evaluations level at 0.88-0.92 from 3.5M
     # to 16M decisions, its best 400-game figure (0.928 at 3.5M) luck in part. Another seed,
     # its checkpoint chosen among the five best on 2,000 games of their own (--select-top 5)
-    "believe_it_or_not-h": dataclasses.replace(RUNS["believe_it_or_not"], seed=1, select_top=5),
+    "believe_it_or_not-h": dataclasses.replace(BION_STANDARD_RECIPE, seed=1, select_top=5),
     # pilot h was stronger than the shipped agent (0.917 against 0.885) but easier to exploit
     # (+0.043 against -0.011), and pilot g (the same recipe on v0) was both: a third seed
-    "believe_it_or_not-i": dataclasses.replace(RUNS["believe_it_or_not"], seed=2, select_top=5),
+    "believe_it_or_not-i": dataclasses.replace(BION_STANDARD_RECIPE, seed=2, select_top=5),
     # the same changes to the quick game's shipped recipe (pilot c), an exploiter every 1M
     "believe_it_or_not-quick-d": TrainConfig(
         "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
@@ -173,7 +174,9 @@ PILOTS: dict[str, TrainConfig] = {
 #: before pilot i's candidates were measured: of the policies and candidates of pilots h and i
 #: that win at least 0.90 against three bluffers here, the one whose best response gains least
 #: replaces the shipped agent if it is better on both counts (benchmarks/pretrained.py,
-#: SHIPPED_CANDIDATES).
+#: SHIPPED_CANDIDATES). All ten won 0.906-0.928; h@5251072 gained least (-0.018 [-0.045,
+#: +0.009]; then i@12255232 -0.004) and won 0.909 [0.896, 0.921]: the shipped agent 0.885
+#: [0.870, 0.898] and -0.011 [-0.037, +0.015] on the same deals.
 
 
 def candidate(name: str) -> tuple[str, int] | None:
