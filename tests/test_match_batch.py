@@ -45,7 +45,7 @@ MATCHES = [
         "believe_it_or_not",
         [sampling_pretrained, "honest", "bluffer", "honest"],
         {},
-        (0, [17, 26, 17]),
+        (0, [16, 26, 18]),
     ),
     (
         "believe_it_or_not",
