@@ -160,6 +160,8 @@ def one_process(game: str, tables: bool = False) -> tuple:
 
 #: the function whose samples :func:`sampled_share` counts (its name marks them in the stacks)
 SAMPLED = "sampled_collects"
+#: py-spy's samples a second, and the rollouts it samples
+SAMPLING_RATE, SAMPLED_ROLLOUTS = 1000, 40
 
 
 def sampling_child(game: str, collects: int) -> None:
@@ -198,10 +200,11 @@ def sampled_parts(raw: str, marker: str = SAMPLED) -> dict[str, int]:
     return parts
 
 
-def sampled_share(game: str, collects: int = 40) -> float | None:
-    """The environment side's share of a sampling process's time sampled by py-spy (1,000
-    samples a second, the process unslowed: cProfile's per-call cost inflates Python code's
-    share), or None without py-spy (``pip install py-spy``, the ``bench`` extra)."""
+def sampled_share(game: str, collects: int = SAMPLED_ROLLOUTS) -> float | None:
+    """The environment side's share of a sampling process's time sampled by py-spy
+    (:data:`SAMPLING_RATE` samples a second, the process unslowed: cProfile's per-call cost
+    inflates Python code's share), or None without py-spy (``pip install py-spy``, the
+    ``bench`` extra)."""
     import shutil
     import subprocess
     import sys
@@ -213,7 +216,8 @@ def sampled_share(game: str, collects: int = 40) -> float | None:
              f"training_speed.sampling_child({game!r}, {collects})")  # fmt: skip
     with tempfile.TemporaryDirectory() as folder:
         raw = Path(folder) / "stacks.txt"
-        record = [spy, "record", "--rate", "1000", "--format", "raw", "--output", str(raw)]
+        record = [spy, "record", "--rate", str(SAMPLING_RATE), "--format", "raw", "--output",
+                  str(raw)]  # fmt: skip
         subprocess.run([*record, "--", sys.executable, "-c", child], check=True,
                        capture_output=True)  # fmt: skip
         parts = sampled_parts(raw.read_text())
@@ -273,8 +277,9 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
         "generators made to be copied into the kernel. The tables above were measured before "
         "the sampler played batches, on Tables. cProfile's cost per Python call slows the "
         "driver's many small calls more than the forward passes' few large ones; the last "
-        "column samples an unslowed sampling process instead (py-spy, 1,000 samples a second, "
-        "40 rollouts, each sample charged to its innermost frame of cardzoo's code as the "
+        "column samples an unslowed sampling process instead (py-spy, "
+        f"{SAMPLING_RATE:,} samples a second, {SAMPLED_ROLLOUTS} rollouts, each sample charged "
+        "to its innermost frame of cardzoo's code as the "
         "profile charges numpy's time to its caller; `pip install py-spy`, in the `bench` "
         "extra). Both charge the agents' base class (an agent's generator, made at its first "
         "draw) to its caller: the policy's sampling or the driver.",
