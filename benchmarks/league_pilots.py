@@ -7,7 +7,10 @@ then two measurements, both on deals that choose things and are never reported a
   2,000 mirrored games on the deals from 3·10⁶ (where today's pretrained agents were compared),
   next to today's shipped agent on the same deals;
 - **robust**: ``cardzoo exploit`` at 1M decisions against the pilot and against today's shipped
-  agent, reported on the deals from 2·10⁶.
+  agent, reported on the deals from 2·10⁶;
+- **head to head**: the pilot's score against today's shipped agent and against the agent that
+  one replaced (the learned agents of the game's tournament, ``benchmarks/learning.md``), 2,000
+  games a pair in the tournament's line-ups on the deals from 3·10⁶.
 
 The recipe that wins goes into ``benchmarks/pretrained.py``; its final table is computed once,
 on the deals from 7·10⁶ (``benchmarks/DEALS.md``), and its exploitability in
@@ -28,6 +31,7 @@ import time
 from pathlib import Path
 
 from exploitability import measure, policy_digest  # benchmarks/exploitability.py, beside this
+from learning import PREVIOUS  # benchmarks/learning.py
 from pretrained import (  # benchmarks/pretrained.py
     BION_STANDARD_BEFORE,
     BION_STANDARD_RECIPE,
@@ -164,7 +168,26 @@ PILOTS: dict[str, TrainConfig] = {
                                 "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
                                 "select_top": 5},
     ),
+    # pilot e at seed 1, and pilot e trained twice as long: quick's shipped agent ranks third in
+    # its tournament, below the v0 agent it replaced and pimc; pilot e scores 0.476 [0.454,
+    # 0.498] head to head against the shipped agent and 0.459 [0.437, 0.480] against the v0 one
+    **{f"believe_it_or_not-quick-{tag}": TrainConfig(
+        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": timesteps, "seed": seed,
+                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
+                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
+                                "select_top": 5},
+    ) for tag, seed, timesteps in (("f", 1, 4_000_000), ("g", 0, 8_000_000))},
 }  # fmt: skip
+
+#: The rule for quick, Minus Two and Nobody Wants It, written before the head-to-head scores of
+#: any candidate were seen (only pilot quick-e's own policy had been measured head to head): of
+#: a game's pilots' policies and candidates measured from now on, one replaces the shipped agent
+#: only if, here, it (1) wins at least the shipped agent's rate against three copies of the best
+#: heuristic, (2) is exploited by a 1M best response for less than the shipped agent is, and
+#: (3) scores above 0.5 head to head against both the shipped agent and the one it replaced
+#: (point estimates all three); of those, the one with the highest mean head-to-head score.
+#: (The tournament asks for first place in a field that holds both learned agents: a pilot that
+#: loses to them head to head would not rank first.)
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
@@ -198,6 +221,30 @@ def strength(config: TrainConfig, agent) -> dict:
     result = play_match(config.game, [agent] + [best] * (n - 1), GAMES, STRENGTH_SEED, params)
     summary = result.agents[result.lineup[0]].summary()
     return {"against": best, "win_rate": summary["win_rate"], "ci": summary["win_rate_ci"]}
+
+
+def head_to_head(config: TrainConfig, agent, label: str) -> dict:
+    """``agent``'s score against today's shipped agent for ``label`` and against the one it
+    replaced (where there is one), each over :data:`GAMES` games in every line-up of a pair."""
+    from cardzoo.tournament import tournament
+
+    resolved = config.resolved()
+    game = run_game(resolved)
+    params = {k: v for k, v in game.params().items() if k not in ("reward", "num_players")}
+    opponents = {"shipped": "pretrained"}
+    if (PREVIOUS / f"{label}.npz").exists():
+        opponents["replaced"] = f"ppo:{PREVIOUS / f'{label}.npz'}"
+    scores = {}
+    for key, opponent in opponents.items():
+        result = tournament(config.game, [agent, opponent], GAMES, STRENGTH_SEED,
+                            game.num_players, params)  # fmt: skip
+        pair = result.pairs[0]
+        scores[key] = {
+            "score": pair.score(pair.first),
+            "ci": list(pair.score_interval(pair.first)),
+            "games": pair.games,
+        }
+    return scores
 
 
 def robustness(config: TrainConfig, agent: str, folder: Path) -> dict:
@@ -243,6 +290,8 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
         "strength": strength(config, learner),
         "shipped_strength": strength(config, "pretrained"),
     }
+    label = trained.rsplit("-", 1)[0]  # the shipped agent the pilot would replace
+    entry["head_to_head"] = head_to_head(config, learner, label)
     results[name] = entry
     write_json_atomic(RESULTS, results)
     if name == trained:
@@ -251,7 +300,6 @@ def run_pilot(name: str, runs: Path, results: dict) -> None:
         exploit_folder = runs / f"{name}-exploit-1m"
         entry["robustness"] = robustness(config, f"ppo:{policy_file.resolve()}", exploit_folder)
     write_json_atomic(RESULTS, results)
-    label = trained.rsplit("-", 1)[0]  # the shipped agent the pilot would replace
     # the file's digest in the name: a new shipped agent is measured again, not read back
     shipped = runs / f"shipped-{label}-{policy_digest(label)[:8]}-exploit-1m"
     entry["shipped_robustness"] = robustness(config, "pretrained", shipped)
@@ -267,12 +315,15 @@ def write_report(results: dict) -> None:
         f"deals from {STRENGTH_SEED:,}) and the gain of a 1M-decision best response against it "
         f"(`cardzoo exploit`, 2,000 games on deals from {EXPLOIT_SEED:,}), beside today's "
         "shipped agent on the same deals. These deals choose the recipe: the final figures are "
-        "computed once elsewhere (`benchmarks/DEALS.md`). Rebuilt by "
+        "computed once elsewhere (`benchmarks/DEALS.md`). Head to head: the pilot's score against "
+        "today's shipped agent and against the agent that one replaced, 2,000 games a pair in "
+        "the tournament's line-ups on the strength deals (— where not measured). Rebuilt by "
         "`python benchmarks/league_pilots.py`.",
         "",
         "| pilot | decisions | minutes (+ exploiters) | vs 3 × best | shipped vs 3 × best "
-        "| exploit gain | shipped exploit gain | exploiters' gains during training |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| exploit gain | shipped exploit gain | head to head: shipped, replaced "
+        "| exploiters' gains during training |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in results.items():
         cells = [
@@ -283,6 +334,8 @@ def write_report(results: dict) -> None:
             _rate(r["shipped_strength"]["win_rate"], r["shipped_strength"]["ci"]),
             _gain(r.get("robustness")),
             _gain(r.get("shipped_robustness")),
+            ", ".join(_rate(h["score"], h["ci"]) for h in r.get("head_to_head", {}).values())
+            or "—",
             ", ".join(f"{e['gain']:+.3f}" for e in r["exploits"]),
         ]
         lines.append("| " + " | ".join(cells) + " |")
