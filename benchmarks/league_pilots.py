@@ -177,6 +177,15 @@ PILOTS: dict[str, TrainConfig] = {
                                 "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
                                 "select_top": 5},
     ) for tag, seed, timesteps in (("f", 1, 4_000_000), ("g", 0, 8_000_000))},
+    # Minus Two's shipped agent ranks third in its tournament, below the self-play agent it
+    # replaced and pimc: its recipe (pilot a) with the standard game's winning changes
+    # (exploiters of 1M trained as `cardzoo exploit`, PFSP at the observed share) at the
+    # shipped length, which pilot b's 16M had doubled, its checkpoint chosen among the five best
+    "minus_two-c": TrainConfig(
+        "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
+                        "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
+                        "select_top": 5},
+    ),
 }  # fmt: skip
 
 #: The rule for quick, Minus Two and Nobody Wants It, written before the head-to-head scores of
