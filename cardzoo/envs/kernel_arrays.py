@@ -1,11 +1,22 @@
-"""The kernels' copies of runs of numbers, fast in both of a kernel's forms.
+"""The kernels' runs of numbers (copied, filled, spelled out from bits), fast in both forms.
 
 A kernel (:mod:`cardzoo.envs.kernels`) copies runs of a packed row into an observation vector, or
-within the row. Written as slices, one source line does it, and plain Python copies a slice in
-one step; but numba compiles a slice assignment between arrays into a general routine, about
-three times slower than a loop. So the kernels call these functions, which have one meaning
-and a body for each form: compiled, a loop over views, inlined into the kernel that calls it;
-plain, the slice assignment.
+within the row, clears an observation or a mask, and writes legal actions given as bits out into
+a mask. Written as slices, one source line does each, and plain Python runs a slice in one
+step; but numba compiles a slice assignment between arrays into a general routine, about three
+times slower than a loop. So the kernels call these functions, which have one meaning and a
+body for each form: compiled, a loop over views, inlined into the kernel that calls it; plain,
+the slice assignment.
+
+**Decision (masks kept in plain Python).** A mask depends on nothing but the legal actions'
+bits (or a kernel's code of them), which repeat (Nobody Wants It and Believe It or Not meet a
+few hundred; Minus Two's codes are many more, and its table starts again from none now and
+then); spelling one out costs plain Python a microsecond or more (Minus Two's 293 actions,
+several), copying a finished one a slice.
+So the plain form of :func:`bits_into` (and of a kernel's own mask of a code, through
+:func:`kept` and :func:`put_kept`) makes each mask once, keeps it as an int8 array and copies
+it (into an array at C speed; the masks of the vector games are arrays); the compiled form
+writes the bits out, which costs it less than a look-up.
 
 **Decision:** these functions are as stable as the slices they stand for. Numba's on-disk cache
 does not notice a change in this module from a kernel that calls it (as for
@@ -19,6 +30,10 @@ from cardzoo.envs.kernels import kernel_jit
 PLAIN, jit = kernel_jit(__name__)
 
 if PLAIN:
+    import numpy
+
+    #: the runs :func:`kept` keeps in one table before it starts again from none
+    KEPT = 20_000
 
     def copy_run(out, at, source, start, count):
         """``out[at : at + count] = source[start : start + count]`` (``out`` and ``source`` may
@@ -31,6 +46,45 @@ if PLAIN:
         later = n - first
         out[at : at + later] = source[start + first : start + n]
         out[at + later : at + n] = source[start : start + first]
+
+    def fill(out, at, count, value):
+        """``out[at : at + count] = value``."""
+        out[at : at + count] = [value] * count
+
+    def bits_into(out, at, bits, count):
+        """``out[at + a] = (bits >> a) & 1`` for each ``a < count`` (a mask from legal actions
+        as bits); returns how many are 1."""
+        found = _BIT_RUNS.get((bits, count))
+        if found is None:
+            found = kept(_BIT_RUNS, (bits, count), count, _spelled_out, bits)
+        return put_kept(out, at, found)
+
+    _BIT_RUNS: dict = {}
+
+    def _spelled_out(run, bits):
+        for a in range(len(run)):
+            run[a] = (bits >> a) & 1
+        return sum(run)
+
+    def kept(table, key, size, write, *args):
+        """The run of ``size`` numbers that ``write(run, *args)`` writes into zeros for
+        ``key`` (returning a count), made at the first call for ``key`` and kept in ``table``
+        (up to :data:`KEPT` runs): ``(int8 array, count)`` (plain Python only)."""
+        found = table.get(key)
+        if found is None:
+            if len(table) >= KEPT:
+                table.clear()
+            run = [0] * size
+            count = write(run, *args)
+            found = table[key] = (numpy.array(run, numpy.int8), count)
+        return found
+
+    def put_kept(out, at, found):
+        """A run :func:`kept` into ``out[at:]`` (an array, or a list: a search's scratch);
+        returns its count (plain Python only)."""
+        run = found[0]
+        out[at : at + len(run)] = run.tolist() if type(out) is list else run
+        return found[1]
 
 else:
     from cardzoo.envs.kernels import numba
@@ -53,3 +107,18 @@ else:
         later = n - first
         copy_run(out, at, source, start + first, later)
         copy_run(out, at + later, source, start, first)
+
+    @inlined
+    def fill(out, at, count, value):
+        target = out[at : at + count]
+        for index in range(count):
+            target[index] = value
+
+    @inlined
+    def bits_into(out, at, bits, count):
+        target, total = out[at : at + count], 0
+        for a in range(count):
+            bit = (bits >> a) & 1
+            target[a] = bit
+            total += bit
+        return total

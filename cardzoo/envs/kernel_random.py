@@ -22,9 +22,12 @@ engine that steps one game on its kernel (:mod:`cardzoo.envs.packed`) loads the 
 waiting generator gives 0 and turns it into :data:`MISSED`; the engine then undoes the step and
 runs it again with the generator loaded. **Decision:** in plain Python, 128-bit arithmetic on
 16-bit limbs costs about 15 microseconds a number (a deal, a millisecond), so a plain engine
-passes the ``numpy.random.Generator`` itself, and the plain copy's :func:`shuffle` and
-:func:`integers` let numpy draw with it: the very draws (the tests hold both to numpy), at C
-speed.
+(one game, :mod:`cardzoo.envs.packed`, or many, :mod:`cardzoo.envs.batch`) passes the
+``numpy.random.Generator`` itself, and the plain copy's :func:`shuffle`, :func:`integers`,
+:func:`next_seed` and :func:`seed_numpy` let numpy draw with it (or seed it): the very draws
+(the tests hold both to numpy), at C speed. (:func:`below` has no such twin: numpy's
+``random_interval`` is not public; the generators that draw with it alone, the vector games'
+random opponents', stay arrays.)
 
 :func:`shuffle` is numpy's Fisher-Yates for either kind. **Decision:** the generator reproduces
 numpy's published algorithms (``SeedSequence``, PCG64, ``random_interval``, Lemire's bounded
@@ -34,6 +37,8 @@ a kernel that calls it: a change here (there is no reason for one while numpy ke
 needs the cached kernels cleared (``__pycache__/*.nbi``, ``*.nbc``); the tests that compare
 compiled and plain kernels would show stale ones.
 """
+
+import numpy
 
 from cardzoo.envs.kernels import kernel_jit
 
@@ -313,9 +318,34 @@ def _plain_integers(rng, count):
     return _integers_as_written(rng, count)
 
 
+_next_seed_as_written = next_seed
+
+
+def _plain_next_seed(rng):
+    """:func:`next_seed` as the plain copy runs it: given a ``numpy.random.Generator`` itself,
+    its own ``integers(2**63)`` (the very draw)."""
+    if hasattr(rng, "bit_generator"):
+        return int(rng.integers(2**63))
+    return _next_seed_as_written(rng)
+
+
+_seed_numpy_as_written = seed_numpy
+
+
+def _plain_seed_numpy(rng, seed):
+    """:func:`seed_numpy` as the plain copy runs it: a ``numpy.random.Generator`` given itself is
+    moved to the state of ``numpy.random.default_rng(seed)`` (numpy seeds it, at C speed)."""
+    if hasattr(rng, "bit_generator"):
+        rng.bit_generator.state = numpy.random.PCG64(seed).state
+    else:
+        _seed_numpy_as_written(rng, seed)
+
+
 if PLAIN:
     shuffle = _plain_shuffle
     integers = _plain_integers
+    next_seed = _plain_next_seed
+    seed_numpy = _plain_seed_numpy
 
 
 # --- numpy's state, for the engines and the tests (plain Python only) ---------------------------

@@ -49,6 +49,7 @@ integers = _random.integers
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 _arrays = kernel_dependency("cardzoo.envs.kernel_arrays", PLAIN)
 copy_run, copy_rotated = _arrays.copy_run, _arrays.copy_rotated
+fill, bits_into = _arrays.fill, _arrays.bits_into
 
 # The scalars at the start of a row (the state's fields of the same names).
 (
@@ -446,13 +447,7 @@ def legal_list(row, n, cards, species, quick, legal):
 @jit
 def legal_mask(row, n, cards, species, quick, mask):
     """The legal actions of the player to decide, 1 or 0 in ``mask``; returns how many."""
-    bits = legal_actions(row, n, cards, species, quick)
-    count = 0
-    for action in range(NUM_ACTIONS):
-        legal = (bits >> action) & 1
-        mask[action] = legal
-        count += legal
-    return count
+    return bits_into(mask, 0, legal_actions(row, n, cards, species, quick), NUM_ACTIONS)
 
 
 @jit
@@ -626,8 +621,7 @@ def plan_placement_now(row, n, cards, species, quick, starts, observation, memor
     :func:`playouts`): made now, from the seat's view, as the agent makes it when it declares
     or believes (the declared species; every true card it still holds and up to two spare
     cards, shuffled), the cards already placed aside."""
-    for index in range(len(observation)):
-        observation[index] = 0.0
+    fill(observation, 0, len(observation), 0.0)
     observe(row, n, cards, species, quick, row[CURRENT], starts, observation)
     kind = one_hot(observation, starts[SEEN_DECLARED], MAX_SPECIES)
     plan_placement(False, observation, starts, memory, kind, species, quick)
@@ -990,14 +984,12 @@ def observe_game(row, player, starts, observation, mask, n, cards, species, quic
     its legal actions into ``mask`` (all 0 unless that seat decides now)."""
     if player < 0:
         player = row[CURRENT]
-    for index in range(len(observation)):
-        observation[index] = 0.0
+    fill(observation, 0, len(observation), 0.0)
     observe(row, n, cards, species, quick, player, starts, observation)
     if player == row[CURRENT]:
         legal_mask(row, n, cards, species, quick, mask)
     else:
-        for action in range(NUM_ACTIONS):
-            mask[action] = 0
+        fill(mask, 0, NUM_ACTIONS, 0)
 
 
 @jit
@@ -1069,8 +1061,7 @@ def policy_action(
     own generator ``seat_rng`` and keeps its ``memory``."""
     if policy == RANDOM:
         return random_action(row, n, cards, species, quick, rng, legal)
-    for index in range(len(observation)):
-        observation[index] = 0.0
+    fill(observation, 0, len(observation), 0.0)
     observe(row, n, cards, species, quick, row[CURRENT], starts, observation)
     bits = legal_actions(row, n, cards, species, quick)
     return seat_heuristic(

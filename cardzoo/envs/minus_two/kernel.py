@@ -53,6 +53,7 @@ below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xor
 next_seed, seed_numpy, integers = _random.next_seed, _random.seed_numpy, _random.integers
 _arrays = kernel_dependency("cardzoo.envs.kernel_arrays", PLAIN)
 copy_run, copy_rotated = _arrays.copy_run, _arrays.copy_rotated
+fill = _arrays.fill
 
 # The scalars at the start of a packed row.
 CURRENT, PILE_SIZE, LIMIT, TARGET, DEALER, ROUND, TERMINAL, ROUND_WINNER = range(8)
@@ -839,8 +840,20 @@ def row_size(n, count_scoring, target_raise, target_score, points_reward):
 def legal_mask(row, n, mask):
     """The legal actions of the player to act, 1 or 0 in ``mask`` (an array; all 0 once the
     game is over); returns how many there are."""
-    mask[:] = 0  # one assignment in plain Python, not 293
+    fill(mask, 0, NUM_ACTIONS, 0)
     return expand_legal(legal_code(row, n), mask, True)
+
+
+if PLAIN:  # plain Python keeps each code's mask (listing a code's actions costs microseconds)
+    _masks_of = {}
+
+    def legal_mask(row, n, mask):
+        code = legal_code(row, n)
+        found = _arrays.kept(_masks_of, code, NUM_ACTIONS, _expanded, code)
+        return _arrays.put_kept(mask, 0, found)
+
+    def _expanded(run, code):
+        return expand_legal(code, run, True)
 
 
 @jit
@@ -888,7 +901,7 @@ def observe_game(row, player, starts, observation, mask, n, count_scoring, targe
     if player == row[CURRENT]:
         legal_mask(row, n, mask)
     else:
-        mask[:] = 0
+        fill(mask, 0, NUM_ACTIONS, 0)
 
 
 @jit

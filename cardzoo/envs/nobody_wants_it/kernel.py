@@ -58,6 +58,8 @@ from cardzoo.envs.nobody_wants_it.cards import (  # noqa: E402, F401
 _random = kernel_dependency("cardzoo.envs.kernel_random", PLAIN)
 below, shuffle, seed_xorshift = _random.below, _random.shuffle, _random.seed_xorshift
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
+_arrays = kernel_dependency("cardzoo.envs.kernel_arrays", PLAIN)
+fill, bits_into = _arrays.fill, _arrays.bits_into
 
 # The scalars at the start of a row.
 ROUND, DEALER, ACTIVE, CURRENT, DECISION, DRAW_SIZE, DISCARD_SIZE, TERMINAL = range(8)
@@ -412,13 +414,7 @@ def legal_actions(row, n, rounds, points_reward):
 @jit
 def legal_mask(row, n, rounds, mask):
     """The legal actions of the player to decide, 1 or 0 in ``mask``; returns how many."""
-    bits = legal_actions(row, n, rounds, 0)
-    count = 0
-    for action in range(NUM_ACTIONS):
-        legal = (bits >> action) & 1
-        mask[action] = legal
-        count += legal
-    return count
+    return bits_into(mask, 0, legal_actions(row, n, rounds, 0), NUM_ACTIONS)
 
 
 @jit
@@ -660,8 +656,7 @@ def policy_action(policy, row, n, rounds, points_reward, rng, mask, starts, obse
     scratch ``observation``) and legal actions."""
     if policy == RANDOM:
         return random_action(row, n, rounds, rng, mask)
-    for index in range(len(observation)):
-        observation[index] = 0.0
+    fill(observation, 0, len(observation), 0.0)
     observe(row, n, rounds, points_reward, row[CURRENT], starts, observation)
     legal = legal_actions(row, n, rounds, points_reward)
     if policy == HAND_SHEDDER:
@@ -768,14 +763,12 @@ def observe_game(row, player, starts, observation, mask, n, rounds, points_rewar
     its legal actions into ``mask`` (all 0 unless that seat decides now)."""
     if player < 0:
         player = row[CURRENT]
-    for index in range(len(observation)):
-        observation[index] = 0.0
+    fill(observation, 0, len(observation), 0.0)
     observe(row, n, rounds, points_reward, player, starts, observation)
     if player == row[CURRENT]:
         legal_mask(row, n, rounds, mask)
     else:
-        for action in range(NUM_ACTIONS):
-            mask[action] = 0
+        fill(mask, 0, NUM_ACTIONS, 0)
 
 
 @jit
