@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from reference.kernel_runs import KERNELS, needs_numba
 
-from cardzoo.envs import GAMES, kernel_arrays, kernel_random, load_game
+from cardzoo.envs import GAMES, kernel_arrays, kernel_random, kernels, load_game
 from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch, has_batch
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.errors import InputError
@@ -127,6 +127,69 @@ def test_the_plain_kernels_integers_take_a_numpy_generator_itself():
     drawn = [PLAIN_RANDOM.integers(generator, count) for count in COUNTS * 5]
     assert drawn == [int(expected.integers(count)) for count in COUNTS * 5]
     assert all(type(number) is int for number in drawn)
+
+
+def test_the_plain_kernels_seeding_takes_a_numpy_generator_itself():
+    """The plain copy's ``next_seed`` draws ``Generator.integers(2**63)`` from a numpy generator
+    given itself (as from its array), and ``seed_numpy`` moves one to ``default_rng(seed)``."""
+    generator, array = np.random.default_rng(5), np.zeros(kernel_random.SIZE, np.int64)
+    PLAIN_RANDOM.seed_numpy(array, 5)
+    seeds = [PLAIN_RANDOM.next_seed(generator) for _ in range(6)]
+    assert seeds == [PLAIN_RANDOM.next_seed(array) for _ in range(6)]
+    assert all(type(seed) is int for seed in seeds)
+    for seed in SEEDS:
+        PLAIN_RANDOM.seed_numpy(generator, seed)
+        assert generator.bit_generator.state == np.random.default_rng(seed).bit_generator.state
+
+
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_plain_batch_plays_the_same_games_on_lists_as_on_arrays(name):
+    """A plain batch runs its games as lists with numpy generators until its arrays are asked
+    for (``batch.rows``), then as those arrays: the same observations, masks, rewards and ends
+    as a batch on arrays from the start and as the compiled one, step by step, through ends and
+    new games; the arrays written from the lists midway are the arrays'."""
+    game = load_game(name, num_players=3)
+    count, n = 5, game.num_players
+    batches = [GameBatch(game, count, max_cycles=60, compiled=False) for _ in range(2)]
+    if kernels.numba is not None:
+        batches.append(GameBatch(game, count, max_cycles=60, compiled=True))
+    batches[0].rows  # noqa: B018 - arrays asked for: this batch runs on arrays
+    for batch in batches:
+        batch.seed(np.arange(count, dtype=np.int64) + 70)
+        batch.start(np.ones(count, bool))
+    rng = np.random.default_rng(2)
+    ended = 0
+    for step in range(150):
+        if step == 90:  # the list batch's arrays asked for midway: the same games go on
+            arrays, lists = batches[0], batches[1]
+            assert np.array_equal(lists.rows, arrays.rows)
+            assert np.array_equal(lists.steps, arrays.steps)
+            for field in ("rngs", "env_rngs"):  # numpy's state (the rest is seeding's scratch)
+                states = [[kernel_random.numpy_state(rng) for rng in getattr(batch, field)]
+                          for batch in (lists, arrays)]  # fmt: skip
+                assert states[0] == states[1]
+        seen = []
+        for batch in batches:
+            observations = np.zeros((count, game.observation_size), np.float32)
+            masks = np.zeros((count, game.num_actions), np.int8)
+            batch.observe(np.full(count, -1), observations, masks)
+            seen.append((observations, masks))
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in seen[0][1]])
+        for batch in batches:
+            rewards, ends = np.zeros((count, n)), np.zeros(count, np.int64)
+            batch.step(actions, rewards, ends)
+            over = ends != RUNNING
+            views = batch.seat_views(over) if over.any() else None
+            batch.start(over)
+            seen.append((rewards, ends, views))
+        ended += int(over.sum())
+        first = seen[: len(batches)][0] + seen[len(batches)][:2]
+        for index in range(1, len(batches)):
+            other = seen[index] + seen[len(batches) + index][:2]
+            assert all(np.array_equal(a, b) for a, b in zip(first, other)), (step, index)
+            views = (seen[len(batches)][2], seen[len(batches) + index][2])
+            assert views[0] is None if views[1] is None else np.array_equal(*views)
+    assert ended >= 5  # games ended (by the rules or at max_cycles) and new ones were dealt
 
 
 def test_a_state_converts_to_numpy_and_back():

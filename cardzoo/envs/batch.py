@@ -13,6 +13,20 @@ numpy's PCG64 reproduced bit for bit (:mod:`cardzoo.envs.kernel_random`). So gam
 is the one the environment's next unseeded ``reset()`` would deal: with the same actions, the
 observations, masks, rewards and ends are the AEC environment's, step by step.
 
+**Decision (plain games as lists).** Plain Python indexes a list several times faster than a
+numpy array, and draws with a ``numpy.random.Generator`` at C speed where the kernel's own
+generator does 128-bit arithmetic in 16-bit limbs (:mod:`cardzoo.envs.kernel_random`). So a
+plain batch keeps its games as :mod:`cardzoo.envs.packed` keeps a plain game: each game's row a
+list, and its two generators ``numpy.random.Generator`` objects (the plain kernel draws with them
+the very numbers it draws from the arrays); observations are written into lists and copied into
+the caller's array in one call, masks into the caller's array (a kept mask copied at C speed:
+:mod:`cardzoo.envs.kernel_arrays`). The arrays :attr:`GameBatch.rows`, :attr:`~GameBatch.rngs`,
+:attr:`~GameBatch.env_rngs` and :attr:`~GameBatch.steps` are written from the lists when first
+asked for, and from then on they are the games (as a packed state's views): the batch runs them
+as arrays, as it does for the drivers that take more arrays of their own
+(:meth:`GameBatch.step_seats`, :meth:`GameBatch.play_codes`), slower and with the same games.
+The compiled kernel runs arrays always.
+
 Nothing here checks the actions: the vector environments do, before calling :meth:`step`.
 """
 
@@ -88,12 +102,17 @@ class GameBatch:
         self._random = kernel_random if self.compiled else plain_and_compiled(kernel_random)[0]
         self.parameters = game.kernel_parameters()
         size = int(self.kernel.row_size(*self.parameters))
-        self.rows = np.zeros((self.num_games, size), np.int64)
-        self.rngs = np.zeros((self.num_games, kernel_random.SIZE), np.int64)
-        self.env_rngs = np.zeros_like(self.rngs)
-        self.steps = np.zeros(self.num_games, np.int64)
+        self._rows = np.zeros((self.num_games, size), np.int64)
+        self._rngs = np.zeros((self.num_games, kernel_random.SIZE), np.int64)
+        self._env_rngs = np.zeros_like(self._rngs)
+        self._steps = np.zeros(self.num_games, np.int64)
+        #: plain, until the arrays are asked for: the games as lists and generators (see the
+        #: module docstring), made at the first call (None until then, and for good after)
+        self._lists: PlainGames | None = None
+        self._arrays_out = self.compiled
         assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
         self.starts = np.array(game.observation_starts(), np.int64)
+        self._starts_list = self.starts.tolist()
         self._mask = np.zeros(game.num_actions, np.int64)  # the kernel's scratch
         #: whether the kernel plays heuristics as opponents (it has ``policy_action``): its
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
@@ -117,11 +136,57 @@ class GameBatch:
         self.remembered = np.zeros((self.num_games, seats), np.int64)
         self.heuristic_rngs = np.zeros((self.num_games, seats, kernel_random.SIZE), np.int64)
 
+    # --- the games' containers --------------------------------------------------------------
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The games' packed rows (int64, one per game; live: the games from now on)."""
+        return self._arrays()._rows
+
+    @property
+    def rngs(self) -> np.ndarray:
+        """Each game's own generator (:mod:`~cardzoo.envs.kernel_random` arrays; live)."""
+        return self._arrays()._rngs
+
+    @property
+    def env_rngs(self) -> np.ndarray:
+        """Each game's environment generator, which deals its games' generators (live)."""
+        return self._arrays()._env_rngs
+
+    @property
+    def steps(self) -> np.ndarray:
+        """Each game's agent steps so far (int64; live)."""
+        return self._arrays()._steps
+
+    def _arrays(self) -> GameBatch:
+        """The games as arrays from now on: the lists written back, if there are any (see the
+        module docstring). Returns the batch."""
+        lists, self._lists, self._arrays_out = self._lists, None, True
+        if lists is not None:
+            lists.write_back(self)
+        return self
+
+    def _games(self) -> tuple:
+        """The games' rows, generators, environment generators and steps, as the kernel runs
+        them: the lists (plain, no array asked for; made at the first call) or the arrays."""
+        if self._arrays_out:
+            return self._rows, self._rngs, self._env_rngs, self._steps
+        if self._lists is None:
+            self._lists = PlainGames(self)
+        lists = self._lists
+        return lists.rows, lists.rngs, lists.env_rngs, lists.steps
+
+    # --- the games ----------------------------------------------------------------------------
+
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
         (integers in 0 .. 2**63 - 1), and its heuristic opponents' generators as
         ``default_rng`` of :func:`opponent_seeds`."""
-        self.seed_generators(self.env_rngs, seeds)
+        env_rngs = self._games()[2]
+        if type(env_rngs) is list:
+            env_rngs[:] = [np.random.default_rng(seed) for seed in np.asarray(seeds).tolist()]
+        else:
+            self.seed_generators(env_rngs, seeds)
         if self.remembers:
             count = self.game.num_players - 1
             for rngs, seed in zip(self.heuristic_rngs, np.asarray(seeds).tolist()):
@@ -133,39 +198,63 @@ class GameBatch:
         if self.remembers:
             self.memory[games] = 0
             self.remembered[games] = 0
-        self.kernel.start_games(
-            self.rows, self.rngs, self.env_rngs, self.steps, games, *self.parameters
-        )
+        rows, rngs, env_rngs, steps = self._games()
+        if type(rows) is list:
+            games = games.tolist()
+        self.kernel.start_games(rows, rngs, env_rngs, steps, games, *self.parameters)
 
     def observe(self, players: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> None:
         """Write the observation of seat ``players[b]`` of each game (-1: the player to decide)
         into ``observations[b]`` (float32) and its legal actions into ``masks[b]`` (int8; all 0
         unless that seat decides now); games with ``players[b] < -1`` are skipped."""
+        rows = self._games()[0]
+        if type(rows) is not list:
+            self.kernel.observe_games(
+                rows, players, self.starts, observations, masks, *self.parameters
+            )
+            return
+        views = self._views(len(rows))
         self.kernel.observe_games(
-            self.rows, players, self.starts, observations, masks, *self.parameters
+            rows, players.tolist(), self._starts_list, views, masks, *self.parameters
         )
+        shown = players >= -1
+        if shown.all():
+            observations[...] = views
+        elif shown.any():
+            observations[shown] = [view for view, seen in zip(views, shown.tolist()) if seen]
+
+    def _views(self, count: int) -> list[list[float]]:
+        """``count`` observation vectors as lists, for the plain kernel to write."""
+        return [[0.0] * self.game.observation_size for _ in range(count)]
 
     def seat_views(self, games: np.ndarray) -> np.ndarray:
         """Every seat's observation of each game where ``games`` (bool) is true: float32 of
         shape (games, seats, observation size), in the order of ``np.flatnonzero(games)``
         (one kernel call over copies of those games' rows)."""
         n = self.game.num_players
-        rows = np.repeat(self.rows[games], n, axis=0)
-        views = np.empty((len(rows), self.game.observation_size), np.float32)
+        all_rows = self._games()[0]
+        if type(all_rows) is list:  # the rows themselves (observing reads them only)
+            rows = [all_rows[b] for b in np.flatnonzero(games).tolist() for _ in range(n)]
+            views = self._views(len(rows))
+            seats, starts = list(range(n)) * (len(rows) // n), self._starts_list
+        else:
+            rows = np.repeat(all_rows[games], n, axis=0)
+            views = np.empty((len(rows), self.game.observation_size), np.float32)
+            seats = np.tile(np.arange(n, dtype=np.int64), len(rows) // n)
+            starts = self.starts
         masks = np.empty((len(rows), self.game.num_actions), np.int8)
-        seats = np.tile(np.arange(n, dtype=np.int64), len(rows) // n)
-        self.kernel.observe_games(rows, seats, self.starts, views, masks, *self.parameters)
-        return views.reshape(-1, n, self.game.observation_size)
+        self.kernel.observe_games(rows, seats, starts, views, masks, *self.parameters)
+        return np.asarray(views, np.float32).reshape(-1, n, self.game.observation_size)
 
     def scores(self, out: np.ndarray) -> np.ndarray:
         """Each seat's score in each game (the game's ``scores``), into ``out`` (int64, one row
         per game)."""
-        self.kernel.scores_games(self.rows, out, *self.parameters)
+        self.kernel.scores_games(self._games()[0], out, *self.parameters)
         return out
 
     def current_players(self, out: np.ndarray) -> np.ndarray:
         """The seat that decides now in each game, into ``out``."""
-        self.kernel.current_players(self.rows, out, *self.parameters)
+        self.kernel.current_players(self._games()[0], out, *self.parameters)
         return out
 
     def step(self, actions: np.ndarray, rewards: np.ndarray, ends: np.ndarray) -> None:
@@ -173,10 +262,19 @@ class GameBatch:
         only: nothing is checked); ``rewards[b]`` gets what each seat earned (float64, one per
         seat), ``ends[b]`` how the game stands (:data:`RUNNING`, :data:`OVER`,
         :data:`TRUNCATED`). Games with ``actions[b] < 0`` are left alone."""
+        rows, rngs, _, steps = self._games()
+        if type(rows) is not list:
+            self.kernel.step_games(
+                rows, rngs, steps, actions, self.max_cycles, rewards, ends, *self.parameters
+            )
+            return
+        earned, ended = rewards.tolist(), [RUNNING] * len(rows)
         self.kernel.step_games(
-            self.rows, self.rngs, self.steps, actions, self.max_cycles, rewards, ends,
+            rows, rngs, steps, actions.tolist(), self.max_cycles, earned, ended,
             *self.parameters,
         )  # fmt: skip
+        rewards[...] = earned
+        ends[...] = ended
 
     def step_seats(
         self,
@@ -214,13 +312,14 @@ class GameBatch:
             heuristics = (policies, self.starts, self._observation)
         elif policies is not None and np.any(policies):
             raise InputError(f"{self.game.name}: its kernel plays only random opponents")
+        self._arrays()
         if self.tables:
             self._fit_memory()
         first_row = 0
         while True:
             memory = self._memory_arguments() + ((first_row,) if self.tables else ())
             failed = self.kernel.step_seats(
-                self.rows, self.rngs, self.env_rngs, policy_rngs, self.steps, seats, actions,
+                self._rows, self._rngs, self._env_rngs, policy_rngs, self._steps, seats, actions,
                 learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask,
                 *heuristics, *memory, *self.parameters,
             )  # fmt: skip
@@ -265,11 +364,12 @@ class GameBatch:
         into ``observations[b]`` and ``masks[b]`` as :meth:`observe` writes them (one kernel
         call a round of outside decisions). Games not active are left alone. Returns how many
         games wait for a seat decided outside."""
+        self._arrays()
         if self.tables:
             self._fit_memory()
         while True:
             waiting = self.kernel.play_codes(
-                self.rows, self.rngs, policy_rngs, self.steps, stops, codes, active,
+                self._rows, self._rngs, policy_rngs, self._steps, stops, codes, active,
                 self.max_cycles, earned, ends, players, actions, deciding, observations, masks,
                 self._mask, self.starts, self._observation, self._seat_rewards,
                 *self._memory_arguments(), *self.parameters,
@@ -338,3 +438,40 @@ class GameBatch:
         """Seed each row of ``generators`` as ``numpy.random.default_rng(seeds[b])``."""
         for rng, seed in zip(generators, np.asarray(seeds).tolist()):
             self._random.seed_numpy(rng, seed)
+
+
+class PlainGames:
+    """A plain batch's games as the plain kernel runs them fastest (see the module docstring):
+    each row a list, each generator of numpy's kind a ``numpy.random.Generator`` (any other,
+    such as the zeros of an environment never seeded, the list of its array), the steps a list.
+    A game's own generator is a ``numpy.random.Generator`` always: every new game seeds it
+    before it draws (so that a game not dealt yet has one too, at no position that matters)."""
+
+    def __init__(self, batch: GameBatch):
+        self.rows = batch._rows.tolist()
+        self.rngs = [as_generator(rng, True) for rng in batch._rngs]
+        self.env_rngs = [as_generator(rng) for rng in batch._env_rngs]
+        self.steps = batch._steps.tolist()
+
+    def write_back(self, batch: GameBatch) -> None:
+        """The games into the batch's arrays."""
+        batch._rows[...] = self.rows
+        for generators, arrays in ((self.rngs, batch._rngs), (self.env_rngs, batch._env_rngs)):
+            for generator, array in zip(generators, arrays):
+                if type(generator) is list:
+                    array[:] = generator
+                else:
+                    kernel_random.set_numpy_state(array, generator.bit_generator.state)
+        batch._steps[...] = self.steps
+
+
+def as_generator(rng: np.ndarray, seeded_later: bool = False) -> np.random.Generator | list[int]:
+    """A :mod:`~cardzoo.envs.kernel_random` generator as the plain kernel draws from it
+    fastest: a ``numpy.random.Generator`` at its position if it is numpy's, else as a list (or,
+    ``seeded_later``, a ``numpy.random.Generator`` anyway, at a position of no matter)."""
+    generator = np.random.default_rng(0)
+    if rng[kernel_random.KIND] == kernel_random.NUMPY:
+        generator.bit_generator.state = kernel_random.numpy_state(rng)
+    elif not seeded_later:
+        return rng.tolist()
+    return generator
