@@ -197,6 +197,9 @@ PILOTS: dict[str, TrainConfig] = {
 #: (point estimates all three); of those, the one with the highest mean head-to-head score.
 #: (The tournament asks for first place in a field that holds both learned agents: a pilot that
 #: loses to them head to head would not rank first.)
+#: Quick: none of pilots e, f and g's fifteen candidates (each run's choice among them) passes:
+#: against the v0 agent they score 0.444-0.494; g's choice came nearest (0.389 against three
+#: bluffers to the shipped 0.382, a 1M gain of -0.008 to its -0.009, 0.505 and 0.475 head to head).
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
