@@ -200,6 +200,10 @@ PILOTS: dict[str, TrainConfig] = {
 #: Quick: none of pilots e, f and g's fifteen candidates (each run's choice among them) passes:
 #: against the v0 agent they score 0.444-0.494; g's choice came nearest (0.389 against three
 #: bluffers to the shipped 0.382, a 1M gain of -0.008 to its -0.009, 0.505 and 0.475 head to head).
+#: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
+#: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
+#: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
+#: response gains more against every one of them (-0.065 to -0.076, the shipped agent -0.080).
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
