@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from exploitability import measure, policy_digest  # benchmarks/exploitability.py, beside this
-from learning import PREVIOUS  # benchmarks/learning.py
+from learning import replaced_policy  # benchmarks/learning.py
 from pretrained import (  # benchmarks/pretrained.py
     BION_STANDARD_BEFORE,
     BION_STANDARD_RECIPE,
@@ -248,8 +248,9 @@ def head_to_head(config: TrainConfig, agent, label: str) -> dict:
     game = run_game(resolved)
     params = {k: v for k, v in game.params().items() if k not in ("reward", "num_players")}
     opponents = {"shipped": "pretrained"}
-    if (PREVIOUS / f"{label}.npz").exists():
-        opponents["replaced"] = f"ppo:{PREVIOUS / f'{label}.npz'}"
+    replaced = replaced_policy(label)
+    if replaced is not None:
+        opponents["replaced"] = f"ppo:{replaced}"
     scores = {}
     for key, opponent in opponents.items():
         result = tournament(config.game, [agent, opponent], GAMES, STRENGTH_SEED,

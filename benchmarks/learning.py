@@ -331,6 +331,12 @@ def _stack(entry: dict) -> str:
 PREVIOUS = HERE / "results" / "previous_pretrained"
 
 
+def replaced_policy(name: str) -> Path | None:
+    """The file of the agent that the shipped policy ``name`` replaced, or None (none kept)."""
+    path = PREVIOUS / f"{name}.npz"
+    return path if path.exists() else None
+
+
 #: the search bot of each game at most 0.1 s a move (``--search pimc``): a fixed number of
 #: simulations whose thinking time per move on one core stays below 0.1 s (the largest of
 #: benchmarks/search.md's measurements: 65 ms, 88 ms, 66 ms), so that its games are the same on
@@ -366,8 +372,9 @@ def run_tournaments(
         params = {k: v for k, v in entry["params"].items() if k not in ("num_players", "reward")}
         players = entry["params"]["num_players"]
         agents = [*dict.fromkeys(["random", *agent_classes(entry["game"])]), "pretrained"]
-        if (PREVIOUS / f"{name}.npz").exists():
-            agents.append(f"ppo:{(PREVIOUS / f'{name}.npz').relative_to(HERE.parent)}")
+        replaced = replaced_policy(name)
+        if replaced is not None:
+            agents.append(f"ppo:{replaced.relative_to(HERE.parent)}")
         if searcher:
             agents.append(searcher)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,

@@ -35,6 +35,7 @@ def test_head_to_head_without_a_replaced_agent_meets_the_shipped_one_only(
     pilots, monkeypatch, tmp_path
 ):
     monkeypatch.setattr(pilots, "GAMES", 16)
-    monkeypatch.setattr(pilots, "PREVIOUS", tmp_path)  # no file of a replaced agent
+    learning = sys.modules[pilots.replaced_policy.__module__]  # where the replaced agents lie
+    monkeypatch.setattr(learning, "PREVIOUS", tmp_path)  # no file of a replaced agent
     config = pilots.PILOTS["believe_it_or_not-quick-e"]
     assert list(pilots.head_to_head(config, "random", "believe_it_or_not-quick")) == ["shipped"]
