@@ -55,6 +55,9 @@ STRENGTH_SEED = 3_000_000
 EXPLOIT_SEED = 2_000_000
 GAMES = 2000
 EXPLOIT_BUDGET = 1_000_000
+#: fixed copies of the learned agents of a game's tournament field, league members of the
+#: pilots that train against them (a path from the repository's root, where the pilots run)
+FIELD = "benchmarks/results/league_field"
 
 
 #: pilot name -> its run; the name starts with the shipped agent it would replace
@@ -185,6 +188,29 @@ PILOTS: dict[str, TrainConfig] = {
         "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
                         "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
                         "select_top": 5},
+    ),
+    # No quick or Minus Two pilot above scores 0.5 against both learned agents of its
+    # tournament's field, none of which its league held. AlphaStar's main agents train against
+    # every past player too: pilots quick-g and minus_two-c with the two learned agents of the
+    # field as members of the league (FIELD: fixed copies, so the recipe does not change when
+    # the shipped file does), a tenth of the mix each, taken from random and honest (quick)
+    # and from attacker and high_cards (Minus Two); PFSP draws them more the more they win
+    "believe_it_or_not-quick-h": TrainConfig(
+        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 8_000_000,
+                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
+                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
+                                "select_top": 5,
+                                "opponents": "random:0.1,honest:0.1,bluffer:0.3,self:0.3,"
+                                f"ppo:{FIELD}/believe_it_or_not-quick-v0.npz:0.1,"
+                                f"ppo:{FIELD}/believe_it_or_not-quick-v1.npz:0.1"},
+    ),
+    "minus_two-d": TrainConfig(
+        "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
+                        "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
+                        "select_top": 5,
+                        "opponents": "attacker:0.4,high_cards:0.1,self:0.3,"
+                        f"ppo:{FIELD}/minus_two-selfplay.npz:0.1,"
+                        f"ppo:{FIELD}/minus_two-league.npz:0.1"},
     ),
 }  # fmt: skip
 
