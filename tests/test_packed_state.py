@@ -199,10 +199,10 @@ def test_legal_actions_beyond_an_int64s_bits_come_as_a_code_and_few_masks_are_ke
     compiled, monkeypatch
 ):
     """Minus Two's 293 actions: the kernel gives its legal actions as a code that its
-    ``expand_legal`` writes out; the game keeps at most ``MASKS_KEPT`` masks, and its masks are
-    the kernel's list of legal actions all along."""
+    ``expand_legal`` writes out; the game keeps at most ``kernel_arrays.KEPT`` masks, and its
+    masks are the kernel's list of legal actions all along."""
     monkeypatch.setattr(packed, "COMPILED", compiled)
-    monkeypatch.setattr(packed, "MASKS_KEPT", 50)
+    monkeypatch.setattr(plain_copy("cardzoo.envs.kernel_arrays"), "KEPT", 50)
     game = MinusTwo(num_players=4)
     state = game.new_state(np.random.default_rng(3))
     choices, buffer, steps = np.random.default_rng(3), [0] * minus_two_kernel.MAX_LEGAL, 0

@@ -16,7 +16,9 @@ several), copying a finished one a slice.
 So the plain form of :func:`bits_into` (and of a kernel's own mask of a code, through
 :func:`kept` and :func:`put_kept`) makes each mask once, keeps it as an int8 array and copies
 it (into an array at C speed; the masks of the vector games are arrays); the compiled form
-writes the bits out, which costs it less than a look-up.
+writes the bits out, which costs it less than a look-up. A single game on its kernel
+(:class:`~cardzoo.envs.packed.KernelGame`, compiled or plain) keeps its masks through
+:func:`kept` too: its own table, this module's limit.
 
 **Decision:** these functions are as stable as the slices they stand for. Numba's on-disk cache
 does not notice a change in this module from a kernel that calls it (as for
@@ -56,12 +58,14 @@ if PLAIN:
         as bits); returns how many are 1."""
         found = _BIT_RUNS.get((bits, count))
         if found is None:
-            found = kept(_BIT_RUNS, (bits, count), count, _spelled_out, bits)
+            found = kept(_BIT_RUNS, (bits, count), count, spell_out, bits)
         return put_kept(out, at, found)
 
     _BIT_RUNS: dict = {}
 
-    def _spelled_out(run, bits):
+    def spell_out(run, bits):
+        """``run[a] = (bits >> a) & 1`` for each ``a`` of a zeroed ``run`` (a list); returns how
+        many are 1 (a writer for :func:`kept`; plain Python only)."""
         for a in range(len(run)):
             run[a] = (bits >> a) & 1
         return sum(run)

@@ -64,9 +64,6 @@ COMPILED: bool | None = None
 #: the steps (``apply`` calls) after which a game moves to the compiled kernel: about half a
 #: second of plain play, what loading the compiled kernel costs a process
 SWITCH_AFTER = 50_000
-#: the masks of legal actions a game keeps, by the kernel's bits or code (a game whose code has
-#: many values, Minus Two's, starts again from none beyond it)
-MASKS_KEPT = 20_000
 
 
 class RowLayout:
@@ -318,8 +315,10 @@ class KernelGame(Game):
         self.row_layout = layout
         self.engine = KernelEngine(self.kernel_module, layout)
         self._parameters = self.kernel_parameters()
-        self._masks: dict[int, np.ndarray] = {}  # bits (or code) -> mask
+        #: bits (or code) -> (mask, count), kept by kernel_arrays.kept (at most KEPT of them)
+        self._masks: dict[int, tuple[np.ndarray, int]] = {}
         self._plain_kernel = plain_copy(self.kernel_module)
+        self._arrays = plain_copy("cardzoo.envs.kernel_arrays")
         self._expand_legal = getattr(self._plain_kernel, "expand_legal", None)
         self._no_actions = np.zeros(self.num_actions, np.int8)
         self._observation_struct = struct.Struct(f"{self.observation_size}f")
@@ -386,23 +385,17 @@ class KernelGame(Game):
             if self._compiled and type(row) is list:
                 row = state._array()  # type: ignore[attr-defined]
             bits = self._legal_actions(row, *self._parameters)
-        mask = self._masks.get(bits)
-        if mask is None:
-            mask = self._mask_of(bits)
-        return mask.copy()
+        found = self._masks.get(bits)
+        if found is None:  # made once, kept as the plain kernels keep theirs
+            found = self._arrays.kept(self._masks, bits, self.num_actions, self._spell, bits)
+        return found[0].copy()
 
-    def _mask_of(self, legal: int) -> np.ndarray:
-        """The mask of the legal actions ``legal`` (bits, or the kernel's code), kept for the
-        next time (up to :data:`MASKS_KEPT` of them)."""
-        if len(self._masks) >= MASKS_KEPT:
-            self._masks.clear()
+    def _spell(self, run: list[int], legal: int) -> int:
+        """The legal actions ``legal`` (bits, or the kernel's code) as 1s in the zeroed list
+        ``run``; returns how many there are."""
         if self._expand_legal is None:
-            mask = np.array([(legal >> action) & 1 for action in range(self.num_actions)], np.int8)
-        else:
-            mask = np.zeros(self.num_actions, np.int8)
-            self._expand_legal(legal, mask, True)
-        self._masks[legal] = mask
-        return mask
+            return self._arrays.spell_out(run, legal)
+        return self._expand_legal(legal, run, True)
 
     def apply(self, state: State, action: int) -> np.ndarray | None:
         rewards, row = self._rewards, state._row  # type: ignore[attr-defined]
