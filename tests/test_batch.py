@@ -129,6 +129,22 @@ def test_the_plain_kernels_integers_take_a_numpy_generator_itself():
     assert all(type(number) is int for number in drawn)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_plain_kernels_below_takes_a_numpy_generator_itself(seed):
+    """The plain copy's ``below`` draws from a numpy generator given itself (numpy's own
+    ``next_uint32``) the numbers it draws from its array, and leaves it where it leaves the
+    array after every draw, between draws of numpy's own (the buffered half)."""
+    generator, array = np.random.default_rng(seed), np.zeros(kernel_random.SIZE, np.int64)
+    PLAIN_RANDOM.seed_numpy(array, seed)
+    for round_number in range(20):
+        for count in COUNTS:
+            drawn = PLAIN_RANDOM.below(generator, count)
+            assert type(drawn) is int and drawn == PLAIN_RANDOM.below(array, count)
+            assert kernel_random.numpy_state(array) == generator.bit_generator.state
+        if round_number % 3 == 0:  # numpy's draws in between: Generator.integers
+            assert PLAIN_RANDOM.integers(generator, 5) == PLAIN_RANDOM.integers(array, 5)
+
+
 def test_the_plain_kernels_seeding_takes_a_numpy_generator_itself():
     """The plain copy's ``next_seed`` draws ``Generator.integers(2**63)`` from a numpy generator
     given itself (as from its array), and ``seed_numpy`` moves one to ``default_rng(seed)``."""
