@@ -293,15 +293,16 @@ def play_vector_gym(env, seconds: float, seed: int, clock: Clock = time.process_
     _observations, infos = env.reset(seed=seed)
     learner = decisions = choices = ended = 0
     resetting = np.zeros(env.num_envs, bool)  # NEXT_STEP: these games start anew in this call
+    before, after = np.zeros(env.num_envs, np.int64), np.zeros(env.num_envs, np.int64)
     start = clock()
     deadline = start + seconds
     while True:
         masks = infos["action_mask"]
         actions, counts = pick_legal(masks, rng.random(len(masks)))
         choices += int((counts[~resetting] >= 2).sum())
-        before = env.batch.steps.copy()
+        env.batch.step_counts(before)  # copies: a plain batch runs on as it was
         _observations, _rewards, terminated, truncated, infos = env.step(actions)
-        after = env.batch.steps
+        env.batch.step_counts(after)
         decisions += int(np.where(resetting, after, after - before).sum())
         learner += int((~resetting).sum())
         resetting = terminated | truncated

@@ -460,12 +460,14 @@ def _play_on_batch(seated: SeatedGames, seatings: list) -> list[GameRecord]:
     seated.start(active)
     seated.advance(active, earned, ends)
     records = []
+    steps = seated.batch.step_counts(np.zeros(seated.num_games, np.int64))
     for slot, (deal, _, _) in enumerate(seatings):
-        # copies: the states are views of the batch's rows, which the next games overwrite
-        state, truncated = seated.states[slot], bool(ends[slot] == TRUNCATED)
+        state, truncated = seated.state(slot), bool(ends[slot] == TRUNCATED)
         winners = np.zeros(n, bool) if truncated else np.array(game.winners(state))
-        scores, steps = np.array(game.scores(state)), int(seated.batch.steps[slot])
-        records.append(GameRecord(deal, earned[slot].copy(), scores, winners, steps, truncated))
+        scores = np.array(game.scores(state))
+        records.append(
+            GameRecord(deal, earned[slot].copy(), scores, winners, int(steps[slot]), truncated)
+        )
     return records
 
 

@@ -17,7 +17,16 @@ import pytest
 from reference.kernel_runs import KERNELS, needs_numba
 
 from cardzoo.envs import GAMES, kernel_arrays, kernel_random, kernels, load_game
-from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch, has_batch
+from cardzoo.envs import batch as batch_module
+from cardzoo.envs.batch import (
+    EXTERNAL_POLICY,
+    OVER,
+    RANDOM_POLICY,
+    RUNNING,
+    TRUNCATED,
+    GameBatch,
+    has_batch,
+)
 from cardzoo.envs.kernels import plain_and_compiled
 from cardzoo.errors import InputError
 
@@ -42,6 +51,7 @@ SEEDS_PER_CONFIG = {"nobody_wants_it": (42, 5), "believe_it_or_not": (17, 2), "m
 #: the fewest decisions a game takes: Minus Two's round takes a turn per card of a colour
 MIN_DECISIONS = {"nobody_wants_it": 5, "believe_it_or_not": 5, "minus_two": 13}
 PLAIN_RANDOM, COMPILED_RANDOM = plain_and_compiled(kernel_random)
+SIZE = kernel_random.SIZE
 SEEDS = [0, 1, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1, 123456789012345, 98765]
 
 
@@ -158,6 +168,33 @@ def test_the_plain_kernels_seeding_takes_a_numpy_generator_itself():
         assert generator.bit_generator.state == np.random.default_rng(seed).bit_generator.state
 
 
+def batches_to_compare(game, count: int, max_cycles: int) -> list[GameBatch]:
+    """Batches of ``count`` games of ``game`` that must play the same games: a plain one on
+    arrays (asked for at once), a plain one on lists, and the compiled one where numba is."""
+    batches = [GameBatch(game, count, max_cycles=max_cycles, compiled=False) for _ in range(2)]
+    if kernels.numba is not None:
+        batches.append(GameBatch(game, count, max_cycles=max_cycles, compiled=True))
+    batches[0].rows  # noqa: B018 - arrays asked for: this batch runs on arrays
+    return batches
+
+
+def assert_same_games(lists: GameBatch, arrays: GameBatch) -> None:
+    """The arrays of a batch that ran on lists, asked for now, are those of a batch that ran on
+    arrays: rows, steps, every generator (numpy's state; the rest is seeding's scratch) and the
+    heuristics' memory. From then on ``lists`` runs its arrays."""
+    assert np.array_equal(lists.rows, arrays.rows)
+    assert np.array_equal(lists.steps, arrays.steps)
+    fields = ["rngs", "env_rngs", "policy_rngs"] + (["heuristic_rngs"] if lists.remembers else [])
+    for field in fields:
+        states = [
+            [kernel_random.numpy_state(rng) for rng in getattr(batch, field).reshape(-1, SIZE)]
+            for batch in (lists, arrays)
+        ]
+        assert states[0] == states[1], field
+    assert np.array_equal(lists.memory, arrays.memory)
+    assert np.array_equal(lists.remembered, arrays.remembered)
+
+
 @pytest.mark.parametrize("name", VECTOR_GAMES)
 def test_a_plain_batch_plays_the_same_games_on_lists_as_on_arrays(name):
     """A plain batch runs its games as lists with numpy generators until its arrays are asked
@@ -166,10 +203,7 @@ def test_a_plain_batch_plays_the_same_games_on_lists_as_on_arrays(name):
     new games; the arrays written from the lists midway are the arrays'."""
     game = load_game(name, num_players=3)
     count, n = 5, game.num_players
-    batches = [GameBatch(game, count, max_cycles=60, compiled=False) for _ in range(2)]
-    if kernels.numba is not None:
-        batches.append(GameBatch(game, count, max_cycles=60, compiled=True))
-    batches[0].rows  # noqa: B018 - arrays asked for: this batch runs on arrays
+    batches = batches_to_compare(game, count, 60)
     for batch in batches:
         batch.seed(np.arange(count, dtype=np.int64) + 70)
         batch.start(np.ones(count, bool))
@@ -177,13 +211,7 @@ def test_a_plain_batch_plays_the_same_games_on_lists_as_on_arrays(name):
     ended = 0
     for step in range(150):
         if step == 90:  # the list batch's arrays asked for midway: the same games go on
-            arrays, lists = batches[0], batches[1]
-            assert np.array_equal(lists.rows, arrays.rows)
-            assert np.array_equal(lists.steps, arrays.steps)
-            for field in ("rngs", "env_rngs"):  # numpy's state (the rest is seeding's scratch)
-                states = [[kernel_random.numpy_state(rng) for rng in getattr(batch, field)]
-                          for batch in (lists, arrays)]  # fmt: skip
-                assert states[0] == states[1]
+            assert_same_games(batches[1], batches[0])
         seen = []
         for batch in batches:
             observations = np.zeros((count, game.observation_size), np.float32)
@@ -206,6 +234,138 @@ def test_a_plain_batch_plays_the_same_games_on_lists_as_on_arrays(name):
             views = (seen[len(batches)][2], seen[len(batches) + index][2])
             assert views[0] is None if views[1] is None else np.array_equal(*views)
     assert ended >= 5  # games ended (by the rules or at max_cycles) and new ones were dealt
+
+
+#: configurations whose games end by the rules in a few dozen decisions a seat, and the agent
+#: steps that cut some of them (the tests of the drivers below)
+SHORT_GAMES = {
+    "nobody_wants_it": ({"num_rounds": 1, "reward": "points"}, 40),
+    "believe_it_or_not": ({"variant": "quick"}, 150),
+    "minus_two": ({"scoring": "count", "target_score": 8}, 150),
+}
+#: opponents' codes: random (RANDOM_POLICY) only, or mixed with the two heuristics every kernel
+#: holds (numbered 1 and 2 in each)
+OPPONENT_CODES = {"random": [RANDOM_POLICY], "heuristics": [1, RANDOM_POLICY, 2]}
+
+
+@pytest.mark.parametrize("opponents", list(OPPONENT_CODES))
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_plain_batch_seats_learners_the_same_on_lists_as_on_arrays(name, opponents, monkeypatch):
+    """``step_seats`` (the Gymnasium vector env's driver) on lists with numpy generators plays
+    the games it plays on arrays and compiled: the same seats (drawn for every new episode),
+    rewards, ends, observations and masks, step by step, through ends, new episodes (a new
+    episode where a game ended), games left alone, ``draw`` from the policy generators and
+    Minus Two's tables of positions growing from 2 slots; the arrays written from the lists
+    midway are the arrays'."""
+    monkeypatch.setattr(batch_module, "MEMORY_SLOTS", 2)
+    config, max_cycles = SHORT_GAMES[name]
+    game = load_game(name, num_players=4, **config)
+    count, n = 5, game.num_players
+    batches = batches_to_compare(game, count, max_cycles)
+    policies = np.array((OPPONENT_CODES[opponents] * n)[: n - 1], np.int64)
+    seats = [np.zeros(count, np.int64) for _ in batches]
+    for batch in batches:
+        batch.seed(np.arange(count, dtype=np.int64) + 30)
+    actions = np.full(count, -1, np.int64)
+    rng = np.random.default_rng(4)
+    ends_seen = []
+    for step in range(300):
+        if step == 200:
+            assert_same_games(batches[1], batches[0])
+        seen = []
+        for batch, batch_seats in zip(batches, seats):
+            rewards, ends = np.zeros(count), np.zeros(count, np.int64)
+            batch.step_seats(batch_seats, actions, -1, rewards, ends, policies)
+            observations = np.zeros((count, game.observation_size), np.float32)
+            masks = np.zeros((count, game.num_actions), np.int8)
+            batch.observe(batch_seats, observations, masks)
+            drawn = [batch.draw(b, 7) for b in range(count)] if step % 9 == 4 else []
+            seen.append((batch_seats.copy(), rewards, ends, observations, masks, drawn))
+        for index in range(1, len(batches)):
+            assert all(np.array_equal(a, b) for a, b in zip(seen[0], seen[index], strict=True)), (
+                step,
+                index,
+            )
+        _, _, ends, _, masks = seen[0][:5]
+        ends_seen += ends.tolist()
+        actions = np.array(
+            [rng.choice(np.flatnonzero(mask)) if mask.any() else -1 for mask in masks]
+        )
+        actions[ends != RUNNING] = -1  # a new episode
+        if step % 5 == 2 and actions[step % count] >= 0:
+            actions[step % count] = -2  # left alone (its learner decides later)
+    assert ends_seen.count(OVER) >= 5 and ends_seen.count(TRUNCATED) >= 2
+    if batches[0].tables and opponents == "heuristics":  # grown alike (assert_same_games)
+        assert batches[0].memory.shape[2] > 2
+
+
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_plain_batch_plays_codes_the_same_on_lists_as_on_arrays(name, monkeypatch):
+    """``play_codes`` (the training sampler's and the match runner's driver) on lists with
+    numpy generators plays the games it plays on arrays and compiled: every seat random, a
+    heuristic (drawing from generators seeded or loaded per seat) or decided outside, games
+    with a stop seat and without, some games inactive in a round; the same rewards, ends,
+    players, outside decisions, observations and masks round by round, through ends and new
+    games, and Minus Two's tables growing from 2 slots; the arrays written from the lists midway
+    are the arrays'."""
+    monkeypatch.setattr(batch_module, "MEMORY_SLOTS", 2)
+    config, max_cycles = SHORT_GAMES[name]
+    game = load_game(name, num_players=4, **config)
+    count, n = 6, game.num_players
+    batches = batches_to_compare(game, count, max_cycles)
+    choices = [EXTERNAL_POLICY, RANDOM_POLICY, 1, 2]  # the kernels' heuristics: 1 and 2
+    codes = np.array([[choices[(b + seat) % 4] for seat in range(n)] for b in range(count)])
+    stops = np.array([n if b % 2 else b % n for b in range(count)], np.int64)
+    for batch in batches:
+        batch.seed(np.arange(count, dtype=np.int64) + 50)
+        for b in range(count):
+            for other in range(n - (stops[b] < n)):
+                if b % 3:
+                    batch.seed_generator(b, other, 1000 * b + other)
+                else:
+                    batch.load_generator(b, other, np.random.default_rng(b + other))
+        batch.start(np.ones(count, bool))
+    actions = np.full(count, -1, np.int64)
+    rng = np.random.default_rng(6)
+    ends_seen, decided = [], 0
+    for round_number in range(300):
+        if round_number == 200:
+            assert_same_games(batches[1], batches[0])
+        active = np.ones(count, bool)
+        active[round_number % 4] = round_number % 3 != 0
+        seen = []
+        for batch in batches:
+            earned = np.zeros((count, n))
+            ends, players = np.zeros(count, np.int64), np.zeros(count, np.int64)
+            taken, deciding = actions.copy(), np.zeros(count, np.int8)
+            observations = np.zeros((count, game.observation_size), np.float32)
+            masks = np.zeros((count, game.num_actions), np.int8)
+            waiting = batch.play_codes(
+                stops, codes, active, earned, ends, players, taken, deciding, observations, masks
+            )
+            views, stopped = np.zeros_like(observations), np.zeros_like(masks)
+            batch.observe(np.where(ends == RUNNING, -1, -2), views, stopped)
+            seen.append(
+                (waiting, earned, ends, players, taken, deciding, observations, masks, stopped)
+            )
+        for index in range(1, len(batches)):
+            assert all(np.array_equal(a, b) for a, b in zip(seen[0], seen[index], strict=True)), (
+                round_number,
+                index,
+            )
+        _, _, ends, players, taken, deciding, _, _, stopped = seen[0]
+        over = active & (ends != RUNNING)
+        to_decide = active & ~over & ((deciding == 1) | (players == stops))
+        actions = np.where(taken >= 0, taken, -1)  # an inactive game keeps its action
+        for b in np.flatnonzero(to_decide).tolist():
+            actions[b] = rng.choice(np.flatnonzero(stopped[b]))
+        ends_seen += ends[over].tolist()
+        decided += int(deciding.sum())
+        for batch in batches:
+            batch.start(over)
+    assert ends_seen.count(OVER) >= 5 and ends_seen.count(TRUNCATED) >= 2 and decided >= 100
+    if batches[0].tables:
+        assert batches[0].memory.shape[2] > 2
 
 
 def test_a_state_converts_to_numpy_and_back():

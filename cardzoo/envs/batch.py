@@ -17,15 +17,23 @@ observations, masks, rewards and ends are the AEC environment's, step by step.
 numpy array, and draws with a ``numpy.random.Generator`` at C speed where the kernel's own
 generator does 128-bit arithmetic in 16-bit limbs (:mod:`cardzoo.envs.kernel_random`). So a
 plain batch keeps its games as :mod:`cardzoo.envs.packed` keeps a plain game: each game's row a
-list, and its two generators ``numpy.random.Generator`` objects (the plain kernel draws with them
-the very numbers it draws from the arrays); observations are written into lists and copied into
-the caller's array in one call, masks into the caller's array (a kept mask copied at C speed:
-:mod:`cardzoo.envs.kernel_arrays`). The arrays :attr:`GameBatch.rows`, :attr:`~GameBatch.rngs`,
-:attr:`~GameBatch.env_rngs` and :attr:`~GameBatch.steps` are written from the lists when first
-asked for, and from then on they are the games (as a packed state's views): the batch runs them
-as arrays, as it does for the drivers that take more arrays of their own
-(:meth:`GameBatch.step_seats`, :meth:`GameBatch.play_codes`), slower and with the same games.
-The compiled kernel runs arrays always.
+list, and its generators (its own, its environment's, its policy generator and its heuristics')
+``numpy.random.Generator`` objects (the plain kernel draws with them the very numbers it draws
+from the arrays); the arrays a call takes are read as lists once and written back once,
+observations are written into lists and copied into the caller's array in one call, masks into
+the caller's array (a kept mask copied at C speed: :mod:`cardzoo.envs.kernel_arrays`). The
+arrays :attr:`GameBatch.rows`, :attr:`~GameBatch.rngs`, :attr:`~GameBatch.env_rngs`,
+:attr:`~GameBatch.policy_rngs`, :attr:`~GameBatch.heuristic_rngs` and :attr:`~GameBatch.steps`
+are written from the lists when first asked for, and from then on they are the games (as a
+packed state's views): the batch runs them as arrays, slower and with the same games. A caller
+that only reads them takes copies that leave the lists be (:meth:`GameBatch.row`,
+:meth:`GameBatch.step_counts`). The compiled kernel runs arrays always.
+
+**Decision (the policy generators are the batch's).** The drivers that seat opponents in the
+kernel draw the learner's seat and the random opponents' actions from a second generator per
+game, seeded by :meth:`GameBatch.seed` with the game's other generators. The batch holds it, as
+it holds the others, so that a plain batch keeps it as a ``numpy.random.Generator`` between
+calls (a caller's array would be read and written at every call).
 
 Nothing here checks the actions: the vector environments do, before calling :meth:`step`.
 """
@@ -33,6 +41,8 @@ Nothing here checks the actions: the vector environments do, before calling :met
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,6 +80,13 @@ def opponent_seeds(seed: int, count: int) -> list[int]:
     return [first + index for index in range(count)]
 
 
+def policy_generator(seed: int) -> np.random.Generator:
+    """The policy generator of a game seeded with ``seed`` (its learner's seat and its seats
+    played at random in the kernel, :attr:`GameBatch.policy_rngs`): numpy's PCG64 of
+    ``SeedSequence(seed, spawn_key=(1,))``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))))
+
+
 def has_batch(game_class: type[Game]) -> bool:
     """Whether a game has a kernel that plays many games at once (and so a vector form)."""
     return game_class.kernel_module is not None
@@ -105,6 +122,7 @@ class GameBatch:
         self._rows = np.zeros((self.num_games, size), np.int64)
         self._rngs = np.zeros((self.num_games, kernel_random.SIZE), np.int64)
         self._env_rngs = np.zeros_like(self._rngs)
+        self._policy_rngs = np.zeros_like(self._rngs)
         self._steps = np.zeros(self.num_games, np.int64)
         #: plain, until the arrays are asked for: the games as lists and generators (see the
         #: module docstring), made at the first call (None until then, and for good after)
@@ -134,7 +152,7 @@ class GameBatch:
         seats = game.num_players
         self.memory = np.zeros((self.num_games, seats, slots), np.int64)  # tables: at first use
         self.remembered = np.zeros((self.num_games, seats), np.int64)
-        self.heuristic_rngs = np.zeros((self.num_games, seats, kernel_random.SIZE), np.int64)
+        self._heuristic_rngs = np.zeros((self.num_games, seats, kernel_random.SIZE), np.int64)
 
     # --- the games' containers --------------------------------------------------------------
 
@@ -154,9 +172,33 @@ class GameBatch:
         return self._arrays()._env_rngs
 
     @property
+    def policy_rngs(self) -> np.ndarray:
+        """Each game's policy generator (:func:`policy_generator`; live): the learner's seat
+        drawn by :meth:`step_seats` and :meth:`draw`, and the random opponents' actions."""
+        return self._arrays()._policy_rngs
+
+    @property
+    def heuristic_rngs(self) -> np.ndarray:
+        """The generators of each game's heuristics, one per seat (see :meth:`step_seats`;
+        live)."""
+        return self._arrays()._heuristic_rngs
+
+    @property
     def steps(self) -> np.ndarray:
         """Each game's agent steps so far (int64; live)."""
         return self._arrays()._steps
+
+    def row(self, b: int) -> np.ndarray:
+        """A copy of game b's packed row (int64), for reading: the batch runs on as it was."""
+        lists = self._plain()
+        return self._rows[b].copy() if lists is None else np.array(lists.rows[b], np.int64)
+
+    def step_counts(self, out: np.ndarray) -> np.ndarray:
+        """Each game's agent steps so far, into ``out`` (as :attr:`steps` holds them; for
+        reading: the batch runs on as it was)."""
+        lists = self._plain()
+        out[...] = self._steps if lists is None else lists.steps
+        return out
 
     def _arrays(self) -> GameBatch:
         """The games as arrays from now on: the lists written back, if there are any (see the
@@ -166,30 +208,43 @@ class GameBatch:
             lists.write_back(self)
         return self
 
-    def _games(self) -> tuple:
-        """The games' rows, generators, environment generators and steps, as the kernel runs
-        them: the lists (plain, no array asked for; made at the first call) or the arrays."""
+    def _plain(self) -> PlainGames | None:
+        """The games as lists (plain, no array asked for; made at the first call), or None
+        where the kernel runs the arrays."""
         if self._arrays_out:
-            return self._rows, self._rngs, self._env_rngs, self._steps
+            return None
         if self._lists is None:
             self._lists = PlainGames(self)
-        lists = self._lists
+        return self._lists
+
+    def _games(self) -> tuple:
+        """The games' rows, generators, environment generators and steps, as the kernel runs
+        them: the lists (:meth:`_plain`) or the arrays."""
+        lists = self._plain()
+        if lists is None:
+            return self._rows, self._rngs, self._env_rngs, self._steps
         return lists.rows, lists.rngs, lists.env_rngs, lists.steps
 
     # --- the games ----------------------------------------------------------------------------
 
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
-        (integers in 0 .. 2**63 - 1), and its heuristic opponents' generators as
-        ``default_rng`` of :func:`opponent_seeds`."""
-        env_rngs = self._games()[2]
-        if type(env_rngs) is list:
-            env_rngs[:] = [np.random.default_rng(seed) for seed in np.asarray(seeds).tolist()]
-        else:
-            self.seed_generators(env_rngs, seeds)
+        (integers in 0 .. 2**63 - 1), its policy generator as :func:`policy_generator`, and its
+        heuristic opponents' generators as ``default_rng`` of :func:`opponent_seeds`."""
+        seeds = np.asarray(seeds).tolist()
+        count = self.game.num_players - 1
+        lists = self._plain()
+        if lists is not None:
+            lists.env_rngs[:] = [np.random.default_rng(seed) for seed in seeds]
+            lists.policy_rngs[:] = [policy_generator(seed) for seed in seeds]
+            for generators, seed in zip(lists.heuristic_rngs, seeds):
+                generators[:count] = [np.random.default_rng(s) for s in opponent_seeds(seed, count)]
+            return
+        self.seed_generators(self._env_rngs, seeds)
+        for rng, seed in zip(self._policy_rngs, seeds):
+            kernel_random.set_numpy_state(rng, dict(policy_generator(seed).bit_generator.state))
         if self.remembers:
-            count = self.game.num_players - 1
-            for rngs, seed in zip(self.heuristic_rngs, np.asarray(seeds).tolist()):
+            for rngs, seed in zip(self._heuristic_rngs, seeds):
                 self.seed_generators(rngs, np.array(opponent_seeds(seed, count)))
 
     def start(self, games: np.ndarray) -> None:
@@ -281,22 +336,21 @@ class GameBatch:
         seats: np.ndarray,
         actions: np.ndarray,
         learner_seat: int,
-        policy_rngs: np.ndarray,
         rewards: np.ndarray,
         ends: np.ndarray,
         policies: np.ndarray | None = None,
     ) -> None:
         """One decision of a learner in each game, the other seats played by ``policies``: one
         int64 code per other seat, in seat order without the learner's: :data:`RANDOM_POLICY`
-        (uniformly random, from the generators ``policy_rngs``) or, where the kernel
-        :attr:`plays_heuristics`, a heuristic written in it (the code its agent class names as
-        ``kernel_policy``); None: all random. ``actions[b] >= 0``: the learner, in seat
+        (uniformly random, from the game's policy generator :attr:`policy_rngs`) or, where the
+        kernel :attr:`plays_heuristics`, a heuristic written in it (the code its agent class
+        names as ``kernel_policy``); None: all random. ``actions[b] >= 0``: the learner, in seat
         ``seats[b]``, takes it, and the others play until it decides again or the game ends;
         ``rewards[b]`` is what it earned, ``ends[b]`` how the game stands. ``actions[b] == -1``:
-        a new episode: a new game, the learner in ``learner_seat`` (-1: a seat drawn from
-        ``policy_rngs[b]``), the others playing up to its first decision; a game that ends first
-        is dealt again, and :data:`MAX_DEALS` in vain raise ``InputError``. Games with
-        ``actions[b] < -1`` are left alone.
+        a new episode: a new game, the learner in ``learner_seat`` (-1: a seat drawn from the
+        policy generator, written into ``seats[b]``), the others playing up to its first
+        decision; a game that ends first is dealt again, and :data:`MAX_DEALS` in vain raise
+        ``InputError``. Games with ``actions[b] < -1`` are left alone.
 
         Where the kernel's heuristics :attr:`remembers`, other seat o of game b plays with the
         generator ``heuristic_rngs[b, o]`` and the memory ``memory[b, o]``, which every new game
@@ -305,27 +359,32 @@ class GameBatch:
         every table grows to twice the slots, and the kernel goes on from that game (the same
         games as with tables large enough from the start); the tables shrink again once the
         games that grew them are over."""
-        heuristics: tuple = ()
-        if self.plays_heuristics:
-            if policies is None:
-                policies = np.zeros(self.game.num_players - 1, np.int64)
-            heuristics = (policies, self.starts, self._observation)
-        elif policies is not None and np.any(policies):
+        if policies is None:
+            policies = np.zeros(self.game.num_players - 1, np.int64)
+        elif not self.plays_heuristics and np.any(policies):
             raise InputError(f"{self.game.name}: its kernel plays only random opponents")
-        self._arrays()
         if self.tables:
             self._fit_memory()
+        lists = self._plain()
+        mask, observation, _ = self._scratch(lists)
+        given = _as_run(lists, seats, actions, rewards, ends, policies)
+        seats_run, actions_run, rewards_run, ends_run, policies_run = given
+        starts = self.starts if lists is None else self._starts_list
+        heuristics = (policies_run, starts, observation) if self.plays_heuristics else ()
+        games: tuple = self._rows, self._rngs, self._env_rngs, self._policy_rngs, self._steps
+        if lists is not None:
+            games = lists.rows, lists.rngs, lists.env_rngs, lists.policy_rngs, lists.steps
         first_row = 0
         while True:
-            memory = self._memory_arguments() + ((first_row,) if self.tables else ())
+            memory = self._memory_arguments(lists) + ((first_row,) if self.tables else ())
             failed = self.kernel.step_seats(
-                self._rows, self._rngs, self._env_rngs, policy_rngs, self._steps, seats, actions,
-                learner_seat, self.max_cycles, MAX_DEALS, rewards, ends, self._mask,
-                *heuristics, *memory, *self.parameters,
+                *games, seats_run, actions_run, learner_seat, self.max_cycles, MAX_DEALS,
+                rewards_run, ends_run, mask, *heuristics, *memory, *self.parameters,
             )  # fmt: skip
             if not self.tables or failed > self.kernel.FULL:  # type: ignore[union-attr]
                 break
-            first_row, actions = self._grow_memory(failed, actions)
+            first_row, actions_run = self._grow_memory(failed, actions_run)
+        _written_back((seats, rewards, ends), (seats_run, rewards_run, ends_run))
         if failed >= 0:
             seat = "a random seat" if learner_seat < 0 else f"seat {learner_seat}"
             raise InputError(
@@ -339,7 +398,6 @@ class GameBatch:
         stops: np.ndarray,
         codes: np.ndarray,
         active: np.ndarray,
-        policy_rngs: np.ndarray,
         earned: np.ndarray,
         ends: np.ndarray,
         players: np.ndarray,
@@ -354,7 +412,7 @@ class GameBatch:
         (``stops[b]`` the number of players: no seat stops), a seat whose code
         ``codes[b, seat]`` is :data:`EXTERNAL_POLICY` must decide, or the game ends; every other
         seat by its code, as :meth:`step_seats` plays its opponents (:data:`RANDOM_POLICY` from
-        the generators ``policy_rngs``, or a heuristic's ``kernel_policy``; where the heuristics
+        the game's policy generator, or a heuristic's ``kernel_policy``; where the heuristics
         :attr:`remembers`, the one of seat p draws from ``heuristic_rngs[b, o]`` and keeps
         ``memory[b, o]``, o = p - (p > stops[b]), which :meth:`start` clears). Adds what each
         seat earned meanwhile to ``earned[b, seat]`` (float64, one per seat; 0 for a step that
@@ -364,30 +422,54 @@ class GameBatch:
         into ``observations[b]`` and ``masks[b]`` as :meth:`observe` writes them (one kernel
         call a round of outside decisions). Games not active are left alone. Returns how many
         games wait for a seat decided outside."""
-        self._arrays()
         if self.tables:
             self._fit_memory()
+        lists = self._plain()
+        scratch = self._scratch(lists)
+        arrays = (stops, codes, active, earned, ends, players, actions, deciding)
+        stops_run, codes_run, active_run, *outputs = _as_run(lists, *arrays)
+        games: tuple = self._rows, self._rngs, self._policy_rngs, self._steps
+        views: Any = observations
+        starts = self.starts
+        if lists is not None:
+            games = lists.rows, lists.rngs, lists.policy_rngs, lists.steps
+            views, starts = self._views(self.num_games), self._starts_list
+        earned_run, ends_run, players_run, actions_run, deciding_run = outputs
         while True:
             waiting = self.kernel.play_codes(
-                self._rows, self._rngs, policy_rngs, self._steps, stops, codes, active,
-                self.max_cycles, earned, ends, players, actions, deciding, observations, masks,
-                self._mask, self.starts, self._observation, self._seat_rewards,
-                *self._memory_arguments(), *self.parameters,
+                *games, stops_run, codes_run, active_run, self.max_cycles, earned_run, ends_run,
+                players_run, actions_run, deciding_run, views, masks, scratch[0], starts,
+                scratch[1], scratch[2], *self._memory_arguments(lists), *self.parameters,
             )  # fmt: skip
             if waiting >= 0:
-                return int(waiting)
+                break
             # a table of positions half full (tables only): every table grows, and the games go
             # on where they stopped (those done stay as they are)
             self._resize_memory(2 * self.memory.shape[2])
+        _written_back(arrays[3:], outputs)
+        if views is not observations and waiting:
+            chosen = np.flatnonzero(deciding).tolist()
+            observations[chosen] = [views[b] for b in chosen]
+        return int(waiting)
 
-    def _memory_arguments(self) -> tuple:
+    def _scratch(self, lists: PlainGames | None) -> tuple:
+        """The kernel's scratch: a mask, an observation and a reward per seat (lists for the
+        plain kernel on lists)."""
+        if lists is None:
+            return self._mask, self._observation, self._seat_rewards
+        game = self.game
+        return [0] * game.num_actions, [0.0] * game.observation_size, [0.0] * game.num_players
+
+    def _memory_arguments(self, lists: PlainGames | None) -> tuple:
         """What the kernel's drivers take for the heuristics' generators and memory: nothing,
-        ``heuristic_rngs`` and ``memory``, and with tables of positions ``remembered``."""
+        the generators (the arrays or ``lists``') and ``memory``, and with tables of positions
+        ``remembered``."""
         if not self.remembers:
             return ()
+        rngs = self._heuristic_rngs if lists is None else lists.heuristic_rngs
         if not self.tables:
-            return (self.heuristic_rngs, self.memory)
-        return (self.heuristic_rngs, self.memory, self.remembered)
+            return (rngs, self.memory)
+        return (rngs, self.memory, self.remembered)
 
     def _resize_memory(self, slots: int) -> None:
         """Every opponent's table of positions moved into one of ``slots`` slots."""
@@ -405,7 +487,7 @@ class GameBatch:
         elif slots > MEMORY_SLOTS and 8 * int(self.remembered.max()) < slots:
             self._resize_memory(max(MEMORY_SLOTS, slots // 4))
 
-    def _grow_memory(self, failed: int, actions: np.ndarray) -> tuple[int, np.ndarray]:
+    def _grow_memory(self, failed: int, actions: Any) -> tuple[int, Any]:
         """After the kernel's ``step_seats`` stopped at game ``FULL - failed`` because an
         opponent's table of positions was half full: every table twice the slots, and where the
         kernel goes on (that game, and the actions that tell it how)."""
@@ -423,15 +505,27 @@ class GameBatch:
         with no stop seat, the seat itself)
         plays its heuristic with a copy of ``generator`` (a PCG64 ``numpy.random.Generator``, as
         agents have; it is not advanced): the draws its agent would make."""
-        kernel_random.set_numpy_state(self.heuristic_rngs[b, other], generator.bit_generator.state)
+        self._set_heuristic_generator(b, other, generator.bit_generator.state)
 
     def seed_generator(self, b: int, other: int, seed: int) -> None:
         """Other seat ``other`` of game b (as :meth:`load_generator` numbers them) plays its
         heuristic with a generator seeded as ``numpy.random.default_rng(seed)`` (0 .. 2**63 - 1)."""
-        self._random.seed_numpy(self.heuristic_rngs[b, other], seed)
+        self._set_heuristic_generator(b, other, np.random.PCG64(seed).state)
 
-    def draw(self, generator: np.ndarray, count: int) -> int:
-        """A number in 0..count-1 from one of the kernels' generators (as the kernel draws)."""
+    def _set_heuristic_generator(self, b: int, other: int, state: Mapping[str, Any]) -> None:
+        """The generator of other seat ``other`` of game b at ``state`` (a PCG64 state; the
+        array's where the heuristics do not draw: :class:`PlainGames` keeps none)."""
+        lists = self._plain()
+        if lists is None or not self.remembers:
+            kernel_random.set_numpy_state(self._heuristic_rngs[b, other], dict(state))
+        else:
+            lists.heuristic_rngs[b][other] = generator_at(state)
+
+    def draw(self, b: int, count: int) -> int:
+        """A number in 0..count-1 from game b's policy generator (as the kernel draws the
+        learner's seat)."""
+        lists = self._plain()
+        generator = self._policy_rngs[b] if lists is None else lists.policy_rngs[b]
         return int(self._random.below(generator, count))
 
     def seed_generators(self, generators: np.ndarray, seeds: np.ndarray) -> None:
@@ -445,33 +539,59 @@ class PlainGames:
     each row a list, each generator of numpy's kind a ``numpy.random.Generator`` (any other,
     such as the zeros of an environment never seeded, the list of its array), the steps a list.
     A game's own generator is a ``numpy.random.Generator`` always: every new game seeds it
-    before it draws (so that a game not dealt yet has one too, at no position that matters)."""
+    before it draws (so that a game not dealt yet has one too, at no position that matters).
+    The heuristics' generators are kept where the heuristics draw (:attr:`GameBatch.remembers`);
+    elsewhere none is drawn from, and their arrays stay as they are."""
 
     def __init__(self, batch: GameBatch):
         self.rows = batch._rows.tolist()
         self.rngs = [as_generator(rng, True) for rng in batch._rngs]
         self.env_rngs = [as_generator(rng) for rng in batch._env_rngs]
+        self.policy_rngs = [as_generator(rng) for rng in batch._policy_rngs]
+        self.heuristic_rngs = [
+            [as_generator(rng) for rng in rngs] for rngs in batch._heuristic_rngs
+        ] if batch.remembers else []  # fmt: skip
         self.steps = batch._steps.tolist()
 
     def write_back(self, batch: GameBatch) -> None:
         """The games into the batch's arrays."""
         batch._rows[...] = self.rows
-        for generators, arrays in ((self.rngs, batch._rngs), (self.env_rngs, batch._env_rngs)):
+        pairs = [(self.rngs, batch._rngs), (self.env_rngs, batch._env_rngs)]
+        pairs += [(self.policy_rngs, batch._policy_rngs)]
+        pairs += zip(self.heuristic_rngs, batch._heuristic_rngs)
+        for generators, arrays in pairs:
             for generator, array in zip(generators, arrays):
                 if type(generator) is list:
                     array[:] = generator
                 else:
-                    kernel_random.set_numpy_state(array, generator.bit_generator.state)
+                    kernel_random.set_numpy_state(array, dict(generator.bit_generator.state))
         batch._steps[...] = self.steps
+
+
+def _as_run(lists: PlainGames | None, *arrays: np.ndarray) -> list:
+    """The arrays a driver takes as the kernel runs them: themselves, or for the plain kernel on
+    ``lists`` lists of them (written back by :func:`_written_back`)."""
+    return list(arrays) if lists is None else [array.tolist() for array in arrays]
+
+
+def _written_back(arrays: Sequence[np.ndarray], runs: Sequence) -> None:
+    """What the kernel wrote into the ``runs`` of :func:`_as_run` into their ``arrays``."""
+    for array, run in zip(arrays, runs):
+        if run is not array:
+            array[...] = run
+
+
+def generator_at(state: Mapping[str, Any]) -> np.random.Generator:
+    """A ``numpy.random.Generator`` at ``state`` (a PCG64 ``bit_generator.state``)."""
+    generator = np.random.default_rng(0)
+    generator.bit_generator.state = state
+    return generator
 
 
 def as_generator(rng: np.ndarray, seeded_later: bool = False) -> np.random.Generator | list[int]:
     """A :mod:`~cardzoo.envs.kernel_random` generator as the plain kernel draws from it
     fastest: a ``numpy.random.Generator`` at its position if it is numpy's, else as a list (or,
     ``seeded_later``, a ``numpy.random.Generator`` anyway, at a position of no matter)."""
-    generator = np.random.default_rng(0)
     if rng[kernel_random.KIND] == kernel_random.NUMPY:
-        generator.bit_generator.state = kernel_random.numpy_state(rng)
-    elif not seeded_later:
-        return rng.tolist()
-    return generator
+        return generator_at(kernel_random.numpy_state(rng))
+    return np.random.default_rng(0) if seeded_later else rng.tolist()

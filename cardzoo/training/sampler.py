@@ -620,7 +620,7 @@ class Sampler:
         ended = ends != RUNNING
         finished = []
         for slot in np.flatnonzero(ended).tolist():
-            seat, state = int(self.seats[slot]), seated.states[slot]
+            seat, state = int(self.seats[slot]), seated.state(slot)
             winners = self._winners(state, ends[slot] == OVER)
             won = bool(winners[seat])
             finished.append((slot, won))

@@ -23,7 +23,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
-from cardzoo.envs import kernel_random
 from cardzoo.envs.batch import MAX_DEALS, OVER, RUNNING, TRUNCATED, GameBatch, opponent_seeds
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice, check_int, known_options
@@ -34,7 +33,7 @@ from cardzoo.vector.multi_agent import (
     checked_seeds,
     fresh_seeds,
 )
-from cardzoo.vector.seated import decide, kernel_policy, seed_policy_generators
+from cardzoo.vector.seated import decide, kernel_policy
 
 __all__ = ["VectorEnv"]
 
@@ -127,7 +126,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         count = self.num_envs
         self._seats = np.zeros(count, np.int64)
-        self._policy_rngs = np.zeros((count, kernel_random.SIZE), np.int64)
         self._observations = np.zeros((count, self.game.observation_size), np.float32)
         self._masks = np.zeros((count, self.game.num_actions), np.int8)
         self._rewards = np.zeros(count)
@@ -197,8 +195,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     # --- inside ------------------------------------------------------------------------------
 
     def _seed(self, seeds: list[int]) -> None:
-        """The games' generators from ``seeds``; a second generator per game for the learner's
-        seat and random opponents, and the seeds of opponent agents, from the same seed. An
+        """The games' generators from ``seeds`` (a second generator per game for the learner's
+        seat and random opponents among them: the batch's policy generator), and the seeds of
+        opponent agents, from the same seed. An
         agent that searches from the engine's state (``uses_state``) is refused first: the
         vector forms keep their games as packed rows, not as engine states."""
         agents = [] if self._compiled_opponents else [self._seat_agents(seed) for seed in seeds]
@@ -210,7 +209,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                     "view (cardzoo.single_agent.SingleAgentEnv)"
                 )
         self.batch.seed(np.array(seeds, np.int64))
-        seed_policy_generators(self._policy_rngs, seeds)
         self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
@@ -230,7 +228,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._seats,
                 actions,
                 -1 if self.learner_seat is None else self.learner_seat,
-                self._policy_rngs,
                 self._rewards,
                 self._ends,
                 self._policies,
@@ -278,7 +275,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         for b in np.flatnonzero(games).tolist():
             seat = self.learner_seat
             if seat is None:
-                seat = self.batch.draw(self._policy_rngs[b], self.game.num_players)
+                seat = self.batch.draw(b, self.game.num_players)
             self._seats[b] = seat
             for agent in self._agents[b]:
                 agent.reset()

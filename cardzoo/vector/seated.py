@@ -13,10 +13,10 @@ A heuristic the kernel plays decides as its agent would: the same function, the 
 agent's generator taken when it sits down (:meth:`~cardzoo.envs.batch.GameBatch.load_generator`,
 or, while the agent has not made its generator yet, one seeded as it would be:
 ``Agent.unmade_seed``; the agent's own generator is not advanced: the sampler reseeds its agents
-for every game). A seat
-played at random in the kernel draws from the game's second generator (``policy_rngs``), not
-from its agent's: the games are those of the agents, not the very games a
-:class:`~cardzoo.table.Table` plays with the same agents and seeds. With ``random_in_kernel``
+for every game). A seat played at random in the kernel draws from the game's policy generator
+(:attr:`~cardzoo.envs.batch.GameBatch.policy_rngs`), not from its agent's: the games are those
+of the agents, not the very games a :class:`~cardzoo.table.Table` plays with the same agents
+and seeds. With ``random_in_kernel``
 False, random seats are called from Python instead, drawing from their agents' own generators:
 then every game is the very game a Table plays with the same agents, seeds and ``max_cycles``
 (the match runner's batch path, :func:`cardzoo.evaluation.play_match`). Agents that read the
@@ -32,7 +32,6 @@ import numpy as np
 from cardzoo.agents import Agent
 from cardzoo.agents.base import RandomAgent
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
-from cardzoo.envs import kernel_random
 from cardzoo.envs.batch import EXTERNAL_POLICY, RANDOM_POLICY, GameBatch
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.packed import KernelGame
@@ -56,14 +55,6 @@ def kernel_policy(
     ):
         return int(agent_class.kernel_policy)
     return None
-
-
-def seed_policy_generators(generators: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
-    """Each game's second generator (its learner's seat and its seats played at random in the
-    kernel) from the game's seed: numpy's PCG64 of ``SeedSequence(seed, spawn_key=(1,))``."""
-    for rng, seed in zip(generators, np.asarray(seeds).tolist()):
-        sequence = np.random.SeedSequence(seed, spawn_key=(1,))
-        kernel_random.set_numpy_state(rng, dict(np.random.PCG64(sequence).state))
 
 
 def decide(
@@ -114,26 +105,25 @@ class SeatedGames:
         self.stops = np.zeros(count, np.int64)
         self.agents: list[list[Agent | None]] = [[None] * n for _ in range(count)]
         self.codes = np.full((count, n), EXTERNAL_POLICY, np.int64)
-        self.policy_rngs = np.zeros((count, kernel_random.SIZE), np.int64)
         self.observations = np.zeros((count, game.observation_size), np.float32)
         self.masks = np.zeros((count, game.num_actions), np.int8)
         self._players = np.zeros(count, np.int64)
         self._actions = np.zeros(count, np.int64)
         self._deciding = np.zeros(count, np.int8)
-        #: each game as a state of the game over its row (live; read for scores and winners,
-        #: so without a generator of its own)
-        assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
-        self.states: list[State] = [
-            game.state_class(game.row_layout, row, None)  # type: ignore[arg-type]
-            for row in self.batch.rows
-        ]
 
     def seed(self, seeds: np.ndarray) -> None:
         """Each game's generators from ``seeds`` (one per game, 0 .. 2**63 - 1): its deals as
-        the environment's ``reset(seed)``, and its kernel-played seats' random actions from a
-        second generator spawned from the same seed."""
+        the environment's ``reset(seed)``, and its kernel-played seats' random actions from the
+        game's policy generator, seeded from the same seed
+        (:meth:`~cardzoo.envs.batch.GameBatch.seed`)."""
         self.batch.seed(seeds)
-        seed_policy_generators(self.policy_rngs, seeds)
+
+    def state(self, b: int) -> State:
+        """Game b as a state of the game, over a copy of its row (for reading its scores and
+        winners: no generator of its own)."""
+        game = self.game
+        assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
+        return game.state_class(game.row_layout, self.batch.row(b), None)  # type: ignore[arg-type]
 
     def sit(self, b: int, stop: int, agents: Sequence[Agent | None]) -> None:
         """Game b's stop seat and the agent of every seat (``agents[stop]`` is ignored; ``stop``
@@ -195,8 +185,8 @@ class SeatedGames:
         if actions is not None:
             taken[active] = actions[active]
         while self.batch.play_codes(
-            self.stops, self.codes, active, self.policy_rngs, earned, ends, self._players,
-            taken, deciding, self.observations, self.masks,
+            self.stops, self.codes, active, earned, ends, self._players, taken, deciding,
+            self.observations, self.masks,
         ):  # fmt: skip
             chosen = np.flatnonzero(deciding)
             players = self._players[chosen].tolist()
