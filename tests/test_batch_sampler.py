@@ -99,7 +99,8 @@ def play_beside(name, heuristic, config, num_games, decisions, compiled):
         for games, actions in zip(sides, (chosen, None)):
             earned, ends = np.zeros((num_games, n)), np.zeros(num_games, np.int64)
             games.advance(everyone, earned, ends, actions)
-            results.append((games.batch.rows.copy(), earned, ends))
+            rows = np.array([games.batch.row(b) for b in range(num_games)])  # a plain batch
+            results.append((rows, earned, ends))  # stays on its lists (GameBatch.rows: arrays)
         results[1] = (results[1][0], results[1][1] + stepped, results[1][2])
         for got, expected in zip(results[1], results[0]):
             np.testing.assert_array_equal(got, expected)
