@@ -204,6 +204,18 @@ PILOTS: dict[str, TrainConfig] = {
                                 f"ppo:{FIELD}/believe_it_or_not-quick-v0.npz:0.1,"
                                 f"ppo:{FIELD}/believe_it_or_not-quick-v1.npz:0.1"},
     ),
+    # quick-h's candidates came nearer the field (0.49-0.53 against v0, 0.49-0.53 against v1)
+    # but lost strength against three bluffers (0.358-0.381; shipped 0.382): the field's share
+    # halved (0.05 each) and given to the bluffer (0.4)
+    "believe_it_or_not-quick-i": TrainConfig(
+        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 8_000_000,
+                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
+                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
+                                "select_top": 5,
+                                "opponents": "random:0.1,honest:0.1,bluffer:0.4,self:0.3,"
+                                f"ppo:{FIELD}/believe_it_or_not-quick-v0.npz:0.05,"
+                                f"ppo:{FIELD}/believe_it_or_not-quick-v1.npz:0.05"},
+    ),
     "minus_two-d": TrainConfig(
         "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
                         "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
@@ -226,6 +238,10 @@ PILOTS: dict[str, TrainConfig] = {
 #: Quick: none of pilots e, f and g's fifteen candidates (each run's choice among them) passes:
 #: against the v0 agent they score 0.444-0.494; g's choice came nearest (0.389 against three
 #: bluffers to the shipped 0.382, a 1M gain of -0.008 to its -0.009, 0.505 and 0.475 head to head).
+#: Quick pilot h (the field's two learned agents in its league): its five candidates score
+#: 0.494-0.534 against the shipped agent and 0.490-0.517 against v0 (three above 0.5 against
+#: both), four are less exploitable, but none wins as often against three bluffers (0.358-0.381
+#: to 0.382): none passes.
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
