@@ -390,8 +390,8 @@ class KernelGame(Game):
             found = self._arrays.kept(self._masks, bits, self.num_actions, self._spell, bits)
         return found[0].copy()
 
-    def _spell(self, run: list[int], legal: int) -> int:
-        """The legal actions ``legal`` (bits, or the kernel's code) as 1s in the zeroed list
+    def _spell(self, run: np.ndarray, legal: int) -> int:
+        """The legal actions ``legal`` (bits, or the kernel's code) as 1s in the zeroed array
         ``run``; returns how many there are."""
         if self._expand_legal is None:
             return self._arrays.spell_out(run, legal)
