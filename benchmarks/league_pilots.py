@@ -241,7 +241,9 @@ PILOTS: dict[str, TrainConfig] = {
 #: Quick pilot h (the field's two learned agents in its league): its five candidates score
 #: 0.494-0.534 against the shipped agent and 0.490-0.517 against v0 (three above 0.5 against
 #: both), four are less exploitable, but none wins as often against three bluffers (0.358-0.381
-#: to 0.382): none passes.
+#: to 0.382): none passes. Minus Two's pilot d (the same change to pilot c): its five candidates
+#: score 0.471-0.503 against the shipped agent and 0.465-0.554 against the self-play one, but win
+#: less often against three attackers (0.296-0.326 to 0.344): none passes.
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
