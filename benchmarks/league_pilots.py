@@ -243,7 +243,11 @@ PILOTS: dict[str, TrainConfig] = {
 #: both), four are less exploitable, but none wins as often against three bluffers (0.358-0.381
 #: to 0.382): none passes. Minus Two's pilot d (the same change to pilot c): its five candidates
 #: score 0.471-0.503 against the shipped agent and 0.465-0.554 against the self-play one, but win
-#: less often against three attackers (0.296-0.326 to 0.344): none passes.
+#: less often against three attackers (0.296-0.326 to 0.344): none passes. Quick's pilot i (the
+#: field's share halved, to the bluffer): two candidates pass rules 1 and 2 and beat the shipped
+#: agent head to head (its choice 0.393, -0.015, 0.514; @4251648 0.383, -0.056, 0.532), but
+#: against v0 the five score 0.481-0.506, and the one above 0.5 wins 0.368 against the bluffers:
+#: none passes.
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
