@@ -58,6 +58,32 @@ EXPLOIT_BUDGET = 1_000_000
 #: fixed copies of the learned agents of a game's tournament field, league members of the
 #: pilots that train against them (a path from the repository's root, where the pilots run)
 FIELD = "benchmarks/results/league_field"
+QUICK_FIELD = ("believe_it_or_not-quick-v0", "believe_it_or_not-quick-v1")
+MINUS_TWO_FIELD = ("minus_two-selfplay", "minus_two-league")
+
+
+#: quick's pilot e: pilot d's changes on v1 (exploiters of 1M every 1M trained as `cardzoo
+#: exploit`, PFSP at the observed share), its checkpoint chosen among the five best
+QUICK_E = TrainConfig(
+    "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
+                            "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
+                            "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
+                            "select_top": 5},
+)  # fmt: skip
+#: ... trained twice as long (quick's pilot g)
+QUICK_G = dataclasses.replace(QUICK_E, timesteps=8_000_000)
+#: Minus Two's pilot c: its shipped recipe with the standard game's winning changes
+MINUS_TWO_C = TrainConfig(
+    "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
+                    "exploiter_recipe": "exploit", "pfsp_fair_share": "observed", "select_top": 5},
+)  # fmt: skip
+
+
+def with_field(config: TrainConfig, mix: str, agents: tuple[str, ...], share: float) -> TrainConfig:
+    """``config`` whose league holds the learned agents of the tournament's field (the copies
+    ``FIELD/<agent>.npz``), ``share`` of the opponent mix each, beside ``mix``."""
+    field = ",".join(f"ppo:{FIELD}/{agent}.npz:{share}" for agent in agents)
+    return dataclasses.replace(config, opponents=f"{mix},{field}")
 
 
 #: pilot name -> its run; the name starts with the shipped agent it would replace
@@ -165,64 +191,34 @@ PILOTS: dict[str, TrainConfig] = {
     # quick's agent trained again on v1 by its recipe (pilot c) beats three bluffers more often
     # than the v0 agent (0.395 against 0.345 on the cards' deals) but ranks below it in the
     # tournament: pilot d's changes on v1, its checkpoint chosen among the five best
-    "believe_it_or_not-quick-e": TrainConfig(
-        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
-                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
-                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                                "select_top": 5},
-    ),
+    "believe_it_or_not-quick-e": QUICK_E,
     # pilot e at seed 1, and pilot e trained twice as long: quick's shipped agent ranks third in
     # its tournament, below the v0 agent it replaced and pimc; pilot e scores 0.476 [0.454,
     # 0.498] head to head against the shipped agent and 0.459 [0.437, 0.480] against the v0 one
-    **{f"believe_it_or_not-quick-{tag}": TrainConfig(
-        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": timesteps, "seed": seed,
-                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
-                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                                "select_top": 5},
-    ) for tag, seed, timesteps in (("f", 1, 4_000_000), ("g", 0, 8_000_000))},
+    "believe_it_or_not-quick-f": dataclasses.replace(QUICK_E, seed=1),
+    "believe_it_or_not-quick-g": QUICK_G,
     # Minus Two's shipped agent ranks third in its tournament, below the self-play agent it
     # replaced and pimc: its recipe (pilot a) with the standard game's winning changes
     # (exploiters of 1M trained as `cardzoo exploit`, PFSP at the observed share) at the
     # shipped length, which pilot b's 16M had doubled, its checkpoint chosen among the five best
-    "minus_two-c": TrainConfig(
-        "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
-                        "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                        "select_top": 5},
-    ),
+    "minus_two-c": MINUS_TWO_C,
     # No quick or Minus Two pilot above scores 0.5 against both learned agents of its
     # tournament's field, none of which its league held. AlphaStar's main agents train against
     # every past player too: pilots quick-g and minus_two-c with the two learned agents of the
     # field as members of the league (FIELD: fixed copies, so the recipe does not change when
     # the shipped file does), a tenth of the mix each, taken from random and honest (quick)
     # and from attacker and high_cards (Minus Two); PFSP draws them more the more they win
-    "believe_it_or_not-quick-h": TrainConfig(
-        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 8_000_000,
-                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
-                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                                "select_top": 5,
-                                "opponents": "random:0.1,honest:0.1,bluffer:0.3,self:0.3,"
-                                f"ppo:{FIELD}/believe_it_or_not-quick-v0.npz:0.1,"
-                                f"ppo:{FIELD}/believe_it_or_not-quick-v1.npz:0.1"},
+    "believe_it_or_not-quick-h": with_field(
+        QUICK_G, "random:0.1,honest:0.1,bluffer:0.3,self:0.3", QUICK_FIELD, 0.1
     ),
     # quick-h's candidates came nearer the field (0.49-0.53 against v0, 0.49-0.53 against v1)
     # but lost strength against three bluffers (0.358-0.381; shipped 0.382): the field's share
     # halved (0.05 each) and given to the bluffer (0.4)
-    "believe_it_or_not-quick-i": TrainConfig(
-        "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 8_000_000,
-                                "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
-                                "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                                "select_top": 5,
-                                "opponents": "random:0.1,honest:0.1,bluffer:0.4,self:0.3,"
-                                f"ppo:{FIELD}/believe_it_or_not-quick-v0.npz:0.05,"
-                                f"ppo:{FIELD}/believe_it_or_not-quick-v1.npz:0.05"},
+    "believe_it_or_not-quick-i": with_field(
+        QUICK_G, "random:0.1,honest:0.1,bluffer:0.4,self:0.3", QUICK_FIELD, 0.05
     ),
-    "minus_two-d": TrainConfig(
-        "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
-                        "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                        "select_top": 5,
-                        "opponents": "attacker:0.4,high_cards:0.1,self:0.3,"
-                        f"ppo:{FIELD}/minus_two-selfplay.npz:0.1,"
-                        f"ppo:{FIELD}/minus_two-league.npz:0.1"},
+    "minus_two-d": with_field(
+        MINUS_TWO_C, "attacker:0.4,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.1
     ),
 }  # fmt: skip
 
