@@ -217,6 +217,12 @@ PILOTS: dict[str, TrainConfig] = {
     "believe_it_or_not-quick-i": with_field(
         QUICK_G, "random:0.1,honest:0.1,bluffer:0.4,self:0.3", QUICK_FIELD, 0.05
     ),
+    # quick-i's choice passed rules 1 and 2 and beat the shipped agent head to head, but lost to
+    # v0 (0.481); quick-h's candidates beat v0 but lost strength: the field's share between
+    # the two (0.075 each), the bluffer's too (0.35)
+    "believe_it_or_not-quick-j": with_field(
+        QUICK_G, "random:0.1,honest:0.1,bluffer:0.35,self:0.3", QUICK_FIELD, 0.075
+    ),
     "minus_two-d": with_field(
         MINUS_TWO_C, "attacker:0.4,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.1
     ),
