@@ -608,11 +608,33 @@ def test_gymnasiums_episode_statistics_wrapper_counts_the_episodes():
 # ----------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def dealt():
-    env = VectorEnv("nobody_wants_it", 2, learner_seat=0)
+@pytest.fixture(scope="module", params=KERNELS)
+def dealt(request):
+    env = VectorEnv("nobody_wants_it", 2, learner_seat=0, compiled=request.param)
     env.reset(seed=0)
     return env
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_first_illegal_finds_the_first_bad_game_not_ignored(compiled):
+    """The batch's check of a whole batch's actions, in both forms: out of range on either
+    side, a 0 of the mask, and games ignored whatever they hold."""
+    games = batch.GameBatch(cardzoo.envs.load_game("minus_two"), 6, compiled=compiled)
+    masks = np.zeros((6, 293), np.int8)
+    masks[:, 5] = 1
+    masks[:, 292] = 1
+    ignored = np.array([False, True, False, False, False, False])
+    cases = [
+        ([5, 5, 292, 5, 5, 5], -1),
+        ([5, -1, 292, 5, 5, 5], -1),  # game 1 ignored
+        ([5, 5, 293, 5, 5, 5], 2),  # just out of range
+        ([5, 5, 292, -1, 5, 5], 3),
+        ([5, 5, 292, 5, 6, 5], 4),  # in range, a 0 of the mask
+        ([5, 5, 292, 5, 5, -(2**63)], 5),
+        ([4, 5, 292, 5, 6, 5], 0),  # the first of two
+    ]
+    for actions, first in cases:
+        assert games.first_illegal(masks, np.array(actions, np.int64), ignored) == first
 
 
 @pytest.mark.parametrize(

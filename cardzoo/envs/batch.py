@@ -35,7 +35,8 @@ game, seeded by :meth:`GameBatch.seed` with the game's other generators. The bat
 it holds the others, so that a plain batch keeps it as a ``numpy.random.Generator`` between
 calls (a caller's array would be read and written at every call).
 
-Nothing here checks the actions: the vector environments do, before calling :meth:`step`.
+Nothing here checks the actions: the vector environments do (:meth:`GameBatch.first_illegal`),
+before calling :meth:`step`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from cardzoo.envs import kernel_random
+from cardzoo.envs import kernel_arrays, kernel_random
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
 from cardzoo.envs.kernels import plain_and_compiled, use_compiled
@@ -117,6 +118,7 @@ class GameBatch:
         self.compiled = use_compiled(compiled, compiled_kernel)
         self.kernel = compiled_kernel if self.compiled else plain
         self._random = kernel_random if self.compiled else plain_and_compiled(kernel_random)[0]
+        self._runs = kernel_arrays if self.compiled else plain_and_compiled(kernel_arrays)[0]
         self.parameters = game.kernel_parameters()
         size = int(self.kernel.row_size(*self.parameters))
         self._rows = np.zeros((self.num_games, size), np.int64)
@@ -131,6 +133,8 @@ class GameBatch:
         assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
         self.starts = np.array(game.observation_starts(), np.int64)
         self._starts_list = self.starts.tolist()
+        #: 0, 1, .., n-1 once per game: the seats of :meth:`seat_views`
+        self._seat_cycle = np.tile(np.arange(game.num_players, dtype=np.int64), self.num_games)
         self._mask = np.zeros(game.num_actions, np.int64)  # the kernel's scratch
         #: whether the kernel plays heuristics as opponents (it has ``policy_action``): its
         #: ``step_seats`` then takes a policy code per opponent (see :meth:`step_seats`)
@@ -282,6 +286,12 @@ class GameBatch:
         """``count`` observation vectors as lists, for the plain kernel to write."""
         return [[0.0] * self.game.observation_size for _ in range(count)]
 
+    def first_illegal(self, masks: np.ndarray, actions: np.ndarray, ignored: np.ndarray) -> int:
+        """The first game b whose ``actions[b]`` (int64) is not a legal action of ``masks[b]``
+        (int8, 1 legal) and is not ``ignored[b]`` (bool); -1 if there is none (in the kernel's
+        form: one compiled loop, or a few numpy calls)."""
+        return int(self._runs.first_illegal(masks, actions, ignored))
+
     def seat_views(self, games: np.ndarray) -> np.ndarray:
         """Every seat's observation of each game where ``games`` (bool) is true: float32 of
         shape (games, seats, observation size), in the order of ``np.flatnonzero(games)``
@@ -293,10 +303,9 @@ class GameBatch:
             views = self._views(len(rows))
             seats, starts = list(range(n)) * (len(rows) // n), self._starts_list
         else:
-            rows = np.repeat(all_rows[games], n, axis=0)
+            rows = all_rows[np.repeat(np.flatnonzero(games), n)]
             views = np.empty((len(rows), self.game.observation_size), np.float32)
-            seats = np.tile(np.arange(n, dtype=np.int64), len(rows) // n)
-            starts = self.starts
+            seats, starts = self._seat_cycle[: len(rows)], self.starts
         masks = np.empty((len(rows), self.game.num_actions), np.int8)
         self.kernel.observe_games(rows, seats, starts, views, masks, *self.parameters)
         return np.asarray(views, np.float32).reshape(-1, n, self.game.observation_size)

@@ -6,7 +6,8 @@ a mask. Written as slices, one source line does each, and plain Python runs a sl
 step; but numba compiles a slice assignment between arrays into a general routine, about three
 times slower than a loop. So the kernels call these functions, which have one meaning and a
 body for each form: compiled, a loop over views, inlined into the kernel that calls it; plain,
-the slice assignment.
+the slice assignment. The vector environments check a whole batch's actions against their
+masks here too (:func:`first_illegal`: one compiled loop, or a few numpy calls).
 
 **Decision (masks kept in plain Python).** A mask depends on nothing but the legal actions'
 bits (or a kernel's code of them), which repeat (Nobody Wants It and Believe It or Not meet a
@@ -89,6 +90,18 @@ if PLAIN:
             found = table[key] = (run, write(run, *args))
         return found
 
+    def first_illegal(masks, actions, ignored):
+        """The first game b whose ``actions[b]`` is not a 1 of ``masks[b]`` (out of range
+        included) and is not ``ignored[b]``; -1 if there is none (the vector environments'
+        check of a whole batch's actions)."""
+        width = masks.shape[1]
+        inside = numpy.minimum(actions.view(numpy.uint64), width - 1).view(numpy.int64)
+        inside += numpy.arange(0, len(masks) * width, width)
+        legal = masks.reshape(-1).take(inside) == 1
+        legal &= (actions >= 0) & (actions < width)
+        bad = numpy.flatnonzero(~(legal | ignored))
+        return int(bad[0]) if bad.size else -1
+
     def put_kept(out, at, found):
         """A run :func:`kept` into ``out[at:]`` (an array, or a list: a search's scratch);
         returns its count (plain Python only)."""
@@ -132,3 +145,14 @@ else:
             target[a] = bit
             total += bit
         return total
+
+    @numba.njit(cache=True)
+    def first_illegal(masks, actions, ignored):
+        width = masks.shape[1]
+        for b in range(len(actions)):
+            action = actions[b]
+            if ignored[b]:
+                continue
+            if action < 0 or action >= width or masks[b, action] != 1:
+                return b
+        return -1

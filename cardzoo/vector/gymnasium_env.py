@@ -163,7 +163,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         that ``NEXT_STEP`` resets now)."""
         if not self._dealt:
             raise RuntimeError("step() called before reset(); call reset() first")
-        checked = checked_actions(self.game, actions, self._masks, self._seats, self._autoreset)
+        checked = checked_actions(self.batch, actions, self._masks, self._seats, self._autoreset)
         checked[self._autoreset] = -1  # a new episode
         self._play(checked)
         rewards = self._rewards.copy()

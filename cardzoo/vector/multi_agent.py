@@ -16,8 +16,7 @@ import numpy as np
 
 from cardzoo.envs import load_game
 from cardzoo.envs.aec import agent_spaces
-from cardzoo.envs.batch import OVER, TRUNCATED, GameBatch
-from cardzoo.envs.core import Game
+from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch
 from cardzoo.envs.helpers import check_seed
 from cardzoo.errors import InputError
 
@@ -75,12 +74,12 @@ def fresh_seeds(num_envs: int) -> list[int]:
 
 
 def checked_actions(
-    game: Game, actions: Any, masks: np.ndarray, players: np.ndarray, ignored: np.ndarray
+    batch: GameBatch, actions: Any, masks: np.ndarray, players: np.ndarray, ignored: np.ndarray
 ) -> np.ndarray:
-    """``actions`` as an int64 array, one legal action per game (games where ``ignored`` is true
-    may hold anything); ``InputError`` naming the first bad game, its player, the action and the
-    legal ones."""
-    count = len(masks)
+    """``actions`` as an int64 array (a copy), one legal action per game of ``batch`` (games
+    where ``ignored`` is true may hold anything); ``InputError`` naming the first bad game, its
+    player, the action and the legal ones."""
+    game, count = batch.game, len(masks)
     array = np.asarray(actions)
     if array.shape != (count,):
         raise InputError(
@@ -90,13 +89,10 @@ def checked_actions(
     if array.dtype.kind not in "iu":
         raise InputError(f"{game.name}: actions must be integers, got dtype {array.dtype}")
     checked = array.astype(np.int64)
-    in_range = (checked >= 0) & (checked < game.num_actions)
-    legal = in_range & (masks[np.arange(count), np.where(in_range, checked, 0)] == 1)
-    bad = np.flatnonzero(~legal & ~ignored)
-    if bad.size:
-        index = int(bad[0])
+    index = batch.first_illegal(masks, checked, ignored)
+    if index >= 0:
         action, player = int(checked[index]), int(players[index])
-        if in_range[index]:
+        if 0 <= action < game.num_actions:
             what = f"illegal ({game.action_name(action)})"
         else:
             what = f"out of range (0..{game.num_actions - 1})"
@@ -162,6 +158,7 @@ class MultiAgentVectorEnv:
         self._ends = np.zeros(count, np.int64)
         self._ended = np.zeros(count, bool)  # ended games left alone (no autoreset)
         self._final_ends = np.zeros(count, np.int64)  # and how they ended
+        self._to_decide = np.full(count, -1, np.int64)  # observe: the seat to decide
         self._dealt = False
 
     @property
@@ -187,10 +184,11 @@ class MultiAgentVectorEnv:
         """One action per game for the seat that must decide (``current_player``)."""
         if not self._dealt:
             raise RuntimeError("step() called before reset(); call reset() first")
-        checked = checked_actions(self.game, actions, self._masks, self._players, self._ended)
-        checked[self._ended] = -1
+        checked = checked_actions(self.batch, actions, self._masks, self._players, self._ended)
+        if not self.autoreset:
+            checked[self._ended] = -1
         self.batch.step(checked, self._rewards, self._ends)
-        ended = (self._ends == OVER) | (self._ends == TRUNCATED)
+        ended = self._ends != RUNNING
         final = None
         if ended.any():
             final = self.batch.seat_views(ended)
@@ -223,8 +221,9 @@ class MultiAgentVectorEnv:
         # The kernel writes every number of every game's observation: into an array of the
         # caller's own, with no copy. The masks stay here too, for the next step's checks.
         observations = np.empty(self._observation_shape, np.float32)
-        self.batch.observe(np.full(self.num_envs, -1), observations, self._masks)
-        self._masks[self._ended] = 0
+        self.batch.observe(self._to_decide, observations, self._masks)
+        if not self.autoreset:
+            self._masks[self._ended] = 0
         return VectorStep(
             observation=observations,
             action_mask=self._masks.copy(),
