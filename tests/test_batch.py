@@ -552,3 +552,27 @@ def test_a_batch_scores_its_games_as_the_game_does(name, compiled):
         seen.update(map(tuple, scores.tolist()))
         batch.start(ends != RUNNING)
     assert len(seen) > 3  # the scores changed as the games went on
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_batch_without_seats_in_kernel_deals_the_same_games_and_seeds_no_seat(name, compiled):
+    """GameBatch(seats_in_kernel=False), the multi-agent vector env's: the same deals as a
+    batch that seats agents in the kernel, from the same seeds; its policy and heuristic
+    generators never seeded (all zeros); the drivers that would draw from them refused."""
+    game = load_game(name)
+    seeds = np.arange(5, dtype=np.int64) + 70
+    batches = [GameBatch(game, 5, compiled=compiled, seats_in_kernel=s) for s in (True, False)]
+    for each in batches:
+        each.seed(seeds)
+        each.start(np.ones(5, bool))
+    seated, outside = batches
+    assert outside.rows.tolist() == seated.rows.tolist()
+    assert outside.env_rngs.tolist() == seated.env_rngs.tolist()
+    assert not outside.policy_rngs.any() and not outside.heuristic_rngs.any()
+    assert seated.policy_rngs.any()
+    with pytest.raises(RuntimeError, match="seats_in_kernel=False"):
+        outside.draw(0, 3)
+    zeros = np.zeros(5, np.int64)
+    with pytest.raises(RuntimeError, match="seats_in_kernel=False"):
+        outside.step_seats(zeros.copy(), zeros - 1, 0, np.zeros(5), zeros.copy())

@@ -97,7 +97,12 @@ class GameBatch:
     """``num_games`` games of ``game``, each cut at ``max_cycles`` agent steps (default: the
     game's ``default_max_cycles``), on the compiled kernel (``compiled`` None: where numba is
     installed; False: plain Python; True: numba required). No game is dealt until
-    :meth:`seed` and :meth:`start`."""
+    :meth:`seed` and :meth:`start`.
+
+    ``seats_in_kernel`` False: every decision is taken outside (:meth:`step` alone), so the
+    batch seeds no policy or heuristic generators (seeding them cost a seeded reset of 1,024
+    games several times the deal) and refuses :meth:`step_seats`, :meth:`play_codes` and
+    :meth:`draw`."""
 
     def __init__(
         self,
@@ -105,10 +110,12 @@ class GameBatch:
         num_games: int,
         max_cycles: int | None = None,
         compiled: bool | None = None,
+        seats_in_kernel: bool = True,
     ):
         if not has_batch(type(game)):
             raise InputError(f"{game.name} has no vector form yet (no kernel)")
         self.game = game
+        self.seats_in_kernel = bool(seats_in_kernel)
         self.num_games = check_int("num_envs", num_games, 1)
         self.max_cycles = check_int(
             "max_cycles", game.default_max_cycles if max_cycles is None else max_cycles, 1
@@ -234,17 +241,22 @@ class GameBatch:
     def seed(self, seeds: np.ndarray) -> None:
         """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
         (integers in 0 .. 2**63 - 1), its policy generator as :func:`policy_generator`, and its
-        heuristic opponents' generators as ``default_rng`` of :func:`opponent_seeds`."""
+        heuristic opponents' generators as ``default_rng`` of :func:`opponent_seeds` (those two
+        only with :attr:`seats_in_kernel`)."""
         seeds = np.asarray(seeds).tolist()
-        count = self.game.num_players - 1
         lists = self._plain()
-        if lists is not None:
+        if lists is None:
+            self.seed_generators(self._env_rngs, seeds)
+        else:
             lists.env_rngs[:] = [np.random.default_rng(seed) for seed in seeds]
+        if not self.seats_in_kernel:
+            return
+        count = self.game.num_players - 1
+        if lists is not None:
             lists.policy_rngs[:] = [policy_generator(seed) for seed in seeds]
             for generators, seed in zip(lists.heuristic_rngs, seeds):
                 generators[:count] = [np.random.default_rng(s) for s in opponent_seeds(seed, count)]
             return
-        self.seed_generators(self._env_rngs, seeds)
         for rng, seed in zip(self._policy_rngs, seeds):
             kernel_random.set_numpy_state(rng, dict(policy_generator(seed).bit_generator.state))
         if self.remembers:
@@ -368,6 +380,7 @@ class GameBatch:
         every table grows to twice the slots, and the kernel goes on from that game (the same
         games as with tables large enough from the start); the tables shrink again once the
         games that grew them are over."""
+        self._check_seats_in_kernel("step_seats")
         if policies is None:
             policies = np.zeros(self.game.num_players - 1, np.int64)
         elif not self.plays_heuristics and np.any(policies):
@@ -431,6 +444,7 @@ class GameBatch:
         into ``observations[b]`` and ``masks[b]`` as :meth:`observe` writes them (one kernel
         call a round of outside decisions). Games not active are left alone. Returns how many
         games wait for a seat decided outside."""
+        self._check_seats_in_kernel("play_codes")
         if self.tables:
             self._fit_memory()
         lists = self._plain()
@@ -460,6 +474,10 @@ class GameBatch:
             chosen = np.flatnonzero(deciding).tolist()
             observations[chosen] = [views[b] for b in chosen]
         return int(waiting)
+
+    def _check_seats_in_kernel(self, method: str) -> None:
+        if not self.seats_in_kernel:
+            raise RuntimeError(f"GameBatch.{method}: a batch made with seats_in_kernel=False")
 
     def _scratch(self, lists: PlainGames | None) -> tuple:
         """The kernel's scratch: a mask, an observation and a reward per seat (lists for the
@@ -533,6 +551,7 @@ class GameBatch:
     def draw(self, b: int, count: int) -> int:
         """A number in 0..count-1 from game b's policy generator (as the kernel draws the
         learner's seat)."""
+        self._check_seats_in_kernel("draw")
         lists = self._plain()
         generator = self._policy_rngs[b] if lists is None else lists.policy_rngs[b]
         return int(self._random.below(generator, count))

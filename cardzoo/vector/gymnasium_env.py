@@ -105,7 +105,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             )
         mode = AutoresetMode(autoreset_mode)
         check_choice("autoreset_mode", mode, AUTORESET_MODES)
-        self.games = MultiAgentVectorEnv(game, num_envs, max_cycles, True, compiled, **params)
+        self.games = MultiAgentVectorEnv(
+            game, num_envs, max_cycles, True, compiled, seats_in_kernel=True, **params
+        )
         self.game_name, self.game = game, self.games.game
         self.batch = self.games.batch
         self.num_envs = self.games.num_envs

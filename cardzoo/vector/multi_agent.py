@@ -124,7 +124,10 @@ class MultiAgentVectorEnv:
     fresh entropy the first time).
 
     ``compiled``: None runs the compiled kernel where numba is installed; False forces plain
-    Python (identical results, much slower); True requires numba. An action that is not legal
+    Python (identical results, much slower); True requires numba. ``seats_in_kernel``: its
+    batch also seeds the generators of seats played in the kernel (as ``GameBatch`` takes it;
+    the Gymnasium ``VectorEnv``, built on this class, plays its opponents there); by default
+    every seat decides outside, and a seeded reset seeds only the deals. An action that is not legal
     for the seat to decide, an array of the wrong shape or dtype and ``num_envs < 1`` raise
     :class:`~cardzoo.errors.InputError`."""
 
@@ -135,11 +138,12 @@ class MultiAgentVectorEnv:
         max_cycles: int | None = None,
         autoreset: bool = True,
         compiled: bool | None = None,
+        seats_in_kernel: bool = False,
         **params: Any,
     ):
         self.game_name = game
         self.game = load_game(game, **params)
-        self.batch = GameBatch(self.game, num_envs, max_cycles, compiled)
+        self.batch = GameBatch(self.game, num_envs, max_cycles, compiled, seats_in_kernel)
         self.num_envs = self.batch.num_games
         self.max_cycles = self.batch.max_cycles
         self.compiled = self.batch.compiled
