@@ -2,12 +2,13 @@
 
 A kernel (:mod:`cardzoo.envs.kernels`) copies runs of a packed row into an observation vector, or
 within the row, clears an observation or a mask, and writes legal actions given as bits out into
-a mask. Written as slices, one source line does each, and plain Python runs a slice in one
-step; but numba compiles a slice assignment between arrays into a general routine, about three
-times slower than a loop. So the kernels call these functions, which have one meaning and a
-body for each form: compiled, a loop over views, inlined into the kernel that calls it; plain,
-the slice assignment. The vector environments check a whole batch's actions against their
-masks here too (:func:`first_illegal`: one compiled loop, or a few numpy calls).
+a mask, or lists them (:func:`set_bits_into`). Written as slices, one source line does each,
+and plain Python runs a slice in one step; but numba compiles a slice assignment between arrays
+into a general routine, about three times slower than a loop. So the kernels call these
+functions, which have one meaning and a body for each form: compiled, a loop over views,
+inlined into the kernel that calls it; plain, the slice assignment. The vector environments
+check a whole batch's actions against their masks here too (:func:`first_illegal`: one
+compiled loop, or a few numpy calls).
 
 **Decision (masks kept in plain Python).** A mask depends on nothing but the legal actions'
 bits (or a kernel's code of them), which repeat (Nobody Wants It and Believe It or Not meet a
@@ -63,6 +64,18 @@ if PLAIN:
         return put_kept(out, at, found)
 
     _BIT_RUNS: dict = {}
+
+    def set_bits_into(out, bits):
+        """The positions of the set bits of ``bits`` (>= 0) into ``out[0:]``, in increasing
+        order (legal actions given as bits, listed); returns how many. Plain Python visits the
+        set bits alone."""
+        bits, count = int(bits), 0
+        while bits:
+            low = bits & -bits  # the lowest set bit
+            out[count] = low.bit_length() - 1
+            bits ^= low
+            count += 1
+        return count
 
     def spell_out(run, bits):
         """``run[a] = 1`` for each bit ``a`` of ``bits`` below ``len(run)``, into a zeroed
@@ -136,6 +149,17 @@ else:
         target = out[at : at + count]
         for index in range(count):
             target[index] = value
+
+    @inlined
+    def set_bits_into(out, bits):
+        count, position = 0, 0
+        while bits:
+            if bits & 1:
+                out[count] = position
+                count += 1
+            bits >>= 1
+            position += 1
+        return count
 
     @inlined
     def bits_into(out, at, bits, count):

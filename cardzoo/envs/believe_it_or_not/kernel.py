@@ -49,7 +49,7 @@ integers = _random.integers
 next_seed, seed_numpy = _random.next_seed, _random.seed_numpy
 _arrays = kernel_dependency("cardzoo.envs.kernel_arrays", PLAIN)
 copy_run, copy_rotated = _arrays.copy_run, _arrays.copy_rotated
-fill, bits_into = _arrays.fill, _arrays.bits_into
+fill, bits_into, set_bits_into = _arrays.fill, _arrays.bits_into, _arrays.set_bits_into
 
 # The scalars at the start of a row (the state's fields of the same names).
 (
@@ -433,15 +433,7 @@ def step(row, n, cards, species, quick, action, rewards, rng):
 def legal_list(row, n, cards, species, quick, legal):
     """The legal actions of the player to decide into ``legal``, in increasing order; returns
     how many."""
-    bits = legal_actions(row, n, cards, species, quick)
-    count, action = 0, 0
-    while bits:
-        if bits & 1:
-            legal[count] = action
-            count += 1
-        bits >>= 1
-        action += 1
-    return count
+    return set_bits_into(legal, legal_actions(row, n, cards, species, quick))
 
 
 @jit
