@@ -291,6 +291,21 @@ def list_legal(row, n, out):
     return expand_legal(legal_code(row, n), out, False)
 
 
+if PLAIN:  # plain Python lists each code once (expanding one costs it microseconds)
+    _lists_of: dict = {}
+
+    def list_legal(row, n, out):
+        code = legal_code(row, n)
+        found = _lists_of.get(code)
+        if found is None:
+            if len(_lists_of) >= _arrays.KEPT:
+                _lists_of.clear()
+            listed = [0] * NUM_ACTIONS
+            found = _lists_of[code] = listed[: expand_legal(code, listed, False)]
+        out[: len(found)] = found
+        return len(found)
+
+
 # ----------------------------------------------------------------------------------------------
 # The rules
 # ----------------------------------------------------------------------------------------------
