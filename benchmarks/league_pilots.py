@@ -253,7 +253,12 @@ PILOTS: dict[str, TrainConfig] = {
 #: field's share halved, to the bluffer): two candidates pass rules 1 and 2 and beat the shipped
 #: agent head to head (its choice 0.393, -0.015, 0.514; @4251648 0.383, -0.056, 0.532), but
 #: against v0 the five score 0.481-0.506, and the one above 0.5 wins 0.368 against the bluffers:
-#: none passes.
+#: none passes. Quick's pilot j (the field's share between h's and i's, 0.075 each): every one of
+#: its five candidates beats the shipped agent head to head (0.504-0.512) and two score above 0.5
+#: against v0 (0.512, 0.518), but none wins as often against three bluffers (0.368-0.3805 to
+#: 0.3815): none passes. (On today's code a 1M best response against the shipped agent gains
+#: +0.006, twice in separate folders; the earlier pilots' figure, -0.0095, was measured on the
+#: code of 12-05.)
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
