@@ -256,9 +256,10 @@ PILOTS: dict[str, TrainConfig] = {
 #: none passes. Quick's pilot j (the field's share between h's and i's, 0.075 each): every one of
 #: its five candidates beats the shipped agent head to head (0.504-0.512) and two score above 0.5
 #: against v0 (0.512, 0.518), but none wins as often against three bluffers (0.368-0.3805 to
-#: 0.3815): none passes. (On today's code a 1M best response against the shipped agent gains
-#: +0.006, twice in separate folders; the earlier pilots' figure, -0.0095, was measured on the
-#: code of 12-05.)
+#: 0.3815): none passes. (On this session's machine, an Intel Xeon, a 1M best response against
+#: the shipped agent gains +0.006, the same on the code of 12-05 and today's, run after run; the
+#: earlier pilots' -0.0095 was measured on the AMD EPYC of the sessions before: training runs are
+#: the same on the same kind of machine, docs/training.md.)
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
