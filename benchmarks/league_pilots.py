@@ -260,6 +260,12 @@ PILOTS: dict[str, TrainConfig] = {
 #: the shipped agent gains +0.006, the same on the code of 12-05 and today's, run after run; the
 #: earlier pilots' -0.0095 was measured on the AMD EPYC of the sessions before: training runs are
 #: the same on the same kind of machine, docs/training.md.)
+#: Quick's pilot k (pilot j at seed 1): its own choice (6.25M, chosen by strength on the
+#: selection deals) wins 0.370 against the bluffers, but its candidate from 6,750,208 decisions
+#: passes all three: 0.3875 against three bluffers (shipped 0.3815), a 1M gain of -0.0225
+#: (shipped +0.006), 0.511 and 0.503 head to head; the only one of j's and k's ten that does,
+#: so it replaces the shipped quick agent (kept in benchmarks/results/league_candidates/ until
+#: benchmarks/pretrained.py ships it and computes its final figures).
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
