@@ -79,14 +79,11 @@ if PLAIN:
 
     def spell_out(run, bits):
         """``run[a] = 1`` for each bit ``a`` of ``bits`` below ``len(run)``, into a zeroed
-        ``run``; returns how many there are (a writer for :func:`kept`; plain Python only)."""
-        bits = int(bits) & ((1 << len(run)) - 1)  # a Python int (numpy's have no bit_length)
-        count = 0
-        while bits:
-            low = bits & -bits  # the lowest bit left: only the 1s are written
-            run[low.bit_length() - 1] = 1
-            bits ^= low
-            count += 1
+        array ``run``; returns how many there are (a writer for :func:`kept`; plain Python
+        only): the set bits listed by :func:`set_bits_into`, only the 1s written."""
+        positions = [0] * len(run)
+        count = set_bits_into(positions, int(bits) & ((1 << len(run)) - 1))
+        run[positions[:count]] = 1
         return count
 
     def kept(table, key, size, write, *args):
