@@ -105,10 +105,11 @@ if PLAIN:
         included) and is not ``ignored[b]``; -1 if there is none (the vector environments'
         check of a whole batch's actions)."""
         width = masks.shape[1]
-        inside = numpy.minimum(actions.view(numpy.uint64), width - 1).view(numpy.int64)
+        unsigned = actions.view(numpy.uint64)  # a negative action is above every width
+        inside = numpy.minimum(unsigned, width - 1).view(numpy.int64)
         inside += numpy.arange(0, len(masks) * width, width)
         legal = masks.reshape(-1).take(inside) == 1
-        legal &= (actions >= 0) & (actions < width)
+        legal &= unsigned < width
         bad = numpy.flatnonzero(~(legal | ignored))
         return int(bad[0]) if bad.size else -1
 
