@@ -37,8 +37,14 @@ from pretrained import (  # benchmarks/pretrained.py
     BION_STANDARD_RECIPE,
     LONG_LEAGUE,
     MINUS_TWO_LEAGUE,
+    QUICK_BEFORE,
+    QUICK_E,
+    QUICK_FIELD,
+    QUICK_G,
+    QUICK_J,
     QUICK_LEAGUE,
     RUNS,
+    with_field,
 )
 
 from cardzoo.agents import game_agents
@@ -55,39 +61,15 @@ STRENGTH_SEED = 3_000_000
 EXPLOIT_SEED = 2_000_000
 GAMES = 2000
 EXPLOIT_BUDGET = 1_000_000
-#: fixed copies of the learned agents of a game's tournament field, league members of the
-#: pilots that train against them (a path from the repository's root, where the pilots run)
-FIELD = "benchmarks/results/league_field"
-QUICK_FIELD = ("believe_it_or_not-quick-v0", "believe_it_or_not-quick-v1")
 MINUS_TWO_FIELD = ("minus_two-selfplay", "minus_two-league")
 
 
-#: quick's pilot e: pilot d's changes on v1 (exploiters of 1M every 1M trained as `cardzoo
-#: exploit`, PFSP at the observed share), its checkpoint chosen among the five best
-QUICK_E = TrainConfig(
-    "believe_it_or_not", **{**QUICK_LEAGUE, "timesteps": 4_000_000,
-                            "exploiter_every": 1_000_000, "exploiter_timesteps": 1_000_000,
-                            "exploiter_recipe": "exploit", "pfsp_fair_share": "observed",
-                            "select_top": 5},
-)  # fmt: skip
-#: ... trained twice as long (quick's pilot g)
-QUICK_G = dataclasses.replace(QUICK_E, timesteps=8_000_000)
 #: Minus Two's pilot c: its shipped recipe with the standard game's winning changes
 MINUS_TWO_C = TrainConfig(
     "minus_two", **{**MINUS_TWO_LEAGUE, "exploiter_timesteps": 1_000_000,
                     "exploiter_recipe": "exploit", "pfsp_fair_share": "observed", "select_top": 5},
 )  # fmt: skip
 
-
-def with_field(config: TrainConfig, mix: str, agents: tuple[str, ...], share: float) -> TrainConfig:
-    """``config`` whose league holds the learned agents of the tournament's field (the copies
-    ``FIELD/<agent>.npz``), ``share`` of the opponent mix each, beside ``mix``."""
-    field = ",".join(f"ppo:{FIELD}/{agent}.npz:{share}" for agent in agents)
-    return dataclasses.replace(config, opponents=f"{mix},{field}")
-
-
-#: quick's pilot j: the field's share between pilots h (0.1 each) and i (0.05 each)
-QUICK_J = with_field(QUICK_G, "random:0.1,honest:0.1,bluffer:0.35,self:0.3", QUICK_FIELD, 0.075)
 
 #: pilot name -> its run; the name starts with the shipped agent it would replace
 PILOTS: dict[str, TrainConfig] = {
@@ -120,8 +102,8 @@ PILOTS: dict[str, TrainConfig] = {
     # kernel (issue #30): the same settings, other random streams, so other runs. Each replaces
     # the agent its recipe made on the old sampler where it is better on both counts here.
     "believe_it_or_not-batch": BION_STANDARD_BEFORE,
-    **{f"{name}-batch": RUNS[name] for name in ("minus_two", "believe_it_or_not-quick",
-                                                 "nobody_wants_it")},
+    **{f"{name}-batch": RUNS[name] for name in ("minus_two", "nobody_wants_it")},
+    "believe_it_or_not-quick-batch": QUICK_BEFORE,
     # Believe It or Not standard's recipe from other seeds: its batch run was stronger than the
     # shipped agent by a hair less and easier to exploit (+0.118 against +0.048)
     **{f"believe_it_or_not-seed{seed}": dataclasses.replace(BION_STANDARD_BEFORE, seed=seed)
@@ -264,8 +246,7 @@ PILOTS: dict[str, TrainConfig] = {
 #: selection deals) wins 0.370 against the bluffers, but its candidate from 6,750,208 decisions
 #: passes all three: 0.3875 against three bluffers (shipped 0.3815), a 1M gain of -0.0225
 #: (shipped +0.006), 0.511 and 0.503 head to head; the only one of j's and k's ten that does,
-#: so it replaces the shipped quick agent (kept in benchmarks/results/league_candidates/ until
-#: benchmarks/pretrained.py ships it and computes its final figures).
+#: so it replaces the shipped quick agent (benchmarks/pretrained.py, version 2).
 #: Minus Two: none of pilot c's five candidates passes: each scores above 0.5 against the
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best

@@ -9,8 +9,8 @@ from ``benchmarks/pretrained_results.json`` (written by ``benchmarks/pretrained.
 pretrained``), and a tournament per shipped policy of every agent of its game that plays in
 milliseconds (random, the heuristics, ``pretrained``) with openskill ratings, written to
 ``benchmarks/tournaments/<name>/`` (``tournament.json``, ``ratings.png``, ``pairwise.png``).
-The agent a shipped policy replaced (a copy in ``benchmarks/results/previous_pretrained/``)
-plays too; a search bot only when asked (``--search pimc``: each game's budget of at most 0.1 s
+The agents a shipped policy replaced (copies in ``benchmarks/results/previous_pretrained/``)
+play too; a search bot only when asked (``--search pimc``: each game's budget of at most 0.1 s
 a move, :data:`SEARCH_BUDGETS`): its tournaments take hours (``benchmarks/search.md`` has its
 strength). ``--only NAMES`` runs some tournaments and keeps the others. Each tournament keeps its
 finished line-ups in ``<out>/tournaments/<name>/`` (``cardzoo.tournament``, "Resumable"), so a
@@ -327,7 +327,8 @@ def _stack(entry: dict) -> str:
 
 
 #: the agents shipped before today's, kept to rank today's against them (a copy of each replaced
-#: file, by shipped name)
+#: file, by shipped name: ``<name>.npz`` the one today's replaced, ``<name>.v<N>.npz`` older ones
+#: by the version they shipped in)
 PREVIOUS = HERE / "results" / "previous_pretrained"
 
 
@@ -335,6 +336,14 @@ def replaced_policy(name: str) -> Path | None:
     """The file of the agent that the shipped policy ``name`` replaced, or None (none kept)."""
     path = PREVIOUS / f"{name}.npz"
     return path if path.exists() else None
+
+
+def earlier_policies(name: str) -> list[Path]:
+    """The files of every agent shipped as ``name`` before today's that is kept: the one it
+    replaced, then the older ones, newest first."""
+    replaced = replaced_policy(name)
+    older = sorted(PREVIOUS.glob(f"{name}.v*.npz"), key=lambda path: path.name, reverse=True)
+    return ([replaced] if replaced else []) + older
 
 
 #: the search bot of each game at most 0.1 s a move (``--search pimc``): a fixed number of
@@ -372,9 +381,7 @@ def run_tournaments(
         params = {k: v for k, v in entry["params"].items() if k not in ("num_players", "reward")}
         players = entry["params"]["num_players"]
         agents = [*dict.fromkeys(["random", *agent_classes(entry["game"])]), "pretrained"]
-        replaced = replaced_policy(name)
-        if replaced is not None:
-            agents.append(f"ppo:{replaced.relative_to(HERE.parent)}")
+        agents += [f"ppo:{path.relative_to(HERE.parent)}" for path in earlier_policies(name)]
         if searcher:
             agents.append(searcher)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
