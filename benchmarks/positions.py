@@ -36,6 +36,12 @@ LABELS = {
     "believe_it_or_not": {"variant": "standard"},
 }
 AGENTS = ("pretrained:positions=learned", "pretrained:positions=blind", "bluffer")
+#: which files the recorded results played (the results do not keep their digests)
+MEASURED_WITH = (
+    "Measured with the policies shipped on 2026-12-05. Quick's was replaced on 2026-12-06; the "
+    "file measured here is kept as `benchmarks/results/previous_pretrained/"
+    "believe_it_or_not-quick.npz`."
+)
 
 
 def run_one(label: str, agent: str, runs: Path) -> dict:
@@ -74,7 +80,7 @@ def write_report(results: dict) -> None:
             f"| {label} | `{agent}` | {strength['win_rate']:.3f} [{low:.3f}, {high:.3f}] "
             f"| {exploit['gain']:+.3f} [{gain_low:+.3f}, {gain_high:+.3f}] |"
         )
-    lines += ["", "Rebuilt by `python benchmarks/positions.py` (resumable).", ""]
+    lines += ["", MEASURED_WITH, "", "Rebuilt by `python benchmarks/positions.py` (resumable).", ""]
     write_bytes_atomic(REPORT, "\n".join(lines).encode())
 
 
