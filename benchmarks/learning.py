@@ -342,7 +342,10 @@ def earlier_policies(name: str) -> list[Path]:
     """The files of every agent shipped as ``name`` before today's that is kept: the one it
     replaced, then the older ones, newest first."""
     replaced = replaced_policy(name)
-    older = sorted(PREVIOUS.glob(f"{name}.v*.npz"), key=lambda path: path.name, reverse=True)
+    older = [
+        path for path in PREVIOUS.glob(f"{name}.v*.npz") if path.stem[len(name) + 2 :].isdigit()
+    ]
+    older.sort(key=lambda path: int(path.stem[len(name) + 2 :]), reverse=True)
     return ([replaced] if replaced else []) + older
 
 

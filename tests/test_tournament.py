@@ -573,14 +573,21 @@ def test_command_refuses_resume_without_out(capsys):
 # --- the learning benchmark's tournaments -----------------------------------------------------
 
 
-def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path, monkeypatch):
-    pytest.importorskip("torch")  # the script trains too
-    root = Path(__file__).resolve().parent.parent
-    script = root / "benchmarks" / "learning.py"
+def _learning_script():
+    """``benchmarks/learning.py`` as a module."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "learning.py"
     spec = importlib.util.spec_from_file_location("benchmarks_learning", script)
     learning = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(learning)
-    monkeypatch.chdir(root)  # the replaced policy is named by a path from the repository's top
+    return learning
+
+
+def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path, monkeypatch):
+    pytest.importorskip("torch")  # the script trains too
+    learning = _learning_script()
+    monkeypatch.chdir(
+        Path(__file__).resolve().parent.parent
+    )  # the replaced policy is named by a path from the repository's top
     monkeypatch.setattr(learning, "TOURNAMENTS", tmp_path / "reports")
     results = {"foxy": json.loads(learning.PRETRAINED_RESULTS.read_text())["foxy"]}
     straight = learning.run_tournaments(results, 2)
@@ -591,3 +598,20 @@ def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path,
     assert learning.run_tournaments(results, 2, folder=tmp_path / "lineups") == straight
     lineups = len(list((tmp_path / "lineups" / "foxy" / "lineups").iterdir()))
     assert lineups > 3 and len(played) == lineups - 3
+
+
+def test_the_learning_benchmark_seats_every_earlier_agent_kept_newest_first(tmp_path, monkeypatch):
+    learning = _learning_script()
+    monkeypatch.setattr(learning, "PREVIOUS", tmp_path)
+    kept = ("quick.npz", "quick.v0.npz", "quick.v1.npz", "quick.v10.npz", "quick.vx.npz")
+    for name in (*kept, "quick-other.npz", "quick-other.v0.npz"):
+        (tmp_path / name).write_bytes(b"")
+    assert learning.earlier_policies("quick") == [
+        tmp_path / name for name in ("quick.npz", "quick.v10.npz", "quick.v1.npz", "quick.v0.npz")
+    ]  # fmt: skip
+    assert learning.earlier_policies("quick-other") == [
+        tmp_path / "quick-other.npz", tmp_path / "quick-other.v0.npz"
+    ]  # fmt: skip
+    (tmp_path / "quick.npz").unlink()  # only older ones kept
+    assert learning.earlier_policies("quick")[0] == tmp_path / "quick.v10.npz"
+    assert learning.earlier_policies("nobody") == []
