@@ -258,6 +258,11 @@ PILOTS: dict[str, TrainConfig] = {
 #: self-play agent the shipped one replaced (0.520-0.543), but only the one from 8M decisions wins
 #: as often as the shipped agent against three attackers (0.345 to 0.3445), and a 1M best
 #: response gains more against every one of them (-0.065 to -0.076, the shipped agent -0.080).
+#: Minus Two's pilot e (pilot d with the field's share halved, to the attacker), on this
+#: session's Intel Xeon: its five candidates win 0.304-0.332 against three attackers (the shipped
+#: agent 0.3445) and a 1M best response gains -0.033 to -0.078 against them (the shipped agent
+#: -0.087 here); head to head 0.470-0.502 and 0.505-0.531: none passes, on any count but the
+#: head to head against the self-play agent.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
