@@ -219,6 +219,14 @@ PILOTS: dict[str, TrainConfig] = {
     "minus_two-e": with_field(
         MINUS_TWO_C, "attacker:0.5,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.05
     ),
+    # Every Minus Two pilot on pilot c's league changes (exploiters of 1M trained as `cardzoo
+    # exploit`, PFSP at the observed share) won less often against three attackers than the
+    # shipped agent (c, d, e: 0.296-0.345): the shipped recipe itself (pilot a) with the field
+    # in its league, 0.05 each taken from high_cards, and its five best checkpoints kept
+    "minus_two-f": with_field(
+        dataclasses.replace(RUNS["minus_two"], select_top=5),
+        "attacker:0.5,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.05,
+    ),
 }  # fmt: skip
 
 #: The rule for quick, Minus Two and Nobody Wants It, written before the head-to-head scores of
