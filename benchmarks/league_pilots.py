@@ -224,7 +224,7 @@ PILOTS: dict[str, TrainConfig] = {
     # shipped agent (c, d, e: 0.296-0.345): the shipped recipe itself (pilot a) with the field
     # in its league, 0.05 each taken from high_cards, and its five best checkpoints kept
     "minus_two-f": with_field(
-        dataclasses.replace(RUNS["minus_two"], select_top=5),
+        TrainConfig("minus_two", **MINUS_TWO_LEAGUE, select_top=5),
         "attacker:0.5,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.05,
     ),
 }  # fmt: skip
