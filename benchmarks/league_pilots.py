@@ -270,7 +270,9 @@ PILOTS: dict[str, TrainConfig] = {
 #: session's Intel Xeon: its five candidates win 0.304-0.332 against three attackers (the shipped
 #: agent 0.3445) and a 1M best response gains -0.033 to -0.078 against them (the shipped agent
 #: -0.087 here); head to head 0.470-0.502 and 0.505-0.531: none passes, on any count but the
-#: head to head against the self-play agent.
+#: head to head against the self-play agent. Minus Two's pilot f (the shipped recipe with the
+#: field in its league, 0.05 each): its six policies win 0.323-0.340 against three attackers, and
+#: score 0.490-0.502 and 0.513-0.529 head to head; none passes.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
