@@ -280,9 +280,9 @@ PILOTS: dict[str, TrainConfig] = {
 #: field in its league, 0.05 each): its six policies win 0.323-0.340 against three attackers, and
 #: score 0.490-0.502 and 0.513-0.529 head to head; none passes.
 #: Nobody Wants It's pilot d (the shipped recipe at seed 1, five candidates): every one of its six
-#: policies beats the shipped agent head to head but one (0.496-0.534), and all but one are
-#: exploited less by a 1M best response (+0.008 to +0.029; the shipped agent +0.030 on this
-#: machine), but they win 0.339-0.369 against three dodgers (the shipped agent 0.377): none passes.
+#: policies but one beats the shipped agent head to head (0.496-0.534), and all six are exploited
+#: less by a 1M best response (+0.008 to +0.029; the shipped agent +0.030 on this machine), but
+#: they win 0.339-0.369 against three dodgers (the shipped agent 0.377): none passes.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
