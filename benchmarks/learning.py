@@ -342,11 +342,12 @@ def earlier_policies(name: str) -> list[Path]:
     """The files of every agent shipped as ``name`` before today's that is kept: the one it
     replaced, then the older ones, newest first."""
     replaced = replaced_policy(name)
-    older = [
-        path for path in PREVIOUS.glob(f"{name}.v*.npz") if path.stem[len(name) + 2 :].isdigit()
-    ]
-    older.sort(key=lambda path: int(path.stem[len(name) + 2 :]), reverse=True)
-    return ([replaced] if replaced else []) + older
+    older = {}
+    for path in PREVIOUS.glob(f"{name}.v*.npz"):
+        version = path.stem[len(name) + 2 :]  # after "<name>.v"
+        if version.isdigit():
+            older[int(version)] = path
+    return ([replaced] if replaced else []) + [older[v] for v in sorted(older, reverse=True)]
 
 
 #: the search bot of each game at most 0.1 s a move (``--search pimc``): a fixed number of
