@@ -52,3 +52,8 @@ def test_a_named_candidate_the_run_did_not_keep_is_refused(build, run, monkeypat
     monkeypatch.setattr(build, "SHIPPED_CANDIDATES", {"believe_it_or_not": (7_503_872, "")})
     with pytest.raises(SystemExit, match="7503872.npz does not exist"):
         build.shipped_policy("believe_it_or_not", run, {"selected_timesteps": 1})
+
+
+def test_a_card_without_its_run_is_refused_naming_the_missing_file(build, tmp_path):
+    with pytest.raises(SystemExit, match="--card-only needs its run's .*minus_two/metrics.json"):
+        build.write_card("minus_two", tmp_path)

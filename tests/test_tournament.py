@@ -585,9 +585,8 @@ def _learning_script():
 def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path, monkeypatch):
     pytest.importorskip("torch")  # the script trains too
     learning = _learning_script()
-    monkeypatch.chdir(
-        Path(__file__).resolve().parent.parent
-    )  # the replaced policy is named by a path from the repository's top
+    # the replaced policy is named by a path from the repository's top
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
     monkeypatch.setattr(learning, "TOURNAMENTS", tmp_path / "reports")
     results = {"foxy": json.loads(learning.PRETRAINED_RESULTS.read_text())["foxy"]}
     straight = learning.run_tournaments(results, 2)
