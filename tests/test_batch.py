@@ -515,6 +515,26 @@ def test_a_kernel_calls_compiled_code_of_its_own_file_only(name):
     ] == []
 
 
+@needs_numba
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_a_kernel_compiles_without_numbas_reference_counting(name):
+    """Every compiled function a kernel can call, the generator's and the copies' included, is
+    compiled without numba's runtime (``kernels.COMPILE_OPTIONS``): with it, every view and call
+    paid an atomic reference count, half of a vector step. A function compiled with numba's
+    default options (``numba.njit`` itself) fails here."""
+    kernel = importlib.import_module(GAMES[name].game_class().kernel_module)
+    compiled = [
+        (module.__name__, key, value)
+        for module in (kernel, kernel_random, kernel_arrays)
+        for key, value in vars(module).items()
+        if hasattr(value, "targetoptions")
+    ]
+    assert len(compiled) > 30
+    assert [
+        (module, key) for module, key, value in compiled if value.targetoptions.get("_nrt", True)
+    ] == []
+
+
 def test_a_game_without_a_kernel_has_no_batch():
     from cardzoo.envs.foxy.rules import Foxy
 

@@ -121,14 +121,14 @@ if PLAIN:
         return found[1]
 
 else:
-    from cardzoo.envs.kernels import numba
+    from cardzoo.envs.kernels import COMPILE_OPTIONS, numba
 
     # Inlined into the kernel that calls them (numba's own inlining: a call to another compiled
     # function costs about 7 ns, as much as copying a dozen numbers), and each loop over views
     # indexed from 0, which the compiler vectorises: an index into the row counted from a
     # runtime start might be negative, and its wraparound check kept the loop scalar (a Minus
     # Two observation took 150 ns with such loops called, 64 ns with these).
-    inlined = numba.njit(cache=True, inline="always")
+    inlined = numba.njit(inline="always", **COMPILE_OPTIONS)
 
     @inlined
     def copy_run(out, at, source, start, count):
@@ -168,7 +168,7 @@ else:
             total += bit
         return total
 
-    @numba.njit(cache=True)
+    @numba.njit(**COMPILE_OPTIONS)
     def first_illegal(masks, actions, ignored):
         width = masks.shape[1]
         for b in range(len(actions)):

@@ -56,14 +56,27 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: how numba compiles every kernel function: with its on-disk cache, and without numba's
+#: reference counting (``_nrt=False``). **Decision:** a kernel never allocates (no numpy calls),
+#: it only reads and writes the arrays its caller holds, so it needs no runtime to free memory.
+#: With the runtime on, every view a kernel takes (``rows[b]``, ``out[at:at + count]``) and
+#: every array it passes to another compiled function costs an atomic increment and decrement
+#: that numba's pruning cannot remove across calls: perf put half of a Nobody Wants It vector
+#: step in those two instructions, and turning the runtime off halved the step (numba's own
+#: advice for such code, numba issue #2345). A kernel function that allocates now fails to
+#: compile instead of running slowly. numba's cache does not key on these options: after a
+#: change here clear the cached kernels (``__pycache__/*.nbi``, ``*.nbc``).
+COMPILE_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
+
+
 def kernel_jit(module_name: str) -> tuple[bool, Callable]:
     """``(plain, jit)`` for the kernel module ``module_name``: plain in the copy loaded as plain
     Python or without numba, and then ``jit`` leaves functions as they are; else ``jit`` is
-    numba's ``njit`` with its on-disk cache."""
+    numba's ``njit`` with :data:`COMPILE_OPTIONS`."""
     numba = None if module_name.endswith("_plain") else _numba()
     if numba is None:
         return True, _as_written
-    return False, numba.njit(cache=True)
+    return False, numba.njit(**COMPILE_OPTIONS)
 
 
 def _as_written(function: Callable) -> Callable:
