@@ -15,6 +15,7 @@ from cardzoo.agents import Agent, agent_classes
 from cardzoo.agents.base import RandomAgent
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.agents.minus_two import Attacker
+from cardzoo.agents.nobody_wants_it import HandShedder
 from cardzoo.agents.policy import NumpyPolicy, cumulative, draw_index
 from cardzoo.envs import batch as batch_module
 from cardzoo.envs import kernel_random, load_game
@@ -379,3 +380,38 @@ def test_mix_draws_are_generator_choices():
         expected.append(["nwi_dodger", "random"][numpys.choice(2, p=[0.75, 0.25])])
         numpys.integers(2**31)  # the agent's seed
     assert names == expected
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_a_seated_agent_that_chooses_an_illegal_action_is_named(compiled):
+    """An agent called from Python that answers with an action its mask forbids stops the games
+    with an error naming it, the action and the game, before that action is played; one that
+    decides alone and one that decides in a batch alike."""
+
+    class Stubborn(Agent):
+        """Takes the discard pile's top card (action 9): illegal on the empty pile of a deal."""
+
+        name = "stubborn"
+
+        def act(self, observation):
+            return 9
+
+    class StubbornBatch(Stubborn):
+        batch_key = "stubborn"
+
+        @staticmethod
+        def act_batch(agents, observations, masks):
+            return np.full(len(agents), 9)
+
+    game = load_game("nobody_wants_it")
+    for stubborn in (Stubborn, StubbornBatch):
+        games = SeatedGames(game, 2, compiled=compiled)
+        games.seed(np.array([5, 6]))
+        for b in range(2):  # no stop seat: seat 0, the stubborn one, plays first
+            games.sit(b, 4, [stubborn(game, 1)] + [HandShedder(game, s) for s in (2, 3, 4)])
+        games.start(np.ones(2, bool))
+        dealt = games.batch.rows.copy()
+        error = r"Stubborn(Batch)?\(nobody_wants_it\) chose action 9, which is not legal in game 0"
+        with pytest.raises(RuntimeError, match=error):
+            games.advance(np.ones(2, bool), np.zeros((2, 4)), np.zeros(2, np.int64))
+        assert np.array_equal(games.batch.rows, dealt)

@@ -66,16 +66,18 @@ def decide(
     """``actions[b]`` for each (game b, agent) of ``seats``, from ``observations[b]`` and
     ``masks[b]``: the agents that share a ``batch_key`` in one ``act_batch`` call, the others
     one ``act`` each."""
-    batched: dict[object, list[tuple[int, Agent]]] = {}
+    groups: dict[object, tuple[list[int], list[Agent]]] = {}
     for b, agent in seats:
         key = getattr(agent, "batch_key", None)
-        if key is not None:
-            batched.setdefault(key, []).append((b, agent))
-            continue
-        actions[b] = agent.act({"observation": observations[b], "action_mask": masks[b]})
-    for group in batched.values():
-        rows = [b for b, _ in group]
-        agents = [agent for _, agent in group]
+        if key is None:
+            actions[b] = agent.act({"observation": observations[b], "action_mask": masks[b]})
+        elif key in groups:
+            groups[key][0].append(b)
+            groups[key][1].append(agent)
+        else:
+            groups[key] = ([b], [agent])
+    for games, agents in groups.values():
+        rows = np.array(games, np.intp)  # made once for the three indexings
         act_batch = type(agents[0]).act_batch  # type: ignore[attr-defined]
         actions[rows] = act_batch(agents, observations[rows], masks[rows])
 
@@ -110,6 +112,7 @@ class SeatedGames:
         self._players = np.zeros(count, np.int64)
         self._actions = np.zeros(count, np.int64)
         self._deciding = np.zeros(count, np.int8)
+        self._idle = np.zeros(count, bool)
 
     def seed(self, seeds: np.ndarray) -> None:
         """Each game's generators from ``seeds`` (one per game, 0 .. 2**63 - 1): its deals as
@@ -192,9 +195,9 @@ class SeatedGames:
             players = self._players[chosen].tolist()
             seats = [(b, self.agents[b][p]) for b, p in zip(chosen.tolist(), players)]
             decide(seats, self.observations, self.masks, taken)
-            legal = self.masks[chosen, taken[chosen]] == 1
-            if not legal.all():
-                b = int(chosen[np.argmin(legal)])
+            np.equal(deciding, 0, out=self._idle)
+            b = self.batch.first_illegal(self.masks, taken, self._idle)  # compiled: one call
+            if b >= 0:
                 raise RuntimeError(
                     f"{self.agents[b][self._players[b]]!r} chose action {taken[b]}, which is not "
                     f"legal in game {b}"
