@@ -43,7 +43,8 @@ import numpy
 
 from cardzoo.envs.kernels import kernel_jit
 
-#: PLAIN: True in the copy loaded as plain Python (see :mod:`cardzoo.envs.kernels`)
+#: PLAIN: True in the copy loaded as plain Python (see :mod:`cardzoo.envs.kernels`; compiled, its
+#: functions take ``kernels.COMPILE_OPTIONS`` as every kernel's do)
 PLAIN, jit = kernel_jit(__name__)
 
 # The generator array: its kind, xorshift's state, PCG64's state and increment (8 limbs of 16

@@ -2,7 +2,8 @@
 
 Every rule and every observation field of the game is written here, once, in the small integer
 functions that :mod:`cardzoo.envs.kernels` describes (one source, compiled by numba where it is
-installed and run as plain Python otherwise, with identical results). They are played one game
+installed, without numba's reference counting, and run as plain Python otherwise, with identical
+results). They are played one game
 at a time by the game itself (:mod:`.rules`, whose state *is* a row, its named fields views into
 it: :mod:`cardzoo.envs.packed`), many games a call by the vector games ("Many games at once"
 below, through :mod:`cardzoo.envs.batch`) and the search playouts (:func:`playouts`), all kept in

@@ -1,7 +1,8 @@
 """Minus Two's rules on a packed int64 row.
 
 The game's one engine, as Nobody Wants It's kernel is that game's (see
-:mod:`cardzoo.envs.kernels` for how one source runs compiled by numba and as plain Python):
+:mod:`cardzoo.envs.kernels` for how one source runs compiled by numba, without its reference
+counting, and as plain Python):
 every rule and every observation field of Minus Two is written here, once, as small integer
 functions without numpy calls. The game's ``Game``/``State`` (:mod:`.rules`, over
 :mod:`cardzoo.envs.packed`) play it one decision at a time on a state that *is* a row; the

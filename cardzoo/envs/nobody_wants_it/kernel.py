@@ -3,7 +3,8 @@
 Every rule and every observation field of the game is written here, once, as small integer
 functions (no numpy calls), so that one source runs both compiled by numba and as plain Python
 (:func:`cardzoo.envs.kernels.plain_and_compiled` loads this file twice: as ``kernel``, compiled
-when numba is installed, with numba's on-disk cache, and as ``kernel_plain``, never compiled).
+when numba is installed, with numba's on-disk cache and without its reference counting,
+:data:`cardzoo.envs.kernels.COMPILE_OPTIONS`, and as ``kernel_plain``, never compiled).
 Three drivers play it: the game's ``Game``/``State`` (:mod:`.rules`: one game, one decision at a
 time; the state *is* a row, its named fields views into it), the vector games (the functions of
 "Many games at once", through :mod:`cardzoo.envs.batch`) and the search playouts
