@@ -161,6 +161,22 @@ def test_a_kernel_heuristic_draws_as_its_agent_whether_its_generator_is_made_or_
 
 
 @pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("seed", [0, 11, 2**32 + 5, 2**63 - 1])
+def test_a_kernel_heuristic_seeded_from_its_seed_has_default_rngs_generator(compiled, seed):
+    """``GameBatch.seed_generator`` (the kernel's own seeding where it is compiled, numpy's
+    where it is plain) gives a heuristic's seat ``numpy.random.default_rng(seed)``'s generator,
+    for seeds of one 32-bit word and of two, and leaves the other seats' alone."""
+    batch = SeatedGames(load_game("minus_two"), 2, compiled=compiled).batch
+    batch.seed(np.array([3, 4]))
+    before = batch.heuristic_rngs.copy()
+    batch.seed_generator(1, 2, seed)
+    after = batch.heuristic_rngs
+    assert kernel_random.numpy_state(after[1, 2]) == np.random.default_rng(seed).bit_generator.state
+    after[1, 2] = before[1, 2]
+    assert np.array_equal(after, before)
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
 def test_minus_two_loop_breakers_repeat_positions_and_grow_their_tables_in_the_kernel(
     compiled, monkeypatch
 ):
