@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import os
 import resource
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -160,8 +161,9 @@ def one_process(game: str, tables: bool = False) -> tuple:
 
 #: the function whose samples :func:`sampled_share` counts (its name marks them in the stacks)
 SAMPLED = "sampled_collects"
-#: py-spy's samples a second, and the rollouts it samples
-SAMPLING_RATE, SAMPLED_ROLLOUTS = 1000, 40
+#: py-spy's samples a second, the rollouts it samples in a run, and its runs per game (their
+#: shares move by a few points from run to run: the table gives their median and range)
+SAMPLING_RATE, SAMPLED_ROLLOUTS, SAMPLED_RUNS = 1000, 40, 3
 
 
 def sampling_child(game: str, collects: int) -> None:
@@ -278,7 +280,8 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
         "the sampler played batches, on Tables. cProfile's cost per Python call slows the "
         "driver's many small calls more than the forward passes' few large ones; the last "
         "column samples an unslowed sampling process instead (py-spy, "
-        f"{SAMPLING_RATE:,} samples a second, {SAMPLED_ROLLOUTS} rollouts, each sample charged "
+        f"{SAMPLING_RATE:,} samples a second, {SAMPLED_ROLLOUTS} rollouts, the median of "
+        f"{SAMPLED_RUNS} processes with their range, each sample charged "
         "to its innermost frame of cardzoo's code as the "
         "profile charges numpy's time to its caller; `pip install py-spy`, in the `bench` "
         "extra). Both charge the agents' base class (an agent's generator, made at its first "
@@ -304,9 +307,15 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
         before, after = max(runs[True]), max(runs[False])
         ratios.append(after / before)
         shares.append(new_share)
-        sampled = sampled_share(game)
+        # a run's share is None without py-spy
+        sampled_runs = [sampled_share(game) for _ in range(SAMPLED_RUNS)]
+        shares_sampled = [share for share in sampled_runs if share is not None]
+        sampled = statistics.median(shares_sampled) if shares_sampled else None
         samples.append(sampled)
-        cell = "py-spy not installed" if sampled is None else f"{sampled:.0%}"
+        cell = "py-spy not installed"
+        if shares_sampled:
+            low, high = min(shares_sampled), max(shares_sampled)
+            cell = f"{sampled:.0%} ({low:.0%}–{high:.0%})"
         lines.append(f"| {game} | {before:,.0f} | {after:,.0f} | {after / before:.2f} | "
                      f"{old_share:.0%} | {new_share:.0%} | {cell} |")  # fmt: skip
         print(lines[-1], f"(runs: {runs})", flush=True)
