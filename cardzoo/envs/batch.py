@@ -537,8 +537,8 @@ class GameBatch:
     def seed_generator(self, b: int, other: int, seed: int) -> None:
         """Other seat ``other`` of game b (as :meth:`load_generator` numbers them) plays its
         heuristic with a generator seeded as ``numpy.random.default_rng(seed)`` (0 .. 2**63 - 1):
-        compiled, by the kernel's own seeding (a microsecond, where numpy's ``SeedSequence`` takes
-        tens: the training sampler seeds the heuristics of every game it deals)."""
+        compiled, by the kernel's own seeding (under a microsecond, where numpy's ``PCG64(seed)``
+        takes about ten: the training sampler seeds the heuristics of every game it deals)."""
         if self.compiled:
             self._random.seed_numpy(self._heuristic_rngs[b, other], seed)
             return

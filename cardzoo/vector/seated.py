@@ -196,7 +196,7 @@ class SeatedGames:
             seats = [(b, self.agents[b][p]) for b, p in zip(chosen.tolist(), players)]
             decide(seats, self.observations, self.masks, taken)
             np.equal(deciding, 0, out=self._idle)
-            b = self.batch.first_illegal(self.masks, taken, self._idle)  # compiled: one call
+            b = self.batch.first_illegal(self.masks, taken, self._idle)  # one compiled loop
             if b >= 0:
                 raise RuntimeError(
                     f"{self.agents[b][self._players[b]]!r} chose action {taken[b]}, which is not "

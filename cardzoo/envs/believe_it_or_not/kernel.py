@@ -3,11 +3,10 @@
 Every rule and every observation field of the game is written here, once, in the small integer
 functions that :mod:`cardzoo.envs.kernels` describes (one source, compiled by numba where it is
 installed, without numba's reference counting, and run as plain Python otherwise, with identical
-results). They are played one game
-at a time by the game itself (:mod:`.rules`, whose state *is* a row, its named fields views into
-it: :mod:`cardzoo.envs.packed`), many games a call by the vector games ("Many games at once"
-below, through :mod:`cardzoo.envs.batch`) and the search playouts (:func:`playouts`), all kept in
-this one file for numba's cache.
+results). They are played one game at a time by the game itself (:mod:`.rules`, whose state *is*
+a row, its named fields views into it: :mod:`cardzoo.envs.packed`), many games a call by the
+vector games ("Many games at once" below, through :mod:`cardzoo.envs.batch`) and the search
+playouts (:func:`playouts`), all kept in this one file for numba's cache.
 
 ``rng`` is a generator of :mod:`cardzoo.envs.kernel_random`: numpy's own (PCG64) where a game
 must be dealt exactly as numpy's generator of the same seed deals it (a game's own generator,
