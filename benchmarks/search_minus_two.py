@@ -216,7 +216,7 @@ def strength_section() -> str:
         "Wilson intervals). The bar is attacker's own share in a seat: the same deals with "
         "attacker in all four seats.",
         "",
-        "Reading: pimc at 600 rollouts a move (about 40 ms of CPU time, see above) wins far more "
+        "Reading: pimc at 600 rollouts a move (under 30 ms of CPU time, see above) wins far more "
         "often than attacker does in the same seat. Its rollout policy makes it: the same search "
         "with uniformly random rollouts loses nearly every game (pilots below). ismcts at the "
         "same thinking time (200 iterations) did not clearly beat the heuristic in its short "
