@@ -30,6 +30,7 @@ from cardzoo.envs.minus_two.rules import (
     MinusTwo,
     play_action,
 )
+from cardzoo.vector import MultiAgentVectorEnv
 
 POINTS = {**{str(v): v for v in range(1, 11)}, "-2": 20, ">>>": 50}
 SAME = "1 2 3 4 | 5 6 7 8 | 9 10 -2 -2 >>>"  # one colour, face-down | face-up | hand
@@ -811,3 +812,18 @@ def test_state_views_stay_tied_to_their_own_table_after_restore_copy_and_pickle(
         duplicate.totals[0] += 5
         assert duplicate.table[duplicate.table != state.table].tolist() == [5]
         assert state.totals[0] == 0
+
+
+def test_target_score_bounded_at_one_million():
+    """Decision (target score bounded): the highest target a row of 32-bit integers is given is
+    1,000,000; it is played and observed as any other, one more is refused by name."""
+    env = env_on({0: SAME, 1: SAME}, num_players=2, target_score=1_000_000)
+    seen = env.observe("player_0")["observation"]
+    assert seen[env.observation_layout["target"]].tolist() == [1_000_000.0]
+    assert env.unwrapped.state_.target == 1_000_000
+    games = MultiAgentVectorEnv("minus_two", 2, num_players=2, target_score=1_000_000)
+    step = games.reset(seed=0)
+    assert games.batch.rows.dtype == np.int32  # the rows the Decision is about
+    assert step.observation[:, env.observation_layout["target"]].tolist() == [[1e6], [1e6]]
+    with pytest.raises(ValueError, match=r"target_score=1000001 is out of range; allowed 1\.\."):
+        minus_two_v0.env(target_score=1_000_001)

@@ -208,7 +208,7 @@ def test_legal_actions_beyond_an_int64s_bits_come_as_a_code_and_few_masks_are_ke
     choices, buffer, steps = np.random.default_rng(3), [0] * minus_two_kernel.MAX_LEGAL, 0
     while not state.terminal:
         mask = game.legal_mask(state, state.current_player)
-        count = minus_two_kernel.list_legal(list(state.row), 4, buffer)
+        count = minus_two_kernel.list_legal(np.asarray(state.row).tolist(), 4, buffer)
         assert np.flatnonzero(mask).tolist() == buffer[:count]
         assert len(game._masks) <= 50
         legal = np.flatnonzero(mask)

@@ -1,9 +1,10 @@
 """Many games of one kind in numpy arrays, advanced in one call: the engine of the vector envs.
 
-A :class:`GameBatch` holds N games of one :class:`~cardzoo.envs.core.Game` as rows of an int64
-array and steps them all through the game's kernel (``Game.kernel_module``: the game's rules on
-packed rows, the same source compiled by numba where it is installed and run as plain Python
-otherwise, with identical results; :mod:`cardzoo.envs.kernels`).
+A :class:`GameBatch` holds N games of one :class:`~cardzoo.envs.core.Game` as rows of an integer
+array (:data:`~cardzoo.envs.kernels.ROW_DTYPE`) and steps them all through the game's kernel
+(``Game.kernel_module``: the game's rules on packed rows, the same source compiled by numba where it
+is installed and run as plain Python otherwise, with identical results;
+:mod:`cardzoo.envs.kernels`).
 
 **Same games as the environments.** Each game keeps the two generators an AEC environment has:
 the environment's, seeded by :meth:`GameBatch.seed` as ``env.reset(seed=s)`` seeds it, and the
@@ -50,7 +51,7 @@ import numpy as np
 from cardzoo.envs import kernel_arrays, kernel_random
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
-from cardzoo.envs.kernels import plain_and_compiled, use_compiled
+from cardzoo.envs.kernels import ROW_DTYPE, plain_and_compiled, use_compiled
 from cardzoo.envs.packed import KernelGame
 from cardzoo.errors import InputError
 
@@ -128,7 +129,10 @@ class GameBatch:
         self._runs = kernel_arrays if self.compiled else plain_and_compiled(kernel_arrays)[0]
         self.parameters = game.kernel_parameters()
         size = int(self.kernel.row_size(*self.parameters))
-        self._rows = np.zeros((self.num_games, size), np.int64)
+        # The plain kernel computes with the numbers it reads: from numpy's 32-bit integers its
+        # legal-action bits would overflow, so a plain batch's arrays hold 64-bit ones.
+        self._row_dtype = ROW_DTYPE if self.compiled else np.int64
+        self._rows = np.zeros((self.num_games, size), self._row_dtype)
         self._rngs = np.zeros((self.num_games, kernel_random.SIZE), np.int64)
         self._env_rngs = np.zeros_like(self._rngs)
         self._policy_rngs = np.zeros_like(self._rngs)
@@ -169,7 +173,8 @@ class GameBatch:
 
     @property
     def rows(self) -> np.ndarray:
-        """The games' packed rows (int64, one per game; live: the games from now on)."""
+        """The games' packed rows (:data:`~cardzoo.envs.kernels.ROW_DTYPE`, int64 in a plain
+        batch; one per game; live: the games from now on)."""
         return self._arrays()._rows
 
     @property
@@ -200,9 +205,9 @@ class GameBatch:
         return self._arrays()._steps
 
     def row(self, b: int) -> np.ndarray:
-        """A copy of game b's packed row (int64), for reading: the batch runs on as it was."""
+        """A copy of game b's packed row, for reading: the batch runs on as it was."""
         lists = self._plain()
-        return self._rows[b].copy() if lists is None else np.array(lists.rows[b], np.int64)
+        return self._rows[b].copy() if lists is None else np.array(lists.rows[b], self._row_dtype)
 
     def step_counts(self, out: np.ndarray) -> np.ndarray:
         """Each game's agent steps so far, into ``out`` (as :attr:`steps` holds them; for

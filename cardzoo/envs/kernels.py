@@ -68,6 +68,15 @@ def __getattr__(name: str) -> Any:
 #: change here clear the cached kernels (``__pycache__/*.nbi``, ``*.nbc``).
 COMPILE_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
 
+#: the integer type of a packed row, wherever it is an array (a game's state, a batch of games,
+#: the playouts' rows). **Decision:** 32 bits. A row holds counts, cards, seats and scores, the
+#: largest a score or target of a few hundred (Minus Two's ``target_score`` is bounded for
+#: it); a batch of 1,024 games walks through its rows twice a step (the step, then the
+#: observations), and at 64 bits those rows (2.4-3.4 MB) did not fit in a core's cache. The
+#: kernels' arithmetic is done in 64 bits whatever the row holds. Writing a number that does not
+#: fit into an array row raises numpy's OverflowError; plain rows are lists of Python ints.
+ROW_DTYPE = np.int32
+
 
 def kernel_jit(module_name: str) -> tuple[bool, Callable]:
     """``(plain, jit)`` for the kernel module ``module_name``: plain in the copy loaded as plain
@@ -126,10 +135,10 @@ def use_compiled(compiled: bool | None, available: ModuleType | None) -> bool:
 def playout_inputs(
     rows: np.ndarray, rng: np.random.Generator, first_actions: np.ndarray | None, seed_groups: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A batch of playouts as the kernels take it: the packed rows as contiguous int64, the
-    first actions (-1 where none is given), and a seed from ``rng`` per ``seed_groups``
-    consecutive rows (rows that share a seed play with the same random numbers)."""
-    rows = np.ascontiguousarray(rows, np.int64)
+    """A batch of playouts as the kernels take it: the packed rows as contiguous
+    :data:`ROW_DTYPE`, the first actions (-1 where none is given), and a seed from ``rng`` per
+    ``seed_groups`` consecutive rows (rows that share a seed play with the same random numbers)."""
+    rows = np.ascontiguousarray(rows, ROW_DTYPE)
     count = len(rows)
     if first_actions is None:
         first_actions = np.full(count, -1, np.int64)

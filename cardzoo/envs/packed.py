@@ -1,24 +1,24 @@
 """A game whose one engine is its kernel: the state is the kernel's packed row.
 
-A kernel (``<game>/kernel.py``, :mod:`cardzoo.envs.kernels`) holds a game's rules as small
-integer functions on one int64 row, the same source compiled by numba where it is installed and
-run as plain Python otherwise. A game built on it (:class:`KernelGame`) keeps no rules of its
-own: its :class:`PackedState` *is* such a row, and every rule and observation field is the
-kernel's, written once for one game at a time, many games a call (:mod:`cardzoo.envs.batch`) and
-the search playouts.
+A kernel (``<game>/kernel.py``, :mod:`cardzoo.envs.kernels`) holds a game's rules as small integer
+functions on one row of integers, the same source compiled by numba where it is installed and run as
+plain Python otherwise. A game built on it (:class:`KernelGame`) keeps no rules of its own: its
+:class:`PackedState` *is* such a row, and every rule and observation field is the kernel's, written
+once for one game at a time, many games a call (:mod:`cardzoo.envs.batch`) and the search playouts.
 
 The state's named fields (``state.hands``, ``state.draw_size``, ...) read and write the row:
 scalars (:class:`Scalar`) are plain Python numbers, arrays (:class:`Part`) numpy views laid out by
 the game's :class:`RowLayout`, so code that reads or changes ``state.hands`` works as on any
 state, and snapshots, copies and restores stay generic (:meth:`PackedState.field_values`).
 
-**Decision (the row's container).** Plain Python indexes a list several times faster than a
-numpy array, and numba takes numpy arrays. So a state's row is a Python list while it runs on
-the plain kernel and nobody has asked for an array field, and a numpy int64 array from the
-moment a view is handed out (or the compiled kernel runs it): from then on it stays an array, so
-that every view stays live, and the plain kernel changes a list copy written back (slower, and
-only for states whose fields are read: tests, pictures, search). A state whose views its maker
-alone used (a search's sampled world) forgets them, and is a list again at its next change.
+**Decision (the row's container).** Plain Python indexes a list several times faster than a numpy
+array, and numba takes numpy arrays. So a state's row is a Python list while it runs on the plain
+kernel and nobody has asked for an array field, and a numpy array (of
+:data:`~cardzoo.envs.kernels.ROW_DTYPE`) from the moment a view is handed out (or the compiled
+kernel runs it): from then on it stays an array, so that every view stays live, and the plain kernel
+changes a list copy written back (slower, and only for states whose fields are read: tests,
+pictures, search). A state whose views its maker alone used (a search's sampled world) forgets them,
+and is a list again at its next change.
 
 **Decision (the generator).** A state holds a real ``numpy.random.Generator`` (``state.rng``,
 copied or shared as :class:`~cardzoo.envs.core.State` says), and every state draws exactly what
@@ -51,7 +51,7 @@ import numpy as np
 
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import copy_generator
-from cardzoo.envs.kernels import plain_and_compiled, plain_copy, use_compiled
+from cardzoo.envs.kernels import ROW_DTYPE, plain_and_compiled, plain_copy, use_compiled
 
 #: the generator's layout and numpy's state in and out (plain Python: numba stays unloaded)
 _random = plain_copy("cardzoo.envs.kernel_random")
@@ -146,14 +146,14 @@ class PackedState(State):
 
     @property
     def row(self) -> list | np.ndarray:
-        """The packed row itself (a list or an int64 array; not a copy), for drivers that copy
-        rows into arrays of their own (the search playouts)."""
+        """The packed row itself (a list or a :data:`~cardzoo.envs.kernels.ROW_DTYPE` array; not
+        a copy), for drivers that copy rows into arrays of their own (the search playouts)."""
         return self._row
 
     def _array(self) -> np.ndarray:
         """The row as a numpy array, from now on (see the module docstring)."""
         if type(self._row) is list:
-            self._row = np.array(self._row, np.int64)
+            self._row = np.array(self._row, ROW_DTYPE)
         return self._row
 
     def _view(self, name: str) -> np.ndarray:
@@ -248,7 +248,7 @@ class KernelEngine:
     def new_row(self) -> list[int] | np.ndarray:
         """A row of zeros in the container the kernel runs fastest on."""
         size = self.layout.size
-        return np.zeros(size, np.int64) if self.compiled else [0] * size
+        return np.zeros(size, ROW_DTYPE) if self.compiled else [0] * size
 
     def change(self, state: PackedState, function: Any, args: tuple, draws: bool = False) -> Any:
         """``function(row, *args, generator)``: a kernel function that changes the state's row
@@ -384,6 +384,8 @@ class KernelGame(Game):
         if bits < 0 or state._views:  # type: ignore[attr-defined]
             if self._compiled and type(row) is list:
                 row = state._array()  # type: ignore[attr-defined]
+            elif not self._compiled and type(row) is not list:
+                row = row.tolist()  # Python ints: 32-bit numpy ones would overflow the bits
             bits = self._legal_actions(row, *self._parameters)
         found = self._masks.get(bits)
         if found is None:  # made once, kept as the plain kernels keep theirs
@@ -428,8 +430,11 @@ class KernelGame(Game):
                 out.fill(0.0)
             self._observe(row, *self._parameters, player, self._starts, out)
             return out
-        # Plain: into a list, then into float32 in one call.
+        # Plain: from a list (of Python ints, see legal_mask) into a list, then into float32
+        # in one call.
         values = [0.0] * self.observation_size
+        if type(row) is not list:
+            row = row.tolist()
         self._observe(row, *self._parameters, player, self._starts, values)
         if out is None:
             out = np.empty(self.observation_size, np.float32)

@@ -1,4 +1,4 @@
-"""Believe It or Not's rules on a packed int64 row: the game's one engine.
+"""Believe It or Not's rules on a packed row of 32-bit integers: the game's one engine.
 
 Every rule and every observation field of the game is written here, once, in the small integer
 functions that :mod:`cardzoo.envs.kernels` describes (one source, compiled by numba where it is

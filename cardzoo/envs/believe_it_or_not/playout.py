@@ -27,7 +27,7 @@ from cardzoo.envs.believe_it_or_not import kernel as _kernel
 from cardzoo.envs.believe_it_or_not.kernel import HEURISTIC_MEMORY, TERMINAL
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
-from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
+from cardzoo.envs.kernels import ROW_DTYPE, plain_and_compiled, playout_inputs, run_playouts
 from cardzoo.envs.packed import KernelGame, PackedState
 
 
@@ -41,11 +41,11 @@ def row_layout(game: Game) -> dict[str, int]:
 
 
 def pack(game: KernelGame, states: Sequence[PackedState]) -> np.ndarray:
-    """The states' rows as one int64 array. A state that follows itself (one world after
-    several first actions) is copied once."""
+    """The states' rows as one array (of :data:`~cardzoo.envs.kernels.ROW_DTYPE`). A state that
+    follows itself (one world after several first actions) is copied once."""
     if not states:
         raise ValueError("pack needs at least one state")
-    rows = np.empty((len(states), game.row_layout.size), np.int64)
+    rows = np.empty((len(states), game.row_layout.size), ROW_DTYPE)
     previous = None
     for index, state in enumerate(states):
         rows[index] = rows[index - 1] if state is previous else state.row
@@ -55,7 +55,7 @@ def pack(game: KernelGame, states: Sequence[PackedState]) -> np.ndarray:
 
 def unpack(game: KernelGame, row: np.ndarray, rng: np.random.Generator) -> PackedState:
     """The game's state of a packed row (for tests and debugging), ``rng`` its generator."""
-    return game.state_class(game.row_layout, np.array(row, np.int64), rng)
+    return game.state_class(game.row_layout, np.array(row, ROW_DTYPE), rng)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -105,12 +105,12 @@ def playouts(
 def apply_packed(game: Game, row: np.ndarray, action: int, compiled: bool = False) -> np.ndarray:
     """A copy of ``row`` after ``action`` (for tests: the kernel's rules against the engine's)."""
     if compiled:
-        out = np.array(row, np.int64)
+        out = np.array(row, ROW_DTYPE)
         _COMPILED.apply_action(out, *game.kernel_parameters(), action)
         return out
     out = list(map(int, row))
     _PLAIN.apply_action(out, *game.kernel_parameters(), action)
-    return np.array(out, np.int64)
+    return np.array(out, ROW_DTYPE)
 
 
 def legal_packed(game: Game, row: np.ndarray) -> list[int]:

@@ -1,4 +1,4 @@
-"""Minus Two's rules on a packed int64 row.
+"""Minus Two's rules on a packed row of 32-bit integers.
 
 The game's one engine, as Nobody Wants It's kernel is that game's (see
 :mod:`cardzoo.envs.kernels` for how one source runs compiled by numba, without its reference

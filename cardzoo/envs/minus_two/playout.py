@@ -26,7 +26,7 @@ import numpy as np
 from cardzoo.envs import kernel_random
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
-from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
+from cardzoo.envs.kernels import ROW_DTYPE, plain_and_compiled, playout_inputs, run_playouts
 from cardzoo.envs.minus_two import kernel as _kernel
 from cardzoo.envs.minus_two.kernel import MAX_LEGAL, ROUND, TERMINAL  # scalars of a row
 from cardzoo.envs.packed import PackedState
@@ -41,11 +41,11 @@ def row_layout(num_players: int) -> dict[str, int]:
 
 
 def pack(states: Sequence[PackedState]) -> np.ndarray:
-    """The states' rows as one int64 array. A state that follows itself (one world after
-    several first actions) is copied once."""
+    """The states' rows as one array (of :data:`~cardzoo.envs.kernels.ROW_DTYPE`). A state that
+    follows itself (one world after several first actions) is copied once."""
     if not states:
         raise ValueError("pack needs at least one state")
-    rows = np.empty((len(states), len(states[0].row)), np.int64)
+    rows = np.empty((len(states), len(states[0].row)), ROW_DTYPE)
     previous = None
     for index, state in enumerate(states):
         rows[index] = rows[index - 1] if state is previous else state.row
@@ -111,12 +111,12 @@ def apply_packed(
     rng = np.zeros(kernel_random.SIZE, np.int64)
     kernel_random.seed_xorshift(rng, seed)
     if compiled:
-        out = np.array(row, np.int64)
+        out = np.array(row, ROW_DTYPE)
         kernel.apply_action(out, n, int(action), rng, count_scoring, target_raise)
         return out
     out = list(map(int, row))
     kernel.apply_action(out, n, int(action), rng.tolist(), count_scoring, target_raise)
-    return np.array(out, np.int64)
+    return np.array(out, ROW_DTYPE)
 
 
 def legal_actions(game: Game, row: np.ndarray) -> list[int]:

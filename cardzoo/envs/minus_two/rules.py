@@ -103,6 +103,8 @@ End of a round and scoring
     colour's 13 cards are worth 145 points at face value).
 
 End of the game
+    ``target_score`` is 1..1,000,000. **Decision (target score bounded):** a state is a row of
+    32-bit integers holding the target and the totals; the original plays to 300.
     After a round in which some total reaches ``target`` (>=), the lowest total wins. If several
     players tie for lowest, the target rises by 100 (10 for count scoring) and play goes on with
     at least one more round before the end is checked again (against the new target). The next
@@ -216,6 +218,8 @@ ROW = _kernel.ROW  # face-down positions (and face-up cards dealt)
 HAND_DEAL = _kernel.HAND_DEAL
 NO_CARD = -1  # an empty face-down position
 FACE_POINTS = np.array(list(range(1, 11)) + [20, 50])
+#: the highest ``target_score`` (see docs/minus_two.md, Decision "target score bounded")
+MAX_TARGET_SCORE = 1_000_000
 WIN_BONUS, MINUS_TWO_BONUS = _kernel.WIN_BONUS, _kernel.MINUS_TWO_BONUS
 
 # --- where a player plays from ---------------------------------------------------------------
@@ -319,9 +323,8 @@ class MinusTwo(KernelGame):
         check_choice("reward", reward, ("win", "points"))
         self.scoring, self.reward = scoring, reward
         default_target, self.target_raise = (300, 100) if scoring == "face" else (30, 10)
-        self.target_score = check_int(
-            "target_score", default_target if target_score is None else target_score, 1
-        )
+        target = default_target if target_score is None else target_score
+        self.target_score = check_int("target_score", target, 1, MAX_TARGET_SCORE)
         n = self.num_players
         self.composition = COLOUR * n  # every card of the game, by type
         self.num_cards = CARDS_PER_COLOUR * n

@@ -1,4 +1,4 @@
-"""Nobody Wants It's rules on a packed int64 row: the game's one engine.
+"""Nobody Wants It's rules on a packed row of 32-bit integers: the game's one engine.
 
 Every rule and every observation field of the game is written here, once, as small integer
 functions (no numpy calls), so that one source runs both compiled by numba and as plain Python

@@ -25,7 +25,7 @@ import numpy as np
 from cardzoo.envs import kernel_random
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_choice
-from cardzoo.envs.kernels import plain_and_compiled, playout_inputs, run_playouts
+from cardzoo.envs.kernels import ROW_DTYPE, plain_and_compiled, playout_inputs, run_playouts
 from cardzoo.envs.nobody_wants_it import kernel as _kernel
 from cardzoo.envs.nobody_wants_it.kernel import ROUND, TERMINAL  # scalars of a packed row
 from cardzoo.envs.packed import PackedState
@@ -40,11 +40,12 @@ def row_layout(num_players: int, num_rounds: int) -> dict[str, int]:
 
 
 def pack(states: Sequence[PackedState]) -> np.ndarray:
-    """The states' rows as one int64 array, their later rounds shuffled (no fixed deck). A
-    state that follows itself (one world after several first actions) is copied once."""
+    """The states' rows as one array (of :data:`~cardzoo.envs.kernels.ROW_DTYPE`), their later
+    rounds shuffled (no fixed deck). A state that follows itself (one world after several first
+    actions) is copied once."""
     if not states:
         raise ValueError("pack needs at least one state")
-    rows = np.empty((len(states), len(states[0].row)), np.int64)
+    rows = np.empty((len(states), len(states[0].row)), ROW_DTYPE)
     previous = None
     for index, state in enumerate(states):
         rows[index] = rows[index - 1] if state is previous else state.row
@@ -55,7 +56,7 @@ def pack(states: Sequence[PackedState]) -> np.ndarray:
 
 def unpack(game: Game, row: np.ndarray, rng: np.random.Generator) -> PackedState:
     """The game's state of a packed row (for tests and debugging), ``rng`` its generator."""
-    return game.state_class(game.row_layout, np.array(row, np.int64), rng)
+    return game.state_class(game.row_layout, np.array(row, ROW_DTYPE), rng)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -108,12 +109,12 @@ def apply_packed(
     rng = np.zeros(kernel_random.SIZE, np.int64)
     kernel_random.seed_xorshift(rng, seed)
     if compiled:
-        out = np.array(row, np.int64)
+        out = np.array(row, ROW_DTYPE)
         kernel.apply_action(out, game.num_players, game.num_rounds, action, rng)
         return out
     out = list(map(int, row))
     kernel.apply_action(out, game.num_players, game.num_rounds, action, rng.tolist())
-    return np.array(out, np.int64)
+    return np.array(out, ROW_DTYPE)
 
 
 def policy_action(game: Game, row: np.ndarray, policy: str) -> int:
