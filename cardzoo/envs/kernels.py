@@ -180,27 +180,6 @@ def run_playouts(
     return rows
 
 
-def pack_rows(
-    states: Sequence, layout: dict[str, int], scalars: Sequence[str], parts: Sequence[str]
-) -> np.ndarray:
-    """The states as rows of an int64 array: the attributes ``scalars`` first, then each array
-    ``parts[i]`` flattened at ``layout[parts[i]]`` (``layout["size"]``: a row's length). A state
-    that follows itself (one world after several first actions) is packed once."""
-    rows = np.zeros((len(states), layout["size"]), np.int64)
-    previous = None
-    for index, state in enumerate(states):
-        row = rows[index]
-        if state is previous:
-            row[:] = rows[index - 1]
-            continue
-        previous = state
-        row[: len(scalars)] = [getattr(state, name) for name in scalars]
-        for name in parts:
-            values = getattr(state, name).reshape(-1)
-            row[layout[name] : layout[name] + values.size] = values
-    return rows
-
-
 def playouts_to_lowest_score(
     game: Game,
     playout: ModuleType,
