@@ -236,6 +236,51 @@ def test_a_plain_batch_plays_the_same_games_on_lists_as_on_arrays(name):
     assert ended >= 5  # games ended (by the rules or at max_cycles) and new ones were dealt
 
 
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_step_observe_is_a_step_then_the_running_games_observed(name, compiled):
+    """``step_observe`` (one pass compiled) leaves every batch as ``step`` does, and gives the
+    games that run on the player to decide, observation and mask that ``current_players`` and
+    ``observe`` give after the step; it leaves the rows of ended games (and of games left
+    alone) in those three arrays as they were."""
+    game = load_game(name, num_players=3)
+    count, n = 6, game.num_players
+    one_pass, two_calls = (GameBatch(game, count, 60, compiled) for _ in range(2))
+    for batch in (one_pass, two_calls):
+        batch.seed(np.arange(count, dtype=np.int64) + 40)
+        batch.start(np.ones(count, bool))
+    rng, ended, left_alone = np.random.default_rng(4), 0, 0
+    for _ in range(200):
+        observations = np.zeros((count, game.observation_size), np.float32)
+        masks = np.zeros((count, game.num_actions), np.int8)
+        two_calls.observe(np.full(count, -1), observations, masks)
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        actions[rng.random(count) < 0.2] = -1  # some games left alone
+        rewards, ends = np.zeros((2, count, n)), np.zeros((2, count), np.int64)
+        two_calls.step(actions, rewards[0], ends[0])
+        after = two_calls.current_players(np.zeros(count, np.int64))
+        seen = np.zeros((count, game.observation_size), np.float32)
+        seen_masks = np.zeros((count, game.num_actions), np.int8)
+        two_calls.observe(np.full(count, -1), seen, seen_masks)
+        # Sentinels where step_observe must not write (the ended games' rows).
+        out = (np.full(count, 77), np.full_like(seen, 5.0), np.full_like(seen_masks, 9))
+        one_pass.step_observe(actions, rewards[1], ends[1], *out)
+        assert np.array_equal(rewards[0], rewards[1]) and np.array_equal(ends[0], ends[1])
+        running = ends[0] == RUNNING
+        assert np.array_equal(out[0][running], after[running])
+        assert np.array_equal(out[1][running], seen[running])
+        assert np.array_equal(out[2][running], seen_masks[running])
+        assert (out[0][~running] == 77).all() and (out[1][~running] == 5.0).all()
+        assert (out[2][~running] == 9).all()
+        assert np.array_equal(one_pass.rows, two_calls.rows)
+        assert np.array_equal(one_pass.steps, two_calls.steps)
+        for batch in (one_pass, two_calls):
+            batch.start(~running)
+        ended += int((~running).sum())
+        left_alone += int((actions < 0).sum())
+    assert ended >= 5 and left_alone >= 20
+
+
 #: configurations whose games end by the rules in a few dozen decisions a seat, and the agent
 #: steps that cut some of them (the tests of the drivers below)
 SHORT_GAMES = {

@@ -357,6 +357,33 @@ class GameBatch:
         rewards[...] = earned
         ends[...] = ended
 
+    def step_observe(
+        self,
+        actions: np.ndarray,
+        rewards: np.ndarray,
+        ends: np.ndarray,
+        players: np.ndarray,
+        observations: np.ndarray,
+        masks: np.ndarray,
+    ) -> None:
+        """:meth:`step`, and each game that runs on (``ends[b]`` :data:`RUNNING`) observed for
+        the player to decide: that player into ``players[b]``, as :meth:`current_players`, its
+        observation and mask into ``observations[b]`` and ``masks[b]``, as :meth:`observe`.
+        Games that ended are left as they are in the three arrays. Compiled, each game is
+        observed right after its step, while its row is in the cache: one pass over the rows
+        where the two calls take two."""
+        rows, rngs, _, steps = self._games()
+        if type(rows) is not list:
+            self.kernel.step_observe_games(
+                rows, rngs, steps, actions, self.max_cycles, rewards, ends, players, self.starts,
+                observations, masks, *self.parameters,
+            )  # fmt: skip
+            return
+        self.step(actions, rewards, ends)
+        running = ends == RUNNING
+        players[running] = self.current_players(np.empty_like(players))[running]
+        self.observe(np.where(running, -1, -2), observations, masks)
+
     def step_seats(
         self,
         seats: np.ndarray,

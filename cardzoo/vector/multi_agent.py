@@ -191,7 +191,12 @@ class MultiAgentVectorEnv:
         checked = checked_actions(self.batch, actions, self._masks, self._players, self._ended)
         if not self.autoreset:
             checked[self._ended] = -1
-        self.batch.step(checked, self._rewards, self._ends)
+        # The games that run on are observed in the step's own pass; those that ended, after
+        # their new deal (or as they ended, without autoreset).
+        observations = np.empty(self._observation_shape, np.float32)
+        self.batch.step_observe(
+            checked, self._rewards, self._ends, self._players, observations, self._masks
+        )
         ended = self._ends != RUNNING
         final = None
         if ended.any():
@@ -200,11 +205,13 @@ class MultiAgentVectorEnv:
                 self.batch.start(ended)
             else:
                 self._final_ends[ended] = self._ends[ended]
+            self.batch.current_players(self._players)
+            self.batch.observe(np.where(ended, -1, -2), observations, self._masks)
         if not self.autoreset:
             # An ended game stays as it ended: terminated or truncated, no legal action.
             self._ended |= ended
             self._ends[self._ended] = self._final_ends[self._ended]
-        return self._result(final)
+        return self._result(final, observations)
 
     def observe(self, seat: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The observation of ``seat`` (one for all games, or one per game) in every game, and
@@ -220,12 +227,17 @@ class MultiAgentVectorEnv:
         self.batch.observe(seats.astype(np.int64), observations, masks)
         return observations, masks
 
-    def _result(self, final: np.ndarray | None) -> VectorStep:
-        self.batch.current_players(self._players)
+    def _result(
+        self, final: np.ndarray | None, observations: np.ndarray | None = None
+    ) -> VectorStep:
+        """The step's result; every game observed here unless ``observations`` (with the
+        players and masks) are the step's already."""
         # The kernel writes every number of every game's observation: into an array of the
         # caller's own, with no copy. The masks stay here too, for the next step's checks.
-        observations = np.empty(self._observation_shape, np.float32)
-        self.batch.observe(self._to_decide, observations, self._masks)
+        if observations is None:
+            self.batch.current_players(self._players)
+            observations = np.empty(self._observation_shape, np.float32)
+            self.batch.observe(self._to_decide, observations, self._masks)
         if not self.autoreset:
             self._masks[self._ended] = 0
         return VectorStep(

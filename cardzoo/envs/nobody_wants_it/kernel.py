@@ -820,19 +820,37 @@ def step_game(row, rng, steps, b, action, max_cycles, seat_rewards, n, rounds, p
 
 
 @jit
+def step_one(rows, rngs, steps, actions, max_cycles, rewards, ends, b, n, rounds, points_reward):
+    """Row b of :func:`step_games`."""
+    ends[b] = RUNNING
+    for player in range(n):
+        rewards[b][player] = 0
+    if actions[b] >= 0:
+        ends[b] = step_game(rows[b], rngs[b], steps, b, actions[b], max_cycles, rewards[b], n,
+                            rounds, points_reward)  # fmt: skip
+
+
+@jit
 def step_games(rows, rngs, steps, actions, max_cycles, rewards, ends, n, rounds, points_reward):
     """Every row b with actions[b] >= 0 takes that action (legal: the caller checks) for the
     player to decide; rewards[b] what each seat earned (0 on a truncating step), ends[b] how the
     game stands. Rows with actions[b] < 0 are left alone (rewards 0, ends RUNNING)."""
     for b in range(len(rows)):
-        ends[b] = RUNNING
-        for player in range(n):
-            rewards[b][player] = 0
-        if actions[b] >= 0:
-            ends[b] = step_game(
-                rows[b], rngs[b], steps, b, actions[b], max_cycles, rewards[b], n, rounds,
-                points_reward,
-            )  # fmt: skip
+        step_one(rows, rngs, steps, actions, max_cycles, rewards, ends, b, n, rounds, points_reward)
+
+
+@jit
+def step_observe_games(rows, rngs, steps, actions, max_cycles, rewards, ends, players, starts,
+                       observations, masks, n, rounds, points_reward):  # fmt: skip
+    """:func:`step_games`, each game that runs on observed at once, while its row is at hand
+    (one pass over the rows where a step and then :func:`observe_games` take two): players[b]
+    the player to decide, observations[b] and masks[b] what it sees and may do. A game that
+    ended is left as it is there (to be observed once it is dealt again)."""
+    for b in range(len(rows)):
+        step_one(rows, rngs, steps, actions, max_cycles, rewards, ends, b, n, rounds, points_reward)
+        if ends[b] == RUNNING:
+            players[b] = rows[b][CURRENT]
+            observe_game(rows[b], -1, starts, observations[b], masks[b], n, rounds, points_reward)
 
 
 @jit
