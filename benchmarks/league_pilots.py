@@ -233,6 +233,14 @@ PILOTS: dict[str, TrainConfig] = {
         TrainConfig("minus_two", **MINUS_TWO_LEAGUE, select_top=5),
         "attacker:0.5,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.05,
     ),
+    # Pilot f's periodic evaluations against three attackers still rose at its end (0.31 at 3M,
+    # 0.36-0.37 from 6.5M to 8M), its policies short of the shipped agent there by 0.005-0.02:
+    # pilot f trained for 16M decisions (its rate falling to 0 over the longer run, twice the
+    # exploiters), within the hour of training a shipped agent may take
+    "minus_two-g": with_field(
+        TrainConfig("minus_two", **{**MINUS_TWO_LEAGUE, "timesteps": 16_000_000}, select_top=5),
+        "attacker:0.5,high_cards:0.1,self:0.3", MINUS_TWO_FIELD, 0.05,
+    ),
 }  # fmt: skip
 
 #: The rule for quick, Minus Two and Nobody Wants It, written before the head-to-head scores of
