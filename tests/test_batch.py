@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from reference.kernel_runs import KERNELS, needs_numba
 
-from cardzoo.envs import GAMES, kernel_arrays, kernel_random, kernels, load_game
+from cardzoo.envs import GAMES, kernel_arrays, kernel_random, kernels, load_game, packed
 from cardzoo.envs import batch as batch_module
 from cardzoo.envs.batch import (
     EXTERNAL_POLICY,
@@ -578,6 +578,44 @@ def test_a_kernel_compiles_without_numbas_reference_counting(name):
     assert [
         (module, key) for module, key, value in compiled if value.targetoptions.get("_nrt", True)
     ] == []
+
+
+@needs_numba
+@pytest.mark.parametrize("name", VECTOR_GAMES)
+def test_rows_are_32_bit_and_the_plain_kernel_reads_python_ints(name, monkeypatch):
+    """Decision (32-bit rows): a compiled batch, a compiled game's state and the search
+    playouts keep their rows as 32-bit integers; a plain batch's arrays are 64-bit. A plain
+    game whose row is a 32-bit array (a field asked for) gives the compiled game's masks and
+    observations step by step: the plain kernel reads Python ints from it (from numpy's 32-bit
+    scalars Minus Two's legal-action code, bits up to 55, overflowed)."""
+    game = load_game(name)
+    assert GameBatch(game, 2, compiled=True).rows.dtype == np.int32
+    assert GameBatch(game, 2, compiled=False).rows.dtype == np.int64
+    monkeypatch.setattr(packed, "COMPILED", True)
+    compiled_game = load_game(name)
+    monkeypatch.setattr(packed, "COMPILED", False)
+    plain_game = load_game(name)
+    compiled_state = compiled_game.new_state(np.random.default_rng(5))
+    plain_state = plain_game.new_state(np.random.default_rng(5))
+    getattr(plain_state, plain_state.fields[-1])  # a field asked for: the row is an array now
+    rng, steps = np.random.default_rng(6), 0
+    while not compiled_state.terminal and steps < 300:
+        player = compiled_state.current_player
+        assert type(plain_state.row) is np.ndarray and plain_state.row.dtype == np.int32
+        mask = compiled_game.legal_mask(compiled_state, player)
+        assert np.array_equal(plain_game.legal_mask(plain_state, player), mask)
+        assert np.array_equal(
+            plain_game.observe(plain_state, player), compiled_game.observe(compiled_state, player)
+        )
+        action = int(rng.choice(np.flatnonzero(mask)))
+        compiled_game.apply(compiled_state, action)
+        plain_game.apply(plain_state, action)
+        steps += 1
+    assert compiled_state.row.dtype == np.int32 and steps >= 30
+    playout = importlib.import_module(f"cardzoo.envs.{name}.playout")
+    states = [compiled_state]
+    arguments = (compiled_game, states) if name == "believe_it_or_not" else (states,)
+    assert playout.pack(*arguments).dtype == np.int32
 
 
 def test_a_game_without_a_kernel_has_no_batch():
