@@ -58,7 +58,7 @@ MATCHES = [
         "minus_two",
         ["pretrained", "attacker", "high_cards", "random"],
         {"mirrored": False},
-        (0, [8, 5, 7, 0]),
+        (0, [8, 6, 5, 1]),  # the shipped agent of version 2 (version 1: [8, 5, 7, 0])
     ),
     ("minus_two", ["attacker", "high_cards", "random"], {"max_cycles": 250}, (9, [6, 5, 0])),
 ]
