@@ -68,13 +68,15 @@ def __getattr__(name: str) -> Any:
 #: change here clear the cached kernels (``__pycache__/*.nbi``, ``*.nbc``).
 COMPILE_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
 
-#: the integer type of a packed row, wherever it is an array (a game's state, a batch of games,
-#: the playouts' rows). **Decision:** 32 bits. A row holds counts, cards, seats and scores, the
-#: largest a score or target of a few hundred (Minus Two's ``target_score`` is bounded for
-#: it); a batch of 1,024 games walks through its rows twice a step (the step, then the
-#: observations), and at 64 bits those rows (2.4-3.4 MB) did not fit in a core's cache. The
-#: kernels' arithmetic is done in 64 bits whatever the row holds. Writing a number that does not
-#: fit into an array row raises numpy's OverflowError; plain rows are lists of Python ints.
+#: the integer type of a packed row, wherever it is an array (a game's state, a compiled batch
+#: of games, the playouts' rows). **Decision:** 32 bits. A row holds counts, cards, seats and
+#: scores, the largest a score or target of a few hundred (Minus Two's ``target_score`` is
+#: bounded for it); a vector step walks through every game's row, and at 64 bits the rows of
+#: 1,024 games (2.4-3.4 MB) did not fit in a core's cache. The kernels' arithmetic is done in 64
+#: bits whatever the row holds. A number written from Python that does not fit raises numpy's
+#: OverflowError, where a compiled kernel's would wrap silently: the parameters' bounds keep
+#: every number small. The plain kernel reads Python ints (lists; a plain batch's arrays are
+#: int64), since its legal-action bits would overflow numpy's 32-bit scalars.
 ROW_DTYPE = np.int32
 
 
