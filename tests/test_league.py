@@ -307,3 +307,40 @@ def test_an_exploiter_holds_the_circle_for_the_same_share_of_its_training(tmp_pa
     learner, *exploiters = configs
     assert learner.hold_special == 512
     assert [exploiter.hold_special for exploiter in exploiters] == [128]
+
+
+def test_a_league_of_self_alone_meets_its_snapshots_from_the_first_game(tmp_path):
+    """``--league --opponents self``: the sampling processes' first games, dealt before the
+    first rollout, meet the league's first member (the untrained learner) like every later
+    game; they used to be drawn seat by seat from a mix with no one in it, and the run died."""
+    run = train(tiny_league(opponents="self", exploiter_every=0, processes=2), tmp_path / "run",
+                progress=False)  # fmt: skip
+    tables = [entry["league"] for entry in run.metrics["history"]]
+    assert [m["member"] for m in tables[0]] == ["snapshot@0"]
+    assert tables[0][0]["games"] > 0  # the games of the first rollout were league games
+
+
+def test_exploiters_without_self_in_the_mix_are_refused_before_any_work(tmp_path, capsys):
+    """Exploiters share ``self``'s weight: in a mix without it they would be trained and never
+    met (drawn with weight 0)."""
+    with pytest.raises(ValueError, match="add self to it"):
+        train(tiny_league(opponents="nwi_dodger"), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+    out = tmp_path / "cli"
+    command = ["train", "nobody_wants_it", "--league", "--opponents", "nwi_dodger"]
+    assert main([*command, "--exploiter-every", "4096", "--out", str(out)]) == 2
+    assert "--exploiter-every: a league's exploiters are drawn" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "option", [["--pfsp-power", "3"], ["--pfsp-fair-share", "one_winner"],
+               ["--exploiter-timesteps", "1000"], ["--exploiter-recipe", "learner"]]
+)  # fmt: skip
+def test_the_leagues_options_are_refused_without_a_league(tmp_path, capsys, option):
+    """A league's setting given to a run without one would be ignored: refused, even at the
+    value a league run would take by default or by its age."""
+    out = tmp_path / "run"
+    assert main(["train", "nobody_wants_it", *option, "--out", str(out)]) == 2
+    assert f"{option[0]}: " in capsys.readouterr().err
+    assert not out.exists()

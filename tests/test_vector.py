@@ -650,6 +650,10 @@ def test_first_illegal_finds_the_first_bad_game_not_ignored(compiled):
         (np.array([8, 16]), r"game 1: action 16 of player_0 is out of range \(0..15\)"),
         (np.array([-1, 8]), r"game 0: action -1 of player_0 is out of range"),
         (np.array([8, 11]), r"game 1: action 11 of player_0 is illegal \(pig answer: take the pig"),
+        (  # named as given, not as it wraps in int64
+            np.array([8, 2**64 - 1], np.uint64),
+            r"game 1: action 18446744073709551615 of player_0 is out of range",
+        ),
     ],
 )
 def test_bad_actions_are_refused_with_a_clear_error(dealt, actions, message):
@@ -671,6 +675,8 @@ def test_an_illegal_action_error_lists_the_legal_ones(dealt):
         ({"opponents": ["random"]}, InputError, "a list of 3 of them"),
         ({"opponents": "nobody"}, ValueError, "nobody"),
         ({"autoreset_mode": "Disabled"}, InputError, "autoreset_mode"),
+        ({"autoreset_mode": "junk"}, InputError, "choose one of 'NextStep', 'SameStep'"),
+        ({"compiled": "no"}, InputError, "compiled must be None, True or False, got 'no'"),
         ({"render_mode": "human"}, InputError, "do not render"),
         ({"num_players": 9}, InputError, "num_players=9 is out of range"),
         ({"compiled": True, "max_cycles": 0}, InputError, "max_cycles=0 is out of range"),
@@ -679,6 +685,51 @@ def test_an_illegal_action_error_lists_the_legal_ones(dealt):
 def test_bad_arguments_are_refused(kwargs, error, message):
     with pytest.raises(error, match=message):
         VectorEnv("nobody_wants_it", **{"num_envs": 2, **kwargs})
+
+
+def test_a_seed_whose_games_run_past_the_largest_is_refused_as_such():
+    env = VectorEnv("nobody_wants_it", 4)
+    with pytest.raises(InputError, match=r"for 4 games the seed must be at most 2\*\*63 - 4"):
+        env.reset(seed=2**63 - 2)
+    env.reset(seed=2**63 - 4)  # the largest: game 3 gets 2**63 - 1
+
+
+def test_observe_refuses_seats_of_the_wrong_shape():
+    env = MultiAgentVectorEnv("nobody_wants_it", 2)
+    env.reset(seed=0)
+    for seats, shape in (([0, 1, 2], r"\(3,\)"), ([[0, 1]], r"\(1, 2\)")):
+        with pytest.raises(InputError, match=f"one integer or one per game .* got shape {shape}"):
+            env.observe(seats)
+    assert env.observe(np.array([0, 1]))[0].shape == (2, env.game.observation_size)
+
+
+def test_the_vector_forms_refuse_to_run_after_close():
+    """``close()`` lets the games go: using them after it is a clear error, not a silent
+    success; closing twice is allowed (Gymnasium's ``VectorEnv.close`` itself is)."""
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    games = MultiAgentVectorEnv("nobody_wants_it", 2)
+    games.reset(seed=0)
+    gym_env = VectorEnv("nobody_wants_it", 2)
+    gym_env.reset(seed=0)
+    sb3_env = SB3VecEnv("nobody_wants_it", 2)
+    sb3_env.reset()
+    for env in (games, gym_env, sb3_env):
+        env.close()
+        env.close()
+    zeros = np.zeros(2, np.int64)
+    calls = (lambda: games.step(zeros), games.reset, lambda: games.observe(0),
+             lambda: gym_env.step(zeros), gym_env.reset, sb3_env.reset)  # fmt: skip
+    for call in calls:
+        with pytest.raises(RuntimeError, match=r"called after close\(\); make a new environment"):
+            call()
+
+
+def test_sb3_vec_env_refuses_an_autoreset_mode():
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    with pytest.raises(InputError, match="autoreset_mode: SB3VecEnv resets each game in the step"):
+        SB3VecEnv("nobody_wants_it", 2, autoreset_mode="NextStep")
 
 
 def test_games_without_a_kernel_have_no_vector_form():

@@ -61,7 +61,7 @@ def add_parser(subparsers) -> None:
 def run_train(args: argparse.Namespace) -> int:
     import torch
 
-    from cardzoo.training.config import SETTING, TrainConfig
+    from cardzoo.training.config import LEAGUE_SETTINGS, SETTING, TrainConfig
     from cardzoo.training.ppo import report, resumed_settings, train
 
     # The command owns its process: one torch thread is 5-10x faster than torch's default on
@@ -79,6 +79,9 @@ def run_train(args: argparse.Namespace) -> int:
             kept = [name for name in SETTING if name not in given]
             config = resumed_settings(config, out, [n for n in kept if n != "params" or not params])
         config = config.resolved()
+    stray = [name for name in LEAGUE_SETTINGS if name in given and not config.league]
+    if stray:  # given, though a run without a league would ignore it (even at its default)
+        raise UsageError(FLAGS[stray[0]], "a league's setting; turn league on (--league)")
     result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     print(report(result))
     return 0

@@ -34,6 +34,7 @@ import numpy as np
 
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import check_choice
+from cardzoo.errors import InputError
 
 _NUMBA: list[ModuleType | None] = []  # numba once looked for (None: not installed)
 
@@ -128,7 +129,9 @@ def kernel_dependency(module_name: str, plain: bool) -> ModuleType:
 
 def use_compiled(compiled: bool | None, available: ModuleType | None) -> bool:
     """Whether to run the compiled kernel: ``compiled`` None means where numba is installed;
-    True without numba is a clear error."""
+    True without numba is a clear error, and so is anything but None, True or False."""
+    if compiled is not None and not isinstance(compiled, (bool, np.bool_)):
+        raise InputError(f"compiled must be None, True or False, got {compiled!r:.80}")
     if compiled and available is None:
         raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
     return available is not None if compiled is None else bool(compiled)

@@ -14,6 +14,7 @@ line turns the name into its option).
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 from typing import Any
 
@@ -58,6 +59,19 @@ FINAL_EVAL_SEED = 2_000_000
 SELECTION_EVAL_SEED = 1_250_000
 #: the settings a resumed run may change: none changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
+#: how messages about a run spell the settings they name: the options of the command running
+#: it (``cardzoo train``'s, ``--final-eval-games``, unless a command sets its own while it runs,
+#: as ``cardzoo exploit`` does: ``--eval-games``)
+OPTION_SPELLING: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "OPTION_SPELLING", default=None
+)
+
+
+def option_name(setting: str) -> str:
+    """A setting's name as :data:`OPTION_SPELLING` spells it now (``--final-eval-games``)."""
+    return (OPTION_SPELLING.get() or {}).get(setting, "--" + setting.replace("_", "-"))
+
+
 #: the most decisions a run, an evaluation period or an exploiter may take
 MOST_DECISIONS = 10**10
 #: how a league's exploiters train (``TrainConfig.exploiter_recipe``): as ``cardzoo exploit``
@@ -399,7 +413,14 @@ class TrainConfig:
             raise SettingError("processes", f"at most n_envs ({self.n_envs}), got "
                                f"{self.processes}")  # fmt: skip
         assert self.opponents is not None and self.reward is not None
-        parse_mix(self.game, self.opponents)
+        mix = parse_mix(self.game, self.opponents)
+        if self.league and self.exploiter_every and SELF not in mix:
+            raise SettingError(
+                "exploiter_every",
+                "a league's exploiters are drawn with the weight of self in the opponent mix, "
+                f"which has none ({self.opponents}); add self to it (as in "
+                f"{self.opponents.split(',')[0].split(':')[0]}:0.5,self:0.5)",
+            )
         if RewardMode(self.reward).uses_points and not game.has_points_reward:
             raise SettingError("reward", f"{self.game} has no points reward; use win or "
                                "win+score")  # fmt: skip
@@ -507,6 +528,14 @@ class TrainConfig:
 #: every setting of a training run, in the order of :class:`TrainConfig`'s fields
 SETTINGS: tuple[Setting, ...] = tuple(settings_of(TrainConfig))
 SETTING = {declared.name: declared for declared in SETTINGS}
+#: the settings only a run with a league reads (``cardzoo train`` refuses them without one)
+LEAGUE_SETTINGS = (
+    "pfsp_power",
+    "pfsp_fair_share",
+    "exploiter_every",
+    "exploiter_timesteps",
+    "exploiter_recipe",
+)
 MEMORY_SIZE = SETTING["memory_size"]
 
 

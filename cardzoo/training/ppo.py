@@ -78,6 +78,7 @@ from cardzoo.training.config import (
     TrainConfig,
     best_response_config,
     game_params,
+    option_name,
     run_game,
 )
 from cardzoo.training.league import (
@@ -212,7 +213,8 @@ def _train(
         loop.pool.append(learner.numpy_policy().state())
     if league is not None and loop.exploiter_due:  # interrupted while training an exploiter
         _train_exploiter(config, run, league, loop)
-    workers = start_workers(config, mix, config.seed + 7919 * len(loop.history), loop.pool)
+    workers = start_workers(config, mix, config.seed + 7919 * len(loop.history), loop.pool,
+                            _draws(league, league.roster() if league else None))  # fmt: skip
     writer = _summary_writer(run.path / "tb")
     bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
     try:
@@ -414,12 +416,18 @@ def _log_exploiter(writer, loop: LoopState) -> None:
 
 
 def start_workers(
-    config: TrainConfig, mix: dict[str, float], seed: int, pool: list[dict] | None = None
+    config: TrainConfig,
+    mix: dict[str, float],
+    seed: int,
+    pool: list[dict] | None = None,
+    league: tuple[list, list[float]] | None = None,
 ) -> list[SamplerWorker]:
     """``config.processes`` sampling workers sharing ``config.n_envs`` games, their other
     seats drawn from ``mix`` (:func:`~cardzoo.training.sampler.parse_mix`). A mix of ``self``
     alone has no one else for the games dealt before the first rollout: those meet ``pool``
-    (the untrained learner at the start). Other mixes skip ``self`` there, as always."""
+    (the untrained learner at the start). Other mixes skip ``self`` there, as always. With a
+    league (its roster and draw probabilities), every game, the first ones too, meets one of
+    its members."""
     first_pool = pool if set(mix) == {SELF} else None
     assert config.processes is not None and config.n_envs is not None  # resolved
     shares = np.diff(np.linspace(0, config.n_envs, config.processes + 1).astype(int))
@@ -428,7 +436,9 @@ def start_workers(
     try:
         for index, num_games in enumerate(shares):
             sampler = config.sampler(int(num_games), seed + index)
-            workers.append(SamplerWorker(sampler, mix, first_pool, config.n_steps, num_actions))
+            workers.append(
+                SamplerWorker(sampler, mix, first_pool, config.n_steps, num_actions, league)
+            )
     except BaseException:
         for worker in workers:
             worker.close()
@@ -733,8 +743,9 @@ class RunFolder:
         if started and not resume:
             if self.metrics.exists():
                 raise InputError(
-                    f"out: {self.path} holds a finished run; --resume with a larger --timesteps "
-                    "(or --final-eval-games) extends it, --force starts it again"
+                    f"out: {self.path} holds a finished run; --resume with a larger "
+                    f"{option_name('timesteps')} (or {option_name('final_eval_games')}) extends "
+                    "it, --force starts it again"
                 )
             raise InputError(
                 f"out: {self.path} holds an interrupted run; --resume continues it, --force "
@@ -747,14 +758,23 @@ class RunFolder:
         saved = self.read_config()
         kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
         if dataclasses.replace(config, **kept) != saved:
+            changed = [
+                f"{option_name(field.name)} {getattr(saved, field.name)!r} there, "
+                f"{getattr(config, field.name)!r} here"
+                for field in dataclasses.fields(saved)
+                if field.name not in kept
+                and getattr(config, field.name) != getattr(saved, field.name)
+            ]  # fmt: skip
+            may = ", ".join(option_name(name) for name in RESUMABLE_CHANGES)
             raise InputError(
-                f"resume: {self.path} was started with other settings; use the same ones "
-                f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
+                f"resume: {self.path} was started with other settings ({'; '.join(changed)}); "
+                f"use the same ones (only {may} may change)"
             )
         if self.metrics.exists() and config == saved and self._metrics_settings() == saved:
             raise InputError(
                 f"resume: the run in {self.path} is finished; nothing to resume (raise "
-                "--timesteps or --final-eval-games to extend it, or --force to start again)"
+                f"{option_name('timesteps')} or {option_name('final_eval_games')} to extend it, "
+                "or --force to start again)"
             )
         if self.progress.exists() != self.checkpoint.exists():
             missing = self.checkpoint if self.progress.exists() else self.progress
@@ -969,8 +989,11 @@ def _progress_bar(total: int, done: int):
     return tqdm(total=total, initial=done, unit="step", desc="training", smoothing=0.1)
 
 
-def report(result: TrainResult) -> str:
-    """The run's final evaluation as a plain-text table, with where its files are."""
+def report(result: TrainResult, advice: bool = True) -> str:
+    """The run's final evaluation as a plain-text table, with where its files are, and with
+    ``advice`` a line on how long a run takes to pass the best heuristic where it ended below
+    (:func:`below_best_heuristic`; a best response of ``cardzoo exploit`` below its target's
+    share measures the target, and gets none)."""
     metrics = result.metrics
     final = metrics["final_evaluation"]
     settings = metrics["settings"]
@@ -1014,7 +1037,7 @@ def report(result: TrainResult) -> str:
         )
     lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
-    below = below_best_heuristic(metrics["game"], final)
+    below = below_best_heuristic(metrics["game"], final) if advice else None
     return "\n".join(lines if below is None else [*lines, below])
 
 
@@ -1036,10 +1059,15 @@ def below_best_heuristic(game: str, final: dict[str, Any]) -> str | None:
         longest = agents.unbeaten
         return line + (
             f"the learning benchmark's longest run ({longest.decisions:,} decisions, "
-            f"{longest.minutes:g} minutes of training on our 2-core machine) stayed below it too"
+            f"{_minutes(longest.minutes)} of training on our 2-core machine) stayed below it too"
         )
     needed = GAME_DEFAULTS[game]["timesteps"]
     return line + (
-        f"a run with the game's defaults passed it with {needed:,} decisions ({agents.minutes:g} "
-        "minutes of training on our 2-core machine); --resume with a larger --timesteps trains on"
+        f"a run with the game's defaults passed it with {needed:,} decisions "
+        f"({_minutes(agents.minutes)} of training on our 2-core machine); --resume with a larger "
+        "--timesteps trains on"
     )
+
+
+def _minutes(count: float) -> str:
+    return f"{count:g} minute{'' if count == 1 else 's'}"

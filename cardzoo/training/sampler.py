@@ -686,10 +686,12 @@ class SamplerWorker:
         pool: list[dict[str, Any]] | None,
         n_steps: int,
         num_actions: int,
+        league: tuple[list, list[float]] | None = None,
     ):
         """A worker playing ``config``'s games against ``mix`` (with ``self``, the policies
-        of ``pool`` until the first rollout brings its own), ``n_steps`` learner decisions a
-        game per rollout."""
+        of ``pool`` until the first rollout brings its own; with a ``league``, its roster and
+        draw probabilities, against its members from the first game on), ``n_steps`` learner
+        decisions a game per rollout."""
         self.n_steps = n_steps
         self.shapes = rollout_shapes(
             n_steps * config.num_games,
@@ -710,7 +712,16 @@ class SamplerWorker:
         self.connection, child = context.Pipe()
         self.process = context.Process(
             target=_work,
-            args=(child, config, mix, pool, n_steps, [m.name for m in self.memory], self.shapes),
+            args=(
+                child,
+                config,
+                mix,
+                pool,
+                league,
+                n_steps,
+                [m.name for m in self.memory],
+                self.shapes,
+            ),  # fmt: skip
             daemon=True,
         )
         self.process.start()
@@ -797,7 +808,7 @@ def _views(memory: shared_memory.SharedMemory, shapes: dict[str, tuple]) -> dict
     return views
 
 
-def _work(connection, config, mix_weights, pool, n_steps, memory_names, shapes) -> None:
+def _work(connection, config, mix_weights, pool, league, n_steps, memory_names, shapes) -> None:
     """The worker process: build the sampler, then serve rollouts until told to close."""
     from threadpoolctl import threadpool_limits
 
@@ -808,6 +819,8 @@ def _work(connection, config, mix_weights, pool, n_steps, memory_names, shapes) 
     try:
         mix = OpponentMix(config.game_name, mix_weights, *config.inputs)
         mix.pool = [NumpyPolicy(**state) for state in pool or []]
+        if league is not None:  # before the first deals: they meet its members too
+            mix.set_league(*league)
         sampler = Sampler(config, mix)
         buffers = [_views(memory, shapes) for memory in memories]
         connection.send(("ready", None))

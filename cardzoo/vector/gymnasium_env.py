@@ -25,7 +25,7 @@ from gymnasium.vector.utils import batch_space
 from cardzoo.agents import Agent, AgentSpec, agent_classes, build_agent, check_agent_name
 from cardzoo.envs.batch import MAX_DEALS, OVER, RUNNING, TRUNCATED, GameBatch, opponent_seeds
 from cardzoo.envs.core import Game
-from cardzoo.envs.helpers import check_choice, check_int, known_options
+from cardzoo.envs.helpers import check_int, known_options
 from cardzoo.errors import InputError
 from cardzoo.vector.multi_agent import (
     MultiAgentVectorEnv,
@@ -103,8 +103,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 f"render_mode={render_mode!r}: the vector environments do not render; render "
                 "one game with the single-agent view or the AEC environment"
             )
-        mode = AutoresetMode(autoreset_mode)
-        check_choice("autoreset_mode", mode, AUTORESET_MODES)
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in AUTORESET_MODES:
+            allowed = ", ".join(repr(allowed.value) for allowed in AUTORESET_MODES)
+            raise InputError(
+                f"autoreset_mode={autoreset_mode!r:.80} is not allowed; choose one of {allowed} "
+                "(gymnasium.vector.AutoresetMode's members or their values)"
+            )
         self.games = MultiAgentVectorEnv(
             game, num_envs, max_cycles, True, compiled, seats_in_kernel=True, **params
         )
@@ -142,6 +150,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self, *, seed: int | list[int] | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode in every game (see the class docstring for ``seed``)."""
+        self.games._check_open("reset")
         seeds = checked_seeds(seed, self.num_envs)
         if known_options(self.game, options):
             raise InputError(
@@ -163,6 +172,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per game for its learner's seat (ignored, with any value, for a game
         that ``NEXT_STEP`` resets now)."""
+        self.games._check_open("step")
         if not self._dealt:
             raise RuntimeError("step() called before reset(); call reset() first")
         checked = checked_actions(self.batch, actions, self._masks, self._seats, self._autoreset)
@@ -193,6 +203,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def observation_layout(self) -> dict[str, slice]:
         """Field name -> slice of an observation vector (the game's layout)."""
         return self.game.observation_layout
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Gymnasium's ``close()`` calls this once: the games are let go, and ``reset`` and
+        ``step`` refuse to run after it."""
+        self.games.close()
 
     # --- inside ------------------------------------------------------------------------------
 

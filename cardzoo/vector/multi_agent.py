@@ -62,7 +62,12 @@ def checked_seeds(seed: Any, num_envs: int) -> list[int] | None:
     for value in candidates:
         number = check_seed(value, "seed")
         if number is None or number >= 2**63:
-            raise InputError(f"seed: integers in 0 .. 2**63 - 1 needed, got {seed!r:.80}")
+            if not isinstance(seed, (list, tuple, np.ndarray)):  # s + i for game i went over
+                raise InputError(
+                    f"seed: game i gets seed + i, so for {num_envs} games the seed must be at "
+                    f"most 2**63 - {num_envs}; got {seed!r:.80}"
+                )
+            raise InputError(f"seed: integers in 0 .. 2**63 - 1 needed, got {value!r:.80}")
         seeds.append(number)
     return seeds
 
@@ -91,7 +96,7 @@ def checked_actions(
     checked = array.astype(np.int64)
     index = batch.first_illegal(masks, checked, ignored)
     if index >= 0:
-        action, player = int(checked[index]), int(players[index])
+        action, player = array[index].item(), int(players[index])  # as given (not wrapped)
         if 0 <= action < game.num_actions:
             what = f"illegal ({game.action_name(action)})"
         else:
@@ -164,6 +169,7 @@ class MultiAgentVectorEnv:
         self._final_ends = np.zeros(count, np.int64)  # and how they ended
         self._to_decide = np.full(count, -1, np.int64)  # observe: the seat to decide
         self._dealt = False
+        self.closed = False
 
     @property
     def observation_layout(self) -> dict[str, slice]:
@@ -172,6 +178,7 @@ class MultiAgentVectorEnv:
 
     def reset(self, seed: int | list[int] | None = None) -> VectorStep:
         """Deal every game (see the class docstring for ``seed``)."""
+        self._check_open("reset")
         seeds = checked_seeds(seed, self.num_envs)
         if seeds is None and not self._dealt:
             seeds = fresh_seeds(self.num_envs)
@@ -186,6 +193,7 @@ class MultiAgentVectorEnv:
 
     def step(self, actions: Any) -> VectorStep:
         """One action per game for the seat that must decide (``current_player``)."""
+        self._check_open("step")
         if not self._dealt:
             raise RuntimeError("step() called before reset(); call reset() first")
         checked = checked_actions(self.batch, actions, self._masks, self._players, self._ended)
@@ -217,15 +225,31 @@ class MultiAgentVectorEnv:
         """The observation of ``seat`` (one for all games, or one per game) in every game, and
         its legal actions (all 0 where it is not that seat's decision): any seat's view, as the
         AEC environment's ``observe(agent)`` gives it."""
+        self._check_open("observe")
         if not self._dealt:
             raise RuntimeError("observe() called before reset(); call reset() first")
-        seats = np.broadcast_to(np.asarray(seat), (self.num_envs,))
+        seats = np.asarray(seat)
+        if seats.shape not in ((), (self.num_envs,)):
+            raise InputError(
+                f"seat must be one integer or one per game (shape ({self.num_envs},)); got "
+                f"shape {seats.shape}"
+            )
+        seats = np.broadcast_to(seats, (self.num_envs,))
         if seats.dtype.kind not in "iu" or ((seats < 0) | (seats >= self.num_players)).any():
             raise InputError(f"seat must be integers in 0..{self.num_players - 1}, got {seat!r}")
         observations = np.zeros(self._observation_shape, np.float32)
         masks = np.zeros_like(self._masks)
         self.batch.observe(seats.astype(np.int64), observations, masks)
         return observations, masks
+
+    def close(self) -> None:
+        """Let the games go; :meth:`reset`, :meth:`step` and :meth:`observe` refuse to run
+        after it (closing again does nothing)."""
+        self.closed = True
+
+    def _check_open(self, call: str) -> None:
+        if self.closed:
+            raise RuntimeError(f"{call}() called after close(); make a new environment")
 
     def _result(
         self, final: np.ndarray | None, observations: np.ndarray | None = None

@@ -22,6 +22,7 @@ from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
+from cardzoo.errors import InputError
 from cardzoo.vector.gymnasium_env import VectorEnv
 
 __all__ = ["SB3VecEnv"]
@@ -38,6 +39,12 @@ class SB3VecEnv(VecEnv):
     every index."""
 
     def __init__(self, game: str, num_envs: int, **kwargs: Any):
+        if "autoreset_mode" in kwargs:
+            raise InputError(
+                "autoreset_mode: SB3VecEnv resets each game in the step that ends it, as SB3 "
+                "expects (the last observation in infos['terminal_observation']); it takes no "
+                "other mode"
+            )
         self.env = VectorEnv(game, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
         self._actions: np.ndarray | None = None
         super().__init__(
