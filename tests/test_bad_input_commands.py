@@ -284,7 +284,45 @@ CASES = {
         lambda tmp, run: ["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)],
         "is finished; nothing to resume (raise --timesteps or --final-eval-games",
     ),
+    "--force over a folder whose config.json is a user's": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            *TINY_RUN,
+            "--force",
+            "--out",
+            str(_users_folder(tmp)),
+        ],  # fmt: skip
+        "is not empty and holds no run",
+    ),
+    "--resume in a folder whose config.json is a user's": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            *TINY_RUN,
+            "--resume",
+            "--out",
+            str(_users_folder(tmp)),
+        ],  # fmt: skip
+        "holds no run to resume (config.json is not a run's settings)",
+    ),
+    "resume another game's run": (
+        lambda tmp, run: ["train", "minus_two", "--resume", "--out", str(run)],
+        "holds a run of nobody_wants_it, not of minus_two; resume it as nobody_wants_it",
+    ),
+    "another game's run without --resume": (
+        lambda tmp, run: ["train", "minus_two", *TINY_RUN, "--out", str(run)],
+        "holds a run of nobody_wants_it; choose another --out (--force replaces it)",
+    ),
 }
+
+
+def _users_folder(tmp: Path) -> Path:
+    """A user's folder that happens to hold a ``config.json`` of its own."""
+    folder = tmp / "project"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"project": 1}')
+    return folder
 
 
 def _extend_damaged(run: Path, tmp: Path, length: list[str]) -> list[str]:
@@ -483,3 +521,20 @@ def test_train_from_python_refuses_an_opponent_before_creating_the_folder(tmp_pa
     ):
         train(config, tmp_path / "run", progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_force_leaves_a_users_files_in_the_runs_folders(finished, tmp_path):
+    """``--force`` starts a run again over the old one's files, and only those: a user's files
+    in the run's ``tb`` and ``candidates`` folders stay, with the folders."""
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / "candidates").mkdir(exist_ok=True)
+    mine = [run / "notes.txt", run / "tb" / "notes.txt", run / "candidates" / "notes.txt"]
+    for path in mine:
+        path.write_text("mine")
+    (run / "candidates" / "64.npz").write_bytes(b"a candidate the old run kept")
+    old_events = sorted((run / "tb").glob("events.out.tfevents.*"))
+    assert main(["train", "nobody_wants_it", *TINY_RUN, "--force", "--out", str(run)]) == 0
+    assert [path.read_text() for path in mine] == ["mine"] * 3
+    assert not (run / "candidates" / "64.npz").exists()
+    assert not set(old_events) & set((run / "tb").glob("events.out.tfevents.*"))

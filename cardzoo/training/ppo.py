@@ -45,7 +45,6 @@ import itertools
 import json
 import math
 import os
-import shutil
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -115,6 +114,14 @@ RUN_FILES = (
     "tb",
 )
 
+#: what a run writes inside its folders of :data:`RUN_FILES` (anything else there is a user's,
+#: and ``force`` leaves it, and the folder, in place); a league's exploiters are run folders
+RUN_FOLDER_FILES = {
+    "tb": "events.out.tfevents.*",
+    "candidates": "[0-9]*.npz",
+    "league": "learner-*.npz",
+}
+
 __all__ = ["GAME_DEFAULTS", "TrainConfig", "TrainResult", "report", "train"]
 
 
@@ -165,9 +172,10 @@ def resumed_settings(
     length, final evaluation and per-game defaults, even where the game's defaults have changed
     since it started."""
     run = RunFolder(Path(out))
-    if not run.config.is_file():
+    if not run.holds_run():
         return config
     saved = run.read_config()
+    run.check_game(saved, config)
     if keep is None:
         keep = [s.name for s in SETTINGS if getattr(config, s.name) is None or s.name == "params"
                 and not config.params]  # fmt: skip
@@ -710,6 +718,34 @@ class LoopState:
     selection: list[dict[str, Any]] | None = None
 
 
+def remove_run_files(path: Path) -> None:
+    """The files a run wrote in ``path`` (:data:`RUN_FILES`; in its folders only those of
+    :data:`RUN_FOLDER_FILES` and its exploiters' runs); a folder left empty goes too, one that
+    holds anything else stays with it."""
+    for name in RUN_FILES:
+        target = path / name
+        if name not in RUN_FOLDER_FILES:
+            if target.is_file():
+                target.unlink()
+            continue
+        if not target.is_dir():
+            continue
+        for written in target.glob(RUN_FOLDER_FILES[name]):
+            if written.is_file():
+                written.unlink()
+        if name == "league":
+            for exploiter in target.glob("exploiter-*"):
+                if exploiter.is_dir():
+                    remove_run_files(exploiter)
+                    _remove_if_empty(exploiter)
+        _remove_if_empty(target)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
 class RunFolder:
     def __init__(self, path: Path):
         self.path = path
@@ -732,15 +768,23 @@ class RunFolder:
         an :class:`~cardzoo.errors.InputError` naming the file."""
         if self.path.exists() and not self.path.is_dir():
             raise InputError(f"out: {self.path} exists and is not a folder")
-        started = self.config.exists()
+        started = self.holds_run()
         if resume and not started:
+            name = self.config.name
+            what = f"{name} is not a run's settings" if self.config.exists() else f"no {name}"
             raise InputError(
-                f"resume: {self.path} holds no run to resume (no {self.config.name}); leave out "
-                "--resume to start one there"
+                f"resume: {self.path} holds no run to resume ({what}); leave out --resume to "
+                "start one in an empty folder"
             )
         if started and force:
             return False
         if started and not resume:
+            other = self._saved_game()
+            if other is not None and other != config.game:
+                raise InputError(
+                    f"out: {self.path} holds a run of {other}; choose another --out (--force "
+                    "replaces it)"
+                )
             if self.metrics.exists():
                 raise InputError(
                     f"out: {self.path} holds a finished run; --resume with a larger "
@@ -756,6 +800,7 @@ class RunFolder:
                 raise InputError(f"out: {self.path} is not empty and holds no run")
             return False
         saved = self.read_config()
+        self.check_game(saved, config)
         kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
         if dataclasses.replace(config, **kept) != saved:
             changed = [
@@ -810,13 +855,36 @@ class RunFolder:
                 f"resume: {self.config} is damaged ({error}); --force starts the run again"
             ) from None
 
+    def holds_run(self) -> bool:
+        """Whether the folder holds a run: its ``config.json`` is a run's settings, or, damaged,
+        lies beside files only a run writes. A ``config.json`` of anything else is a user's
+        file: the folder holds no run, so nothing in it is resumed or replaced."""
+        if not self.config.is_file():
+            return False
+        try:
+            TrainConfig.from_json(json.loads(self.config.read_text()))
+            return True
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            written = (self.progress, self.checkpoint, self.metrics, self.policy)
+            return any(path.exists() for path in written)
+
+    def _saved_game(self) -> str | None:
+        """The game of the run saved here (None: its settings are damaged)."""
+        try:
+            return str(json.loads(self.config.read_text())["game"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def check_game(self, saved: TrainConfig, config: TrainConfig) -> None:
+        """A run is resumed as the game it plays."""
+        if saved.game != config.game:
+            raise InputError(
+                f"resume: {self.path} holds a run of {saved.game}, not of {config.game}; resume "
+                f"it as {saved.game}, or choose another --out"
+            )
+
     def _remove_run_files(self) -> None:
-        for name in RUN_FILES:
-            path = self.path / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink(missing_ok=True)
+        remove_run_files(self.path)
 
     def save_checkpoint(self, state: dict[str, Any]) -> None:
         """The learner's state, written atomically (a crash leaves the previous one)."""
