@@ -229,8 +229,8 @@ class MatchResult:
                 f"{s['win_rate']:.3f} [{s['win_rate_ci'][0]:.3f}, {s['win_rate_ci'][1]:.3f}]".ljust(
                     24 + 35
                 )
-                + f"{_fmt(s['mean_reward'], s['mean_reward_ci']):<28}"
-                + f"{_fmt(s['mean_score'], s['mean_score_ci']):<28}"
+                + f"{_fmt(s['mean_reward'], s['mean_reward_ci']):<27} "  # a space even when
+                + f"{_fmt(s['mean_score'], s['mean_score_ci']):<27} "  # a figure is wider
             )
         if any(record.seats_per_game > 1 for record in self.agents.values()):
             rows.append(
@@ -386,7 +386,10 @@ def play_match(
     ]
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
-    seated = None if tables else _batch_for(game, pools[0], slots, max_cycles)
+    # A batch deals from 64-bit seeds: a match whose deals reach past them plays on Tables,
+    # which take any seed (the same games, more slowly).
+    on_batch = not tables and seed + num_games < 2**63
+    seated = _batch_for(game, pools[0], slots, max_cycles) if on_batch else None
     with _progress_bar(num_games, f"{game_name} match", progress) as advance:
         for first in range(0, num_games, slots):
             seatings = []

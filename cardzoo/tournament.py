@@ -1,6 +1,6 @@
 """Tournaments: every agent against every other, with ratings and how sure we are of them.
 
->>> from cardzoo.evaluation import tournament
+>>> from cardzoo.tournament import tournament
 >>> result = tournament("nobody_wants_it", ["random", "hand_shedder", "nwi_dodger"], games=200)
 >>> print(result.table())           # ratings, then the pairwise score matrix with 95% CIs
 >>> result.save("tournaments/nwi")  # tournament.json, ratings.png, pairwise.png
@@ -316,7 +316,9 @@ class TournamentResult:
 
     def save(self, folder: str | os.PathLike) -> dict[str, Path]:
         """Write ``tournament.json``, ``ratings.png`` and ``pairwise.png`` into ``folder``
-        (created if missing), each atomically. Returns the paths by kind."""
+        (created if missing), each atomically. Returns the paths by kind. A folder that holds
+        another tournament's ``tournament.json`` is refused (``InputError``), before anything
+        is written: saving the same tournament again rewrites its pictures only."""
         from cardzoo.tournament_plots import save_figure
 
         folder = Path(folder)
@@ -325,7 +327,18 @@ class TournamentResult:
             "ratings": folder / "ratings.png",
             "pairwise": folder / "pairwise.png",
         }
-        write_json_atomic(paths["json"], self.summary())
+        summary = self.summary()
+        if paths["json"].exists():
+            try:
+                same = json.loads(paths["json"].read_text()) == json.loads(json.dumps(summary))
+            except (OSError, ValueError):
+                same = False
+            if not same:
+                raise InputError(
+                    f"folder: {folder} holds another tournament's {SUMMARY_FILE}; save this one "
+                    "in a folder of its own"
+                )
+        write_json_atomic(paths["json"], summary)
         save_figure(self.plot_ratings(), paths["ratings"])
         save_figure(self.plot_pairwise(), paths["pairwise"])
         return paths

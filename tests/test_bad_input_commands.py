@@ -64,14 +64,7 @@ CASES = {
         "--out: an empty path names no folder; give a folder name",
     ),
     "match --out under a file": (
-        lambda tmp, run: [
-            "match",
-            "henhouse",
-            "--agents",
-            "random,random",
-            "--out",
-            str(tmp / "note.txt" / "r.json"),
-        ],  # fmt: skip
+        lambda tmp, run: _match_out(tmp / "note.txt" / "r.json"),
         "is a file",
     ),
     "train --frame-stack absurd": (
@@ -284,6 +277,10 @@ CASES = {
         lambda tmp, run: ["train", "nobody_wants_it", *TINY_RUN, "--resume", "--out", str(run)],
         "is finished; nothing to resume (raise --timesteps or --final-eval-games",
     ),
+    "match --out an existing file": (
+        lambda tmp, run: _match_out(tmp / "note.txt"),
+        "note.txt' exists; give the name of a new file",
+    ),
     "--force over a folder whose config.json is a user's": (
         lambda tmp, run: [
             "train",
@@ -315,6 +312,10 @@ CASES = {
         "holds a run of nobody_wants_it; choose another --out (--force replaces it)",
     ),
 }
+
+
+def _match_out(path: Path) -> list[str]:
+    return ["match", "henhouse", "--agents", "random,random", "--out", str(path)]
 
 
 def _users_folder(tmp: Path) -> Path:

@@ -12,6 +12,7 @@ from reference.kernel_runs import KERNELS
 
 from cardzoo import evaluation
 from cardzoo.agents import Agent, make_agent
+from cardzoo.evaluation import play_match
 from cardzoo.vector.seated import SeatedGames
 
 
@@ -157,3 +158,16 @@ def test_an_agent_played_from_python_one_by_one_keeps_the_match_on_tables(batche
     assert [g.winners.tolist() for g in result.games] == [
         g.winners.tolist() for g in expected.games
     ]
+
+
+def test_a_match_whose_deals_reach_past_64_bit_seeds_plays_on_tables():
+    """A batch deals from 64-bit seeds; the deals of a match from seed 2**63 - 2 reach past them,
+    so it plays on Tables (it died with an OverflowError): the games are the ones ``tables=True``
+    plays, and its table's columns stay apart when a figure is wider than its column."""
+    lineup = ["attacker", "random"]
+    batch = play_match("minus_two", lineup, 4, seed=2**63 - 2, params={"reward": "points"})
+    tables = play_match("minus_two", lineup, 4, seed=2**63 - 2, params={"reward": "points"},
+                        tables=True)  # fmt: skip
+    assert batch.to_json() == tables.to_json()
+    for line in batch.table().splitlines()[2:4]:
+        assert "] +" in line or "] -" in line  # mean reward, a space, mean score

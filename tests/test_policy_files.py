@@ -5,6 +5,7 @@ never a numpy traceback in the middle of a match."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -38,6 +39,13 @@ def _set(name, value):
     return lambda arrays: arrays.update({name: value(arrays[name])})
 
 
+def _record(info: np.ndarray, **changes) -> np.ndarray:
+    """The policy's record (JSON, as bytes in an array) with ``changes``."""
+    record = json.loads(info.tobytes())
+    record.update(changes)
+    return np.frombuffer(json.dumps(record).encode(), np.uint8)
+
+
 def _with_nan(weight):
     weight = weight.copy()
     weight[3, 4] = np.nan
@@ -53,6 +61,19 @@ def _with_inf(bias):
 DAMAGES = {
     "empty": (b"", "it is empty (0 bytes)"),
     "text": (b"these are not weights", "not a numpy .npz archive ("),
+    # numpy guessed a pickle here, and its message suggested allow_pickle=True
+    "JSON": (
+        b'{"game": "nobody_wants_it"}',
+        "not a numpy .npz archive (it starts as neither a zip file nor a numpy array)",
+    ),  # fmt: skip
+    "a version that is text": (
+        _set("info", lambda info: _record(info, version="abc")),
+        "its version must be an integer >= 0, got 'abc'",
+    ),
+    "a version of null": (
+        _set("info", lambda info: _record(info, version=None)),
+        "its version must be an integer >= 0, got None",
+    ),
     "no record": (lambda a: a.pop("info"), "it has no record (array 'info')"),
     "no weight_1": (lambda a: a.pop("weight_1"), "it has no array 'weight_1'"),
     "NaN weights": (_set("weight_1", _with_nan), "weight_1 holds NaN or infinite numbers"),

@@ -18,7 +18,7 @@ from cardzoo import evaluation
 from cardzoo.agents.foxy import ForgetfulAgent
 from cardzoo.agents.policy import pretrained_file
 from cardzoo.cli import main
-from cardzoo.errors import SettingError
+from cardzoo.errors import InputError, SettingError
 from cardzoo.evaluation import GameRecord, MatchResult
 from cardzoo.stats import wilson_interval
 from cardzoo.tournament import (
@@ -204,6 +204,18 @@ def test_table_shows_ratings_and_the_pairwise_matrix(nwi_result):
     assert [row[1] for row in rating_rows] == nwi_result.agents
     assert [row[0] for row in rating_rows] == ["1", "2", "3"]
     assert "score of the row agent against the column agent" in nwi_result.table()
+
+
+def test_save_refuses_a_folder_of_another_tournament(nwi_result, tmp_path):
+    """Saving into a folder that holds another tournament's result is refused before anything
+    is written (it was overwritten); saving the same tournament again is allowed."""
+    other = tournament("nobody_wants_it", NWI_AGENTS[:2], games=8, seed=1)
+    paths = other.save(tmp_path / "out")
+    before = paths["json"].read_bytes()
+    with pytest.raises(InputError, match="holds another tournament's tournament.json"):
+        nwi_result.save(tmp_path / "out")
+    assert paths["json"].read_bytes() == before
+    assert other.save(tmp_path / "out")["json"].read_bytes() == before
 
 
 def test_save_writes_the_json_and_both_plots(nwi_result, tmp_path):

@@ -940,3 +940,51 @@ def test_a_linear_learning_rate_falls_to_zero_at_the_run_length(tmp_path):
     # which may be the first update's, the same in both runs)
     weights = [next(iter(checkpoint["network"].values())) for checkpoint in checkpoints]
     assert not torch.equal(*weights)
+
+
+def test_sigterm_stops_the_train_command_and_its_sampling_processes(tmp_path):
+    """``kill`` (SIGTERM) of ``cardzoo train`` stops it as Ctrl-C does: its sampling
+    processes end with it (they used to live on, orphaned), and it exits with 143."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = str(tmp_path / "run")
+    command = [sys.executable, "-m", "cardzoo", "train", "nobody_wants_it", "--timesteps",
+               "5000000", "--processes", "2", "--out", out, "--quiet"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def children() -> set[int]:
+        found = set()
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if entry.isdigit() and int(fields[1]) == process.pid:
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    if b"resource_tracker" not in cmdline.read():  # the sampling processes
+                        found.add(int(entry))
+        return found
+
+    try:
+        deadline = time.monotonic() + 60
+        while (tmp_path / "run" / "config.json").exists() is False or len(children()) < 2:
+            assert time.monotonic() < deadline, "the run did not start"
+            assert process.poll() is None, process.stderr.read()
+            time.sleep(0.2)
+        workers = children()
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 143
+        assert b"cardzoo: terminated" in process.stderr.read()
+        deadline = time.monotonic() + 10
+        while {pid for pid in workers if os.path.exists(f"/proc/{pid}")}:
+            assert time.monotonic() < deadline, f"processes left behind: {workers}"
+            time.sleep(0.2)
+    finally:
+        if process.poll() is None:
+            process.kill()

@@ -756,6 +756,14 @@ def _read_policy(path: Path, modified: int, size: int) -> tuple[NumpyPolicy, dic
     if path.suffix == ".zip":
         return load_sb3_policy(path)
     try:
+        with path.open("rb") as file:
+            magic = file.read(6)
+    except OSError as error:
+        raise _not_a_policy(path, f"it cannot be read ({error})") from None
+    if not magic.startswith((b"PK", b"\x93NUMPY")):  # numpy would guess a pickle, and say so
+        raise _not_a_policy(path, "not a numpy .npz archive (it starts as neither a zip file "
+                            "nor a numpy array)")  # fmt: skip
+    try:
         with np.load(path, allow_pickle=False) as archive:
             if not isinstance(archive, np.lib.npyio.NpzFile):
                 raise _not_a_policy(path, "it is one numpy array, not a numpy .npz archive")
@@ -872,6 +880,9 @@ def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     frame_stack = info.get("frame_stack", 1)
     if isinstance(frame_stack, bool) or not isinstance(frame_stack, int) or frame_stack < 1:
         raise _not_a_policy(path, f"its frame_stack must be an integer >= 1, got {frame_stack!r}")
+    version = info.get("version", 0)  # the game's _vN it was trained on (none: v0)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise _not_a_policy(path, f"its version must be an integer >= 0, got {version!r:.40}")
     for setting in ("stack_fields", "count_fields"):
         fields = info.get(setting) or []
         if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):

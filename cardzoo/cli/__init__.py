@@ -44,7 +44,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+from typing import Any
 
 from cardzoo import __version__
 from cardzoo.cli import (
@@ -98,7 +100,13 @@ DESCRIPTION = (__doc__ or "").split("\n")[0].replace("``", "")
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code: 0 done, 2 bad input (an argument, or what
     the library refuses as :class:`~cardzoo.errors.InputError`), 130 interrupted (Ctrl-C), 141
-    the output pipe closed. Any other exception propagates with its traceback."""
+    the output pipe closed, 143 terminated (SIGTERM: a command stops as after Ctrl-C, so that
+    training's sampling processes end with it). Any other exception propagates with its
+    traceback."""
+    try:
+        terminate = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread: leave the process's signals alone
+        terminate = None
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -108,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, InputError) as error:
         print(f"cardzoo: error: {error}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("\ncardzoo: terminated", file=sys.stderr)
+        return 143  # 128 + SIGTERM
     except KeyboardInterrupt:
         print("\ncardzoo: interrupted", file=sys.stderr)
         return 130
@@ -116,6 +127,19 @@ def main(argv: list[str] | None = None) -> int:
         # Point stdout at /dev/null so that Python's final flush does not complain again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a command its pipe stopped
+    finally:
+        if terminate is not None:
+            signal.signal(signal.SIGTERM, terminate)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a command: raised as Ctrl-C's KeyboardInterrupt is, so that every
+    ``finally`` and ``except KeyboardInterrupt`` on the way out (closing training's sampling
+    processes, saving what a run keeps) runs as it does for Ctrl-C."""
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise Terminated
 
 
 if __name__ == "__main__":

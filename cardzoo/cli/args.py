@@ -179,6 +179,8 @@ def output_file(text: str) -> Path:
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
+    if path.exists():  # a file a user saved is never replaced
+        raise argparse.ArgumentTypeError(f"{text!r} exists; give the name of a new file")
     _check_writable_folder(path.parent, text)
     return path
 
