@@ -539,3 +539,20 @@ def test_force_leaves_a_users_files_in_the_runs_folders(finished, tmp_path):
     assert [path.read_text() for path in mine] == ["mine"] * 3
     assert not (run / "candidates" / "64.npz").exists()
     assert not set(old_events) & set((run / "tb").glob("events.out.tfevents.*"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tournament", "foxy", "--agents", "random,forgetful", "--players", "1"],
+         "cardzoo: error: --players: players=1 is out of range; allowed 2..5"),
+        (["train", "nobody_wants_it", "--resume", "--out", "{tmp}/none"],
+         "cardzoo: error: --resume: {tmp}/none holds no run to resume (no config.json)"),
+    ],
+)  # fmt: skip
+def test_a_refusal_names_the_option_that_gave_the_value(argv, message, tmp_path, capsys):
+    """The library names a refused value as Python does (``players=1``, ``resume: ...``); the
+    command line names the option, as its other errors do."""
+    argv = [part.replace("{tmp}", str(tmp_path)) for part in argv]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(message.replace("{tmp}", str(tmp_path)))

@@ -433,3 +433,10 @@ def test_agents_lists_each_games_agents_with_their_parameters(capsys):
     assert cli.main(["agents", "foxy"]) == 0
     foxy = capsys.readouterr().out
     assert "perfect_memory" in foxy and "pimc" not in foxy  # Foxy has no resampler
+
+
+def test_the_agents_command_prints_plain_text_not_docstring_markup(capsys):
+    code, out, _ = run(capsys, "agents", "nobody_wants_it")
+    assert code == 0
+    assert ":class:" not in out and "`" not in out
+    assert "Sheds like HandShedder but chooses its pairs" in out

@@ -216,3 +216,12 @@ def test_a_policy_of_another_version_of_its_game_plays_with_a_warning(tmp_path):
         warnings.simplefilter("error")
         agent = make_agent("believe_it_or_not", f"ppo:{new}", game)
     assert agent.policy.layers[0][0].shape == policy.layers[0][0].shape
+
+
+def test_a_policy_path_may_start_at_the_users_home(tmp_path, monkeypatch):
+    """``ppo:~/...`` reads ``~`` as a shell does."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "policy.npz").write_bytes(SOURCE.read_bytes())
+    agent = make_agent("nobody_wants_it", "ppo:~/runs", load_game("nobody_wants_it"))
+    assert agent.name == "ppo:~/runs"

@@ -297,7 +297,7 @@ def test_command_prints_the_table_and_writes_the_files(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--agents", "random"], "agents: a tournament needs at least 2 different agents"),
+        (["--agents", "random"], "--agents: a tournament needs at least 2 different agents"),
         (["--agents", "random,perfect_memory"], "--agents: unknown agent 'perfect_memory'"),
         (["--agents", "random,nwi_dodger", "--players", "8"], "--players: num_players=8"),
         (["--agents", "random,nwi_dodger", "--games", "0"], "--games: must be an integer"),

@@ -971,8 +971,9 @@ def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = Non
 
 
 def _ppo_file(path: str) -> Path:
-    """The file ``ppo:PATH`` plays: PATH itself, or a run folder's policy (or model) file."""
-    location = Path(path)
+    """The file ``ppo:PATH`` plays: PATH itself, or a run folder's policy (or model) file
+    (``~`` is the user's home, as a shell reads it)."""
+    location = Path(path).expanduser()
     if location.is_dir():
         numpy_file = location / POLICY_FILE
         return numpy_file if numpy_file.is_file() else model_file(location)

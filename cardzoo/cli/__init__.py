@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 from typing import Any
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         terminate = signal.signal(signal.SIGTERM, _terminated)
     except ValueError:  # not the main thread: leave the process's signals alone
         terminate = None
+    args = None
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if done.code is None else done.code
         return args.func(args)
     except (UsageError, InputError) as error:
-        print(f"cardzoo: error: {error}", file=sys.stderr)
+        print(f"cardzoo: error: {_as_option(str(error), args)}", file=sys.stderr)
         return 2
     except Terminated:
         print("\ncardzoo: terminated", file=sys.stderr)
@@ -130,6 +132,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if terminate is not None:
             signal.signal(signal.SIGTERM, terminate)
+
+
+def _as_option(message: str, args: argparse.Namespace | None) -> str:
+    """The library names what it refuses as Python does (``out: ...``, ``players=1 ...``); the
+    command line names it by the option that gave it (``--out: ...``), where the command has
+    one of that name."""
+    found = re.match(r"([a-z_]+)(: |=)", message)
+    if found is None or args is None or not hasattr(args, found[1]) or found[1] == "func":
+        return message
+    flag = "--" + found[1].replace("_", "-")
+    rest = message[found.end() :] if found[2] == ": " else message
+    return f"{flag}: {rest}"
 
 
 class Terminated(KeyboardInterrupt):

@@ -6,6 +6,7 @@ cardzoo agents nobody_wants_it
 from __future__ import annotations
 
 import argparse
+import re
 
 from cardzoo.cli.args import game_name
 from cardzoo.envs import GAMES
@@ -44,5 +45,8 @@ def run_agents(args: argparse.Namespace) -> int:
 
 
 def _first_sentence(docstring: str) -> str:
+    """A docstring's first sentence as plain text: a cross-reference such as
+    ``:class:`~cardzoo.agents.HandShedder``` reads as its last name (``HandShedder``)."""
     paragraph = " ".join(docstring.strip().split("\n\n")[0].split())
+    paragraph = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`.]+)`", r"\1", paragraph)
     return paragraph.split(". ")[0].rstrip(".") + "."
