@@ -78,11 +78,12 @@ from typing import Any, NoReturn
 import gymnasium
 import numpy as np
 
-from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name
+from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name, make_agent
 from cardzoo.envs import load_game
 from cardzoo.envs.helpers import check_choice, check_int, check_seed, known_options, spawn_game_rng
 from cardzoo.envs.registry import gym_id  # noqa: F401  (the ids' spelling, documented here)
 from cardzoo.envs.rendering import RENDER_FPS
+from cardzoo.errors import InputError
 from cardzoo.table import Table
 
 #: deals in a row that may end before the learner decides before ``reset()`` gives up
@@ -154,6 +155,11 @@ class SingleAgentEnv(gymnasium.Env):
                 raise ValueError(
                     f"opponents: {error}, or a factory (game, seed) -> Agent"
                 ) from None
+        for spec in dict.fromkeys(s for s in opponents if not callable(s)):
+            try:  # built once now: a missing policy file or one of another player count is
+                make_agent(self.game_name, spec, self.game, seed=0)  # refused here, not at reset
+            except ValueError as error:
+                raise InputError(f"opponents: {error}") from None
         return list(opponents)
 
     # --- gymnasium API --------------------------------------------------------------------

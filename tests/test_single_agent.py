@@ -155,6 +155,16 @@ def test_bad_parameters():
         SingleAgentEnv("chess")
 
 
+def test_an_opponent_that_cannot_play_is_refused_at_make_not_at_the_first_reset(tmp_path):
+    """A saved policy that does not exist, or none trained for these parameters, is refused by
+    ``gymnasium.make`` itself (it used to pass until the first ``reset``)."""
+    missing = tmp_path / "nothing"
+    with pytest.raises(ValueError, match=f"opponents: model file {missing} does not exist"):
+        gymnasium.make("cardzoo/NobodyWantsIt-v0", opponents=f"ppo:{missing}")
+    with pytest.raises(ValueError, match="opponents: the pretrained nobody_wants_it policies"):
+        gymnasium.make("cardzoo/NobodyWantsIt-v0", opponents="pretrained", num_players=3)
+
+
 def test_seed_must_be_a_non_negative_integer():
     env = SingleAgentEnv("henhouse")
     for seed in (True, -1, 1.5, "3"):
