@@ -751,13 +751,16 @@ def test_bad_seeds_and_options_are_refused(name):
 
 
 @each_game
-def test_search_opponents_are_refused_before_any_game_is_dealt(name):
-    """Search agents plan from the engine's state, which the vector forms do not keep."""
-    env = VectorEnv(name, 2, opponents=["random", "pimc:simulations=5"], num_players=3)
+def test_search_opponents_are_refused_when_the_environment_is_made(name):
+    """Search agents plan from the engine's state, which the vector forms do not keep: refused
+    by the constructor (it used to be the first reset)."""
     with pytest.raises(InputError, match=f"{name}: opponent 'pimc' searches from the game's"):
-        env.reset(seed=0)
-    with pytest.raises(RuntimeError, match="before reset"):
-        env.step(np.array([0, 0]))
+        VectorEnv(name, 2, opponents=["random", "pimc:simulations=5"], num_players=3)
+
+
+def test_a_saved_policy_opponent_that_does_not_exist_is_refused_when_made(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        VectorEnv("nobody_wants_it", 2, opponents=f"ppo:{tmp_path / 'nothing'}")
 
 
 def test_a_max_cycles_the_learner_never_reaches_is_refused():

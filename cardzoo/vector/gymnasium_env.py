@@ -127,6 +127,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._opponent_specs = _checked_opponents(game, opponents, n)
         self._policies = _kernel_policies(game, self.game, self._opponent_specs, self.batch)
         self._compiled_opponents = self._policies is not None
+        if not self._compiled_opponents:
+            self._check_opponent_agents()
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
         self.render_mode = None
@@ -214,19 +216,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _seed(self, seeds: list[int]) -> None:
         """The games' generators from ``seeds`` (a second generator per game for the learner's
         seat and random opponents among them: the batch's policy generator), and the seeds of
-        opponent agents, from the same seed. An
-        agent that searches from the engine's state (``uses_state``) is refused first: the
-        vector forms keep their games as packed rows, not as engine states."""
+        opponent agents, from the same seed."""
         agents = [] if self._compiled_opponents else [self._seat_agents(seed) for seed in seeds]
-        for agent in agents[0] if agents else []:
+        self.batch.seed(np.array(seeds, np.int64))
+        self._agents = agents
+
+    def _check_opponent_agents(self) -> None:
+        """The opponents played from Python, built once when the environment is made: a saved
+        policy that cannot play refuses here, and so does an agent that searches from the
+        engine's state (``uses_state``): the vector forms keep their games as packed rows."""
+        for agent in self._seat_agents(0):
             if agent.uses_state:
                 raise InputError(
                     f"{self.game_name}: opponent {agent.name!r} searches from the game's state, "
                     "which the vector environments do not keep; play it in the single-agent "
                     "view (cardzoo.single_agent.SingleAgentEnv)"
                 )
-        self.batch.seed(np.array(seeds, np.int64))
-        self._agents = agents
 
     def _seat_agents(self, seed: int) -> list[Agent]:
         """One agent per other seat of one game (in seat order, the learner's left out), seeded
