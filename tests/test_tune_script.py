@@ -1,0 +1,59 @@
+"""benchmarks/tune.py: its first trial is the game's training defaults (what every best response
+trains with), a trial is a best response scored on the trials' deals, and the report plays the
+best trials and the defaults' once on the held-out deals and keeps those figures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from cardzoo.training.config import best_response_config
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "tune.py"
+
+
+@pytest.fixture
+def tune(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("benchmarks_tune", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "RESULTS", tmp_path / "tuning_results.json")
+    monkeypatch.setattr(module, "REPORT", tmp_path / "tuning.md")
+    monkeypatch.setattr(module, "TRIAL_GAMES", 8)
+    monkeypatch.setattr(module, "HELD_OUT_GAMES", 8)
+    return module
+
+
+def test_the_first_trial_is_the_games_training_defaults(tune):
+    config = best_response_config("nobody_wants_it", "nwi_dodger", None, 1000, 0, 10, 0)
+    resolved = config.resolved(build_agents=False)
+    for name, value in tune.run_settings(tune.DEFAULTS).items():
+        assert getattr(resolved, name) == value, name
+
+
+def test_a_trial_is_scored_on_its_deals_and_the_report_holds_out_the_best(tune, tmp_path):
+    import argparse
+
+    args = argparse.Namespace(game="nobody_wants_it", agent="nwi_dodger", timesteps=2048,
+                              runs=tmp_path / "runs", held_out=1)  # fmt: skip
+    small = {**tune.DEFAULTS, "n_envs": 16, "n_steps": 32, "batch_size": 256}
+    lines = [tune.run_trial(args, number, small) for number in (0, 1)]
+    summary = json.loads((Path(lines[0]["run"]) / "exploit.json").read_text())
+    assert summary["eval_seed"] == tune.TRIAL_SEED and summary["games"] == 8
+    assert lines[0]["score"] == summary["best_response"]
+    lines[1]["score"] = 1.0  # the best by score: held out with the defaults' trial
+    lines.append({**lines[1], "trial": 2, "score": 0.5})  # neither: not played again
+    record = {"game": args.game, "agent": args.agent, "timesteps": 2048}
+    tune.RESULTS.write_text(json.dumps({**record, "trials": lines}))
+    tune.report(args)
+    saved = {line["trial"]: line for line in json.loads(tune.RESULTS.read_text())["trials"]}
+    assert "held_out" in saved[0] and "held_out" in saved[1] and "held_out" not in saved[2]
+    table = [line for line in tune.REPORT.read_text().splitlines() if line.startswith("| ")]
+    assert [row.split("|")[1].strip() for row in table[2:]] == ["1", "2", "0 (defaults)"]
+    saved[1]["held_out"]["win_rate"] = 0.123  # a figure once measured is kept, not replayed
+    tune.RESULTS.write_text(json.dumps({**record, "trials": list(saved.values())}))
+    tune.report(args)
+    assert "| 1 | 1.000 | 0.123 [" in tune.REPORT.read_text()
