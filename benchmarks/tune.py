@@ -11,13 +11,19 @@ GAE's lambda, the entropy bonus, the clipping, the reward and the network. Each 
 games on the deals from :data:`TRIAL_SEED`. The first trial is the game's training defaults,
 which every exploit and league exploiter uses.
 
-The trials' scores choose; they are not results (the best of many noisy scores is lucky). The
-report plays the ``--held-out`` best trials and the defaults' trial again, once, on 2,000 games on
-the deals from :data:`HELD_OUT_SEED`, a range written down before the search's first run
-(``DEALS.md``) and used for nothing else.
+A short budget favours settings that learn fast, and the best responses of the defaults rose
+until about 12M decisions; so ``--long K`` trains the K best trials' settings and the defaults
+again for ``--long-timesteps`` (default 16M), each choosing its checkpoint on its periodic
+evaluations as ``cardzoo exploit`` does, and scores them on the trials' deals.
+
+The scores choose; they are not results (the best of many noisy scores is lucky). The report
+plays the ``--held-out`` best trials, the best long run and the defaults' trial and long run
+again, once, on 2,000 games on the deals from :data:`HELD_OUT_SEED`, a range written down before
+the search's first run (``DEALS.md``) and used for nothing else.
 
     pip install optuna                                   # in the bench extra (make bench)
     python benchmarks/tune.py --trials 40                # resumes: run it again to go on
+    python benchmarks/tune.py --trials 40 --long 4       # then 16M runs of the 4 best and defaults
     python benchmarks/tune.py --report                   # held-out games, tuning.md
 
 Every trial is a run folder under ``--runs`` (``trial-N``) and a line of
@@ -48,6 +54,8 @@ TRIAL_SEED = 12_000_000
 TRIAL_GAMES = 1000
 HELD_OUT_SEED = 13_000_000
 HELD_OUT_GAMES = 2000
+#: the long runs' periodic evaluations (they choose the checkpoint, on the trainer's own deals)
+LONG_EVAL_EVERY = 1_000_000
 #: the settings the game's own training defaults give a best response (the first trial)
 DEFAULTS = {
     "learning_rate": 3e-4,
@@ -96,29 +104,66 @@ def run_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_trial(args: argparse.Namespace, number: int, settings: dict[str, Any]) -> dict[str, Any]:
-    """Train and score one trial; its line of the results."""
-    folder = args.runs / f"trial-{number}"
+    """Train and score one trial (one evaluation, at its end); its line of the results."""
+    return train_and_score(args, f"trial-{number}", settings, args.timesteps, args.timesteps)
+
+
+def run_long(args: argparse.Namespace, line: dict[str, Any]) -> dict[str, Any]:
+    """A trial's settings trained again for ``--long-timesteps``, its checkpoint chosen by the
+    periodic evaluations (every :data:`LONG_EVAL_EVERY`, on the trainer's own deals) as
+    ``cardzoo exploit`` chooses it, then scored on the trials' deals."""
+    return {
+        **train_and_score(
+            args, f"long-{line['trial']}", line["settings"], args.long_timesteps, LONG_EVAL_EVERY
+        ),  # fmt: skip
+        "trial": line["trial"],
+    }
+
+
+def train_and_score(
+    args: argparse.Namespace, name: str, settings: dict[str, Any], timesteps: int, every: int
+) -> dict[str, Any]:
+    """A best response of ``timesteps`` decisions in the run folder ``name`` under ``--runs``,
+    scored on :data:`TRIAL_GAMES` games from :data:`TRIAL_SEED`; its line of the results."""
+    folder = args.runs / name
     result = exploit(
         args.game,
         args.agent,
         folder,
-        timesteps=args.timesteps,
+        timesteps=timesteps,
         eval_games=TRIAL_GAMES,
         eval_seed=TRIAL_SEED,
-        force=True,  # a trial cut off leaves its folder: a new trial of that number starts anew
+        force=True,  # a run cut off leaves its folder: it starts anew
         progress=False,
-        eval_every=args.timesteps,
+        eval_every=every,
         **run_settings(settings),
     )
     summary = result.summary
     return {
-        "trial": number,
+        "trial": int(name.split("-")[-1]),
         "settings": settings,
         "score": summary["best_response"],
         "score_ci": summary["best_response_ci"],
         "train_seconds": summary["train_seconds"],
         "run": str(folder),
     }
+
+
+def long_runs(args: argparse.Namespace) -> None:
+    """The ``--long`` best trials by score, and the defaults' (trial 0), each trained again for
+    ``--long-timesteps`` (those not done yet), recorded as each ends."""
+    results = json.loads(RESULTS.read_text())
+    done = {line["trial"] for line in results.setdefault("long", [])}
+    best = sorted(results["trials"], key=lambda line: -line["score"])[: args.long]
+    for line in [*best, *[t for t in results["trials"] if t["trial"] == 0 and t not in best]]:
+        if line["trial"] in done:
+            continue
+        started = time.time()
+        results["long"].append(run_long(args, line))
+        results["long_timesteps"] = args.long_timesteps
+        write_json_atomic(RESULTS, results)
+        print(f"long {line['trial']}: {results['long'][-1]['score']:.3f} in "
+              f"{time.time() - started:.0f} s", flush=True)  # fmt: skip
 
 
 def search(args: argparse.Namespace) -> None:
@@ -162,24 +207,27 @@ def held_out(args: argparse.Namespace, line: dict[str, Any]) -> dict[str, Any]:
 
 
 def report(args: argparse.Namespace) -> None:
-    """Play the best trials and the defaults' trial on the held-out deals (once each: a trial
-    measured there keeps its figure), then write the report."""
+    """Play on the held-out deals the ``--held-out`` best trials, the best long run, and the
+    defaults' trial and long run (once each: a run measured there keeps its figure), then write
+    the report."""
     results = json.loads(RESULTS.read_text())
-    trials = sorted(results["trials"], key=lambda line: -line["score"])
-    chosen = trials[: args.held_out] + [t for t in results["trials"] if t["trial"] == 0]
-    for line in chosen:
-        if "held_out" not in line and (Path(line["run"]) / REPORT_FILE).exists():
-            line["held_out"] = held_out(args, line)
-            write_json_atomic(RESULTS, results)
-    write_bytes_atomic(REPORT, markdown(results, trials).encode())
+    for part, count in (("trials", args.held_out), ("long", 1)):
+        lines = sorted(results.get(part, []), key=lambda line: -line["score"])
+        for line in lines[:count] + [t for t in lines[count:] if t["trial"] == 0]:
+            if "held_out" not in line and (Path(line["run"]) / REPORT_FILE).exists():
+                line["held_out"] = held_out(args, line)
+                write_json_atomic(RESULTS, results)
+    write_bytes_atomic(REPORT, markdown(results).encode())
     print(f"wrote {REPORT}")
 
 
-def markdown(results: dict[str, Any], trials: list[dict[str, Any]]) -> str:
-    """The report: every trial by score, the held-out figures where measured."""
+def table(lines: list[dict[str, Any]]) -> list[str]:
+    """Runs by score, with their settings and held-out figures where measured."""
     names = list(DEFAULTS)
-    rows = []
-    for line in trials:
+    head = ["trial", f"score ({TRIAL_GAMES:,} games)", f"held out ({HELD_OUT_GAMES:,} games)",
+            "minutes", *names]  # fmt: skip
+    rows = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
+    for line in sorted(lines, key=lambda line: -line["score"]):
         held = line.get("held_out")
         cells = [
             str(line["trial"]) + (" (defaults)" if line["trial"] == 0 else ""),
@@ -191,9 +239,13 @@ def markdown(results: dict[str, Any], trials: list[dict[str, Any]]) -> str:
             value = line["settings"].get(name, "")
             cells.append(f"{value:.3g}" if isinstance(value, float) else str(value))
         rows.append("| " + " | ".join(cells) + " |")
-    head = ["trial", f"score ({TRIAL_GAMES:,} games)", f"held out ({HELD_OUT_GAMES:,} games)",
-            "minutes", *names]  # fmt: skip
-    return "\n".join([
+    return rows
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The report: every trial by score, then the long runs, the held-out figures where
+    measured."""
+    text = [
         "# Hyperparameter search: a best response to three "
         f"`{results['agent']}` in `{results['game']}`",
         "",
@@ -205,11 +257,23 @@ def markdown(results: dict[str, Any], trials: list[dict[str, Any]]) -> str:
         f"deals from {HELD_OUT_SEED:,}, written down before the first trial (held out; 95% "
         "CIs). Minutes: training on 2 cores, shared with other work for some trials.",
         "",
-        "| " + " | ".join(head) + " |",
-        "| " + " | ".join("---" for _ in head) + " |",
-        *rows,
+        *table(results["trials"]),
         "",
-    ])  # fmt: skip
+    ]
+    if results.get("long"):
+        text += [
+            "## The best settings trained longer",
+            "",
+            f"The best trials' settings and the defaults trained again for "
+            f"{results['long_timesteps']:,} decisions (seed 0), the checkpoint chosen by "
+            f"periodic evaluations every {LONG_EVAL_EVERY:,} decisions (400 games, the "
+            "trainer's own deals), scored on the trials' deals; the best of them by that score "
+            "and the defaults' played again on the held-out deals.",
+            "",
+            *table(results["long"]),
+            "",
+        ]
+    return "\n".join(text)
 
 
 def main() -> None:
@@ -220,10 +284,14 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=40, help="trials to finish in all")
     parser.add_argument("--runs", type=Path, default=Path("runs/tune"))
     parser.add_argument("--held-out", type=int, default=3, help="best trials played held out")
+    parser.add_argument("--long", type=int, default=0, help="best trials trained again, longer")
+    parser.add_argument("--long-timesteps", type=int, default=16_000_000)
     parser.add_argument("--report", action="store_true", help="only the held-out games, report")
     args = parser.parse_args()
     if not args.report:
         search(args)
+        if args.long:
+            long_runs(args)
     report(args)
 
 

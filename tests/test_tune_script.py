@@ -57,3 +57,29 @@ def test_a_trial_is_scored_on_its_deals_and_the_report_holds_out_the_best(tune, 
     tune.RESULTS.write_text(json.dumps({**record, "trials": list(saved.values())}))
     tune.report(args)
     assert "| 1 | 1.000 | 0.123 [" in tune.REPORT.read_text()
+
+
+def test_long_runs_train_the_best_trials_and_the_defaults_again(tune, tmp_path, monkeypatch):
+    import argparse
+
+    monkeypatch.setattr(tune, "LONG_EVAL_EVERY", 1024)
+    args = argparse.Namespace(game="nobody_wants_it", agent="nwi_dodger", timesteps=1024,
+                              runs=tmp_path / "runs", held_out=1, long=1,
+                              long_timesteps=2048)  # fmt: skip
+    small = {**tune.DEFAULTS, "n_envs": 16, "n_steps": 32, "batch_size": 256}
+    trials = [{"trial": n, "settings": small, "score": score, "score_ci": [0, 1],
+               "train_seconds": 1.0, "run": str(tmp_path / f"trial-{n}")}
+              for n, score in ((0, 0.2), (1, 0.5), (2, 0.4))]  # fmt: skip
+    tune.RESULTS.write_text(json.dumps({"game": args.game, "agent": args.agent,
+                                        "timesteps": 1024, "trials": trials}))  # fmt: skip
+    tune.long_runs(args)
+    long = json.loads(tune.RESULTS.read_text())["long"]
+    assert [line["trial"] for line in long] == [1, 0]
+    summary = json.loads((Path(long[0]["run"]) / "exploit.json").read_text())
+    assert summary["timesteps"] >= 2048 and summary["eval_seed"] == tune.TRIAL_SEED
+    tune.long_runs(args)  # done: nothing trained again
+    assert len(json.loads(tune.RESULTS.read_text())["long"]) == 2
+    tune.report(args)
+    long = {line["trial"]: line for line in json.loads(tune.RESULTS.read_text())["long"]}
+    assert "held_out" in long[0] and "held_out" in long[1]
+    assert "## The best settings trained longer" in tune.REPORT.read_text()
