@@ -81,6 +81,9 @@ def play(
     """Play ``game_name`` in seat ``seat`` against ``opponents`` (agent names, one per other
     seat, in seat order), reading moves from ``input_stream`` and writing the table to
     ``output_stream`` (stdin and stdout by default). The player count is ``len(opponents) + 1``.
+    ``seed`` (an int >= 0) fixes the deal, as ``env.reset(seed=...)`` does, and seeds the
+    opponents; None (the default) draws a fresh seed, so the deal is a random one. The seed is
+    printed at the start and kept in the result, so the same deal can be played again.
     Every argument is checked before the game starts (a ``ValueError`` naming it)."""
     read = input_stream or sys.stdin
     out = output_stream or sys.stdout

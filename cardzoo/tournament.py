@@ -318,7 +318,8 @@ class TournamentResult:
         """Write ``tournament.json``, ``ratings.png`` and ``pairwise.png`` into ``folder``
         (created if missing), each atomically. Returns the paths by kind. A folder that holds
         another tournament's ``tournament.json`` is refused (``InputError``), before anything
-        is written: saving the same tournament again rewrites its pictures only."""
+        is written; saving the same tournament again rewrites all three files
+        (``tournament.json`` with the same content)."""
         from cardzoo.tournament_plots import save_figure
 
         folder = Path(folder)
@@ -368,9 +369,11 @@ def tournament(
     :func:`~cardzoo.evaluation.play_match`, factories ``f(game, seed) -> Agent`` whose ``name``
     attribute is their label in the tables; at least two, all different. ``games`` is
     the number of games per pair (rounded up to whole deals in every rotation of every line-up);
-    ``params`` are the game's other parameters; ``progress`` shows a bar over all games.
-    Every argument is checked, and every agent built once, before the first game: a bad one is
-    a ``ValueError`` naming the argument.
+    ``params`` are the game's other parameters; ``max_cycles`` is the most agent steps a game
+    may take before it is cut short (truncated: no winners, a draw), None (the default) the
+    game's own limit; ``progress`` shows a bar over all games. Every argument is checked, and
+    every agent built once, before the first game: a bad one is a ``ValueError`` naming the
+    argument.
 
     ``folder`` (optional) makes the tournament resumable (see the module docstring): a new or
     empty folder starts one, a folder of the same settings resumes it (a finished one is read

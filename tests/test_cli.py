@@ -440,3 +440,12 @@ def test_the_agents_command_prints_plain_text_not_docstring_markup(capsys):
     assert code == 0
     assert ":class:" not in out and "`" not in out
     assert "Sheds like HandShedder but chooses its pairs" in out
+
+
+def test_the_agents_command_strips_literal_markup(capsys):
+    code, out, _ = run(capsys, "agents", "foxy")
+    assert code == 0
+    assert "`" not in out
+    assert "Remembers only the last memory_cards earlier cards" in out
+    code, out, _ = run(capsys, "agents")
+    assert code == 0 and "`" not in out

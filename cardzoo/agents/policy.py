@@ -581,7 +581,15 @@ class PolicyAgent(Agent):
     ``positions="blind"`` (Believe It or Not): the card it turns or peeks at and the order of
     its placements' cards are chosen by the game's rule for blind play (:func:`position_rule`),
     drawing from the agent's generator; the policy chooses everything else, including which
-    cards it places."""
+    cards it places.
+
+    ``label`` becomes the agent's ``name`` (default ``"ppo"``; the loaders give the name the
+    agent was asked for, e.g. ``"ppo:PATH"``). ``stack_fields`` and ``count_fields`` are the
+    observation fields the policy was trained to see as ``cardzoo train``'s ``--stack-fields``
+    and ``--count-fields`` (:class:`PolicyInput`): with ``frame_stack`` > 1 only the
+    ``stack_fields`` of earlier observations are kept (empty: all of them), and each field of
+    ``count_fields`` is also seen summed over the game so far. They must be the training run's
+    own: the loaders (``ppo:PATH``, ``pretrained``) read them from the policy file."""
 
     name = "ppo"
 

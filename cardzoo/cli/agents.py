@@ -46,7 +46,9 @@ def run_agents(args: argparse.Namespace) -> int:
 
 def _first_sentence(docstring: str) -> str:
     """A docstring's first sentence as plain text: a cross-reference such as
-    ``:class:`~cardzoo.agents.HandShedder``` reads as its last name (``HandShedder``)."""
+    ``:class:`~cardzoo.agents.HandShedder``` reads as its last name (``HandShedder``), and a
+    literal in double backticks reads as its text, without the backticks."""
     paragraph = " ".join(docstring.strip().split("\n\n")[0].split())
     paragraph = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`.]+)`", r"\1", paragraph)
+    paragraph = re.sub(r"``([^`]+)``", r"\1", paragraph)
     return paragraph.split(". ")[0].rstrip(".") + "."

@@ -81,9 +81,9 @@ EXPLOITER_RECIPES = ("exploit", "learner")
 
 @dataclasses.dataclass
 class TrainConfig:
-    """Everything that defines a training run (docs/training.md, "Options"). A field left None
-    takes the game's default (:data:`GAME_DEFAULTS`) or the setting's own when the
-    configuration is resolved; on ``resume``, the run's own."""
+    """Everything that defines a training run (the table of options in docs/training.md, "One
+    command"). A field left None takes the game's default (:data:`GAME_DEFAULTS`) or the
+    setting's own when the configuration is resolved; on ``resume``, the run's own."""
 
     game: str
     params: dict[str, Any] = setting(

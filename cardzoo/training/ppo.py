@@ -152,9 +152,17 @@ def train(
     opponent, the saved files of a run to resume): input refused raises
     :class:`~cardzoo.errors.InputError` and leaves the folder as it was.
 
+    ``force`` starts again in a folder that holds a run, finished or interrupted (even with
+    ``resume``): it removes only the files a run writes, and a user's other files stay. Without
+    it, a folder that holds a run is refused unless ``resume`` is given. ``progress`` shows a
+    progress bar of the training steps (tqdm, on standard error); the final evaluation is not
+    printed either way (:func:`report` formats it).
+
     **Decision:** on ``resume``, a setting left None keeps the run's own (not the game's
-    default, which may have changed since): a run is extended only by asking for a longer one,
-    and resuming a finished run without a new length is refused as having nothing to do."""
+    default, which may have changed since): a run is extended only by asking for a longer one
+    (``timesteps``), and resuming a finished run without a new length is refused as having
+    nothing to do, unless the final evaluation's size changes (``final_eval_games``, e.g. a
+    larger one): then the policy is evaluated again on that many games, without training."""
     from threadpoolctl import threadpool_limits
 
     if resume and not force:
