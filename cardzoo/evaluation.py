@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
+from cardzoo.agents.registry import check_fits
 from cardzoo.envs import load_game
 from cardzoo.envs.batch import TRUNCATED, has_batch
 from cardzoo.envs.core import Game
@@ -54,9 +55,23 @@ class GameRecord:
 def play_game(
     game: Game, agents: Sequence[Agent], seed: int, max_cycles: int | None = None
 ) -> GameRecord:
-    """Play one game with ``agents[i]`` in seat i on the deal ``env.reset(seed=seed)`` makes."""
+    """Play one game with ``agents[i]`` in seat i on the deal ``env.reset(seed=seed)`` makes.
+    ``agents``: one :class:`~cardzoo.agents.Agent` per seat, each built for ``game``
+    (:func:`~cardzoo.agents.make_agent` builds one from a name); anything else raises
+    :class:`~cardzoo.errors.InputError` before the game starts."""
     seed = check_int("seed", seed, 0)
     max_cycles = _check_max_cycles(game, max_cycles)
+    if len(agents) != game.num_players:
+        raise InputError(
+            f"play_game: {game.name} has {game.num_players} seats; got {len(agents)} agents"
+        )
+    for seat, agent in enumerate(agents):
+        if not isinstance(agent, Agent):
+            raise InputError(
+                f"play_game: agents[{seat}] is {agent!r:.80}, not a cardzoo Agent "
+                "(cardzoo.agents.make_agent builds one from a name)"
+            )
+        check_fits(agent, game, f"play_game: agents[{seat}]")
     for agent in agents:
         agent.reset()
     table = Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
@@ -344,9 +359,10 @@ def play_match(
     """Play ``num_games`` games between the agents of ``lineup``, one per seat.
 
     ``lineup`` holds agent registry names (see :func:`cardzoo.agents.agent_classes`) or factories
-    ``f(game, seed) -> Agent``; ``len(lineup)`` is the player count unless ``params`` sets it. Game
-    ``g`` seats lineup entry ``(seat + g) % n`` in each seat. With ``mirrored`` deal ``g // n`` is
-    replayed under every rotation; otherwise every game has a deal of its own. Deals use seeds
+    ``f(game, seed) -> Agent``; ``len(lineup)`` is the player count (a different
+    ``num_players`` in ``params`` is refused with a ``ValueError``). Game ``g`` seats lineup
+    entry ``(seat + g) % n`` in each seat. With ``mirrored`` deal ``g // n`` is replayed under
+    every rotation; otherwise every game has a deal of its own. Deals use seeds
     ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does.
 
     Up to ``parallel`` games are played side by side (:class:`~cardzoo.table.Tables`), so that a

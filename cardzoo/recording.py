@@ -28,7 +28,7 @@ import numpy as np
 from cardzoo.agents import Agent, AgentSpec, agent_action, build_agent
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int, game_rng_from_seed
-from cardzoo.envs.recording import write_gif
+from cardzoo.envs.recording import check_fps, write_gif
 from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.errors import InputError
 from cardzoo.evaluation import GameRecord, agent_seed, check_match, game_record, match_seating
@@ -78,13 +78,21 @@ def record_games(
     would play with these arguments and write each as ``folder/game_NNNN.gif``; returns the
     paths in order. ``viewer`` (a seat number) draws every frame from that seat's eyes. Every
     argument and the folder are checked before the first game (``ValueError`` naming the
-    argument); the folder is created if missing."""
+    argument); the folder is created if missing.
+
+    ``seed`` is the first deal's seed (an int >= 0): deals use ``seed, seed + 1, ...`` as
+    ``env.reset(seed=...)`` does, and the agents are reseeded from it for every game.
+    ``mirrored`` (default True) replays each deal under every rotation of the seats; False
+    gives every game a deal of its own. ``fps`` is the pictures shown a second in the GIF (a
+    finite number > 0; default 2). ``max_cycles`` is the most agent steps a game may take
+    before it is cut short (truncated); None, the default, is the game's own limit."""
     game, lineup, num_games, seed, max_cycles = check_match(
         game_name, lineup, num_games, seed, params, max_cycles
     )
     n = game.num_players
     if viewer is not None:
         viewer = check_int("viewer", viewer, 0, n - 1)
+    fps = check_fps(fps)
     path = check_record_folder(folder, num_games)
     agents = [
         build_agent(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)

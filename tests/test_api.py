@@ -163,7 +163,7 @@ def test_bad_parameters_raise_value_error(spec, config):
         module.env(max_cycles=0)
     with pytest.raises(ValueError, match="render_mode"):
         module.env(render_mode="svg")
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="has no parameter 'no_such_parameter'; its paramet"):
         module.env(no_such_parameter=1)
 
 

@@ -392,3 +392,67 @@ def test_foxy_env_keeps_the_classic_convention_by_default():
         warnings.simplefilter("ignore")  # PettingZoo warns about the illegal move
         env.step(foxy_v0.raw_env().game.max_guess + 1)  # solo: no circling
     assert env.rewards == {"player_0": -1.0} and env.unwrapped.illegal_action_by == "player_0"
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+@pytest.mark.parametrize("seat", [-1, "n", 1.0, True])
+def test_a_seat_that_does_not_exist_is_refused_by_the_engine(spec, config, seat):
+    """observe, legal_mask, render and picture read a player's arrays: a seat outside
+    0..num_players-1 gave values outside the observation space, a picture "seen by player_7"
+    or an IndexError from deep inside the rules."""
+    env = played_env(spec, config)
+    game, state = env.game, env.state_
+    seat = game.num_players if seat == "n" else seat
+    before = json.dumps(game.snapshot(state), sort_keys=True)
+    allowed = f"allowed 0..{game.num_players - 1}" if type(seat) is int else "must be an integer"
+    for call in (game.observe, game.legal_mask, game.render):
+        with pytest.raises(ValueError, match=f"{spec.name}: player.*{allowed}"):
+            call(state, seat)
+    with pytest.raises(ValueError, match=f"{spec.name}: viewer.*{allowed}"):
+        game.picture(state, seat)
+    assert json.dumps(game.snapshot(state), sort_keys=True) == before
+    assert game.observe(state, np.int64(game.num_players - 1)).shape == (game.observation_size,)
+
+
+def test_render_seat_before_reset_names_render_seat():
+    env = foxy_v0.raw_env()
+    with pytest.raises(RuntimeError, match=r"render_seat\(\) called before reset\(\)"):
+        env.render_seat("player_0", "ansi")
+
+
+@pytest.mark.parametrize("spec, config", ALL_CONFIGS)
+def test_new_state_from_a_seed_is_the_game_reset_deals_from_it(spec, config):
+    """``game.new_state(7)`` deals what ``env.reset(seed=7)`` deals (it raised a TypeError or
+    an AttributeError, and no public function gave the environment's deal)."""
+    env = spec.module().raw_env(**config)
+    env.reset(seed=7)
+    state = env.game.new_state(7)
+    expected = env.game.snapshot(env.state_)["state"]
+    assert json.dumps(env.game.snapshot(state)["state"]) == json.dumps(expected)
+    env.game.check_invariants(env.game.new_state(None))  # fresh entropy: some valid deal
+    for bad in (-1, 1.5, True, "7", [7]):
+        with pytest.raises(ValueError, match="new_state: rng must be a numpy.random.Generator"):
+            env.game.new_state(bad)
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_an_unknown_keyword_of_env_and_raw_env_names_the_parameters(spec, config):
+    """env(num_player=3) raised a bare TypeError naming the engine class's __init__."""
+    for make in (spec.module().env, spec.module().raw_env):
+        with pytest.raises(ValueError, match=rf"{spec.name} has no parameter 'num_player'; its "
+                           r"parameters: num_players, .*render_mode, max_cycles"):  # fmt: skip
+            make(num_player=3)
+
+
+def test_foxy_raw_env_has_no_illegal_action_keyword():
+    with pytest.raises(ValueError, match="foxy has no parameter 'illegal_action'"):
+        foxy_v0.raw_env(illegal_action="raise")
+
+
+@pytest.mark.parametrize("spec, config", ONE_CONFIG_PER_GAME)
+def test_describe_observation_refuses_a_vector_of_another_shape(spec, config):
+    env = spec.module().raw_env(**config)
+    size = env.game.observation_size
+    with pytest.raises(ValueError, match=rf"has shape \({size},\); got \(3,\)"):
+        env.describe_observation(np.zeros(3))
+    assert set(env.describe_observation(np.zeros(size))) == set(env.game.observation_layout)

@@ -951,3 +951,25 @@ def test_observer_sees_its_own_placements_and_what_it_peeked():
     assert np.flatnonzero(peeker["peeked_card"]).tolist() == [card("cow")]
     text = env.game.render(env.state_, player=2)
     assert "player_0: ? ?" in text and "player_1: ? cow (peeked)" in text
+
+
+def test_a_snapshot_whose_builder_would_keep_four_of_a_species_is_refused():
+    """The cards being placed count with the hand of the player to act: a snapshot edited to
+    hand player_0's four cards in building to player_3 passed every check, and two steps later
+    player_3 held four sheep."""
+    from cardzoo.envs import load_game
+    from cardzoo.envs.helpers import game_rng_from_seed
+
+    game = load_game("believe_it_or_not")
+    state = game.new_state(game_rng_from_seed(0))
+    rng = np.random.default_rng(1)
+    for _ in range(int(rng.integers(0, 150))):
+        game.step(
+            state, int(rng.choice(np.flatnonzero(game.legal_mask(state, state.current_player))))
+        )
+    snapshot = game.snapshot(state)
+    assert (state.current_player, int(state.building_size)) == (0, 4)
+    assert game.restore(snapshot) is not None  # as it was: accepted
+    snapshot["state"]["current_player"] = 3
+    with pytest.raises(ValueError, match=r"inconsistent state \(four of a species kept\)"):
+        game.restore(snapshot)

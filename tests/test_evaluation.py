@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cardzoo.agents import RandomAgent, agent_classes, make_agent
-from cardzoo.envs import henhouse_v0
+from cardzoo.envs import henhouse_v0, load_game
 from cardzoo.envs.helpers import game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.evaluation import (
@@ -335,3 +335,52 @@ def test_a_damaged_match_record_is_refused(damage, message):
     damage(data)
     with pytest.raises(InputError, match=re.escape(message)):
         MatchResult.from_json(data)
+
+
+def test_play_game_refuses_agents_that_cannot_sit_at_its_table():
+    """The wrong number of agents, a name instead of an agent, and an agent built for another
+    player count each failed inside the rules (IndexError, AttributeError, ZeroDivisionError)
+    or, with one agent too many, played a game and ignored it."""
+    game = load_game("nobody_wants_it", num_players=3)
+    other = load_game("nobody_wants_it", num_players=4)
+    agents = [make_agent("nobody_wants_it", "random", game, seed=i) for i in range(3)]
+    with pytest.raises(InputError, match="nobody_wants_it has 3 seats; got 2 agents"):
+        play_game(game, agents[:2], 0)
+    with pytest.raises(InputError, match="has 3 seats; got 4 agents"):
+        play_game(game, [*agents, agents[0]], 0)
+    with pytest.raises(InputError, match=r"agents\[1\] is 'random', not a cardzoo Agent"):
+        play_game(game, [agents[0], "random", agents[2]], 0)
+    dodger = make_agent("nobody_wants_it", "nwi_dodger", other, seed=0)
+    refusal = (
+        r"agents\[2\] was built for \w+ \{'num_players': 4.*cannot play \w+ \{'num_players': 3"
+    )
+    with pytest.raises(InputError, match=refusal):
+        play_game(game, [*agents[:2], dodger], 0)
+    points = load_game("nobody_wants_it", num_players=3, reward="points")
+    same_seats = make_agent("nobody_wants_it", "nwi_dodger", points, seed=0)
+    assert play_game(game, [*agents[:2], same_seats], 0).length > 0  # the reward aside
+
+
+def test_an_agent_factory_for_another_player_count_is_refused_where_it_is_built():
+    """The Gymnasium view failed mid-episode with 'action -1 of player_2 is out of range'."""
+    import gymnasium
+
+    four = load_game("nobody_wants_it", num_players=4)
+    env = gymnasium.make("cardzoo/NobodyWantsIt-v0", num_players=3,
+                         opponents=lambda g, s: make_agent("nobody_wants_it", "nwi_dodger", four,
+                                                           seed=s))  # fmt: skip
+    with pytest.raises(InputError, match="was built for nobody_wants_it {'num_players': 4"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, [1, 2], "3"])
+def test_an_agent_seed_follows_the_seed_rule(seed):
+    """None, an integer >= 0 or a numpy Generator; -1 gave numpy's message, 1.5 a TypeError,
+    True and [1, 2] were taken."""
+    game = load_game("nobody_wants_it")
+    with pytest.raises(InputError, match="seed must be None or an integer >= 0"):
+        make_agent("nobody_wants_it", "random", game, seed=seed)
+    agent = make_agent("nobody_wants_it", "random", game, seed=0)
+    with pytest.raises(InputError, match="seed must be None or an integer >= 0"):
+        agent.reseed(seed)
+    assert make_agent("nobody_wants_it", "random", game, seed=np.uint8(3)).unmade_seed() == 3

@@ -253,3 +253,16 @@ def test_odds_of_an_unknown_card_in_python_are_numpys():
         counts = np.bincount(remembered, minlength=len(KIND_COPIES))
         expected = _unknown_card_odds(remembered).tolist()
         assert _unknown_card_odds_list(tuple(counts.tolist())) == expected
+
+
+def test_forgetful_memory_is_set_by_its_name():
+    """docs/foxy.md's curve over k remembered cards is played by name: forgetful:memory_cards=k
+    (it answered 'agent forgetful takes no parameters')."""
+    from cardzoo.agents import make_agent
+    from cardzoo.envs import load_game
+
+    game = load_game("foxy")
+    assert make_agent("foxy", "forgetful:memory_cards=0", game).memory_cards == 0
+    assert make_agent("foxy", "forgetful", game).memory_cards == 4
+    with pytest.raises(ValueError, match="memory_cards=21 is out of range; allowed 0..20"):
+        make_agent("foxy", "forgetful:memory_cards=21", game)

@@ -185,6 +185,7 @@ def test_unfixed_deals_come_from_the_seed():
         ({"decks": "sheep"}, "decks option"),
         ({"decks": [None, None, None, None]}, "at most num_rounds=3"),
         ({"decks": [["cow"] * 72]}, r"decks\[0\]"),
+        ({"deck": "not a deck", "decks": [None]}, "deck option"),  # decks wins, deck checked
     ],
 )
 def test_bad_reset_options_are_value_errors(options, match):
@@ -882,3 +883,17 @@ def test_snapshot_mid_horse_exchange_round_trips_and_continues_identically():
         game.step(env.state_, action)
         game.step(restored, action)
     assert game.snapshot(restored) == game.snapshot(env.state_)
+
+
+def test_resample_of_a_finished_game_is_refused_as_in_the_other_games():
+    from cardzoo.envs.helpers import game_rng_from_seed
+
+    game = NobodyWantsIt(num_players=3)
+    state = game.new_state(game_rng_from_seed(0))
+    rng = np.random.default_rng(0)
+    while not state.terminal:
+        game.step(
+            state, int(rng.choice(np.flatnonzero(game.legal_mask(state, state.current_player))))
+        )
+    with pytest.raises(ValueError, match="resample: the game is over"):
+        game.resample(state, 0, rng)

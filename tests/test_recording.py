@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 from PIL import Image
 
 from cardzoo import cli
 from cardzoo.envs import load_game
 from cardzoo.envs.helpers import game_rng_from_seed
+from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
 from cardzoo.recording import check_record_folder, gif_name, record_games
 
@@ -83,6 +85,21 @@ def test_record_games_checks_its_arguments(tmp_path):
     with pytest.raises(ValueError, match="viewer"):
         record_games("nobody_wants_it", LINEUP, tmp_path, num_games=1, viewer=3)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("fps", [0, -1.0, float("inf"), float("nan"), True, "2"])
+def test_a_bad_fps_is_refused_before_the_folder_is_made(tmp_path, fps):
+    """It was checked after the first game was played, into a folder already made."""
+    folder = tmp_path / "games"
+    with pytest.raises(InputError, match="fps must be a finite number > 0"):
+        record_games("nobody_wants_it", LINEUP, folder, num_games=1, fps=fps)
+    assert not folder.exists()
+
+
+def test_numpy_numbers_are_frame_rates(tmp_path):
+    written = record_games("henhouse", ["random"] * 2, tmp_path, num_games=1, fps=np.int64(4))
+    with Image.open(written[0]) as picture:
+        assert picture.info["duration"] == 250
 
 
 # --- the command ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from cardzoo.envs.core import Game, State
-from cardzoo.envs.helpers import split_observation
+from cardzoo.envs.helpers import check_seed, split_observation
 from cardzoo.errors import InputError
 
 
@@ -29,13 +29,17 @@ class Agent:
     #: (:meth:`~cardzoo.envs.core.Game.resample`, from its own seat's view)
     uses_state = False
 
-    def __init__(self, game: Game, seed: int | None = None):
+    def __init__(self, game: Game, seed: int | np.random.Generator | None = None):
+        """``seed``: None (fresh entropy), an integer >= 0, or a ``numpy.random.Generator``
+        the agent draws from itself; anything else raises
+        :class:`~cardzoo.errors.InputError` naming ``seed``."""
         self.game = game
-        self._seed = seed
+        self._seed: int | None = None
         self._rng: np.random.Generator | None = None
-        plain_seed = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-        if seed is not None and not (plain_seed and seed >= 0):
-            self._rng = np.random.default_rng(seed)  # anything else is checked at once
+        if isinstance(seed, np.random.Generator):
+            self._rng = seed
+        else:
+            self._seed = check_seed(seed)
 
     @property
     def rng(self) -> np.random.Generator:
@@ -55,12 +59,9 @@ class Agent:
         agent's generator (the vector games' kernel) seeds its copy from it instead: the same
         draws, without building a generator the agent may never use."""
         seed = self._seed
-        if self._rng is not None or isinstance(seed, bool):
+        if self._rng is not None or seed is None:
             return None
-        if not isinstance(seed, (int, np.integer)):
-            return None
-        value = int(seed)
-        return value if 0 <= value < 2**63 else None
+        return seed if seed < 2**63 else None
 
     def reset(self) -> None:
         """Forget everything about the previous game."""
@@ -69,7 +70,7 @@ class Agent:
         """A new game with a new generator: afterwards the agent plays exactly as one built
         with ``seed`` would, so one agent object can serve game after game (the table drivers
         build agents once per seat and reseed them for every game)."""
-        self._seed, self._rng = seed, None  # made at its first use, as in __init__
+        self._seed, self._rng = check_seed(seed), None  # made at its first use, as in __init__
         self.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:

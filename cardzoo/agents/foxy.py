@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import deque
+from typing import ClassVar
 
 import numpy as np
 
@@ -200,6 +201,8 @@ class ForgetfulAgent(MemoryAgent):
 
     name = "forgetful"
     memory_cards = 4
+    #: what its name may set: ``forgetful:memory_cards=0`` remembers nothing but the table's card
+    PARAMS: ClassVar[dict[str, type]] = {"memory_cards": int}
 
     def __init__(self, game: Foxy, seed: int | None = None, memory_cards: int | None = None):
         if memory_cards is not None:

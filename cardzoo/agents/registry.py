@@ -169,7 +169,26 @@ def build_agent(game_name: str, spec: AgentSpec, game: Game, seed: int | None) -
         raise ValueError(
             f"agent factory {agent_label(spec)!r} returned {agent!r}, not a cardzoo Agent"
         )
+    return check_fits(agent, game, f"agent factory {agent_label(spec)!r}")
+
+
+def check_fits(agent: Agent, game: Game, label: str) -> Agent:
+    """``agent``, if it was built for ``game`` or a game of the same name and parameters (the
+    reward aside: it changes nothing an agent sees); else :class:`~cardzoo.errors.InputError`
+    naming both. An agent of another player count reads the wrong seats and fails inside its
+    rules or plays an action out of range."""
+    theirs = agent.game
+    if theirs is not game and (theirs.name != game.name or _seated(theirs) != _seated(game)):
+        raise InputError(
+            f"{label} was built for {theirs.name} {_seated(theirs)}; it cannot play "
+            f"{game.name} {_seated(game)}"
+        )
     return agent
+
+
+def _seated(game: Game) -> dict:
+    """What an agent is built for: the game's parameters but its reward."""
+    return {key: value for key, value in game.params().items() if key != "reward"}
 
 
 def agent_label(spec: AgentSpec) -> str:

@@ -43,6 +43,7 @@ from cardzoo.envs.snapshot import (
     invalid,
     snapshot_data,
 )
+from cardzoo.errors import InputError
 
 
 def agent_spaces(game: Game) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
@@ -83,8 +84,13 @@ class AgentsAndSpaces:
         return self.game.observation_layout
 
     def describe_observation(self, observation: np.ndarray | dict) -> dict[str, np.ndarray]:
-        """Split an observation vector (or dict) into its named fields."""
+        """Split an observation vector (or dict) into its named fields; a vector of another
+        shape than the game's ``(observation_size,)`` raises ``ValueError``."""
         vector = observation["observation"] if isinstance(observation, dict) else observation
+        size = self.game.observation_size
+        if np.shape(vector) != (size,):
+            raise InputError(f"describe_observation: an observation of {self.game.name} has "
+                             f"shape ({size},); got {np.shape(vector)}")  # fmt: skip
         return split_observation(self.observation_layout, vector)
 
 
@@ -108,7 +114,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
     def __init__(self, render_mode: str | None = None, max_cycles: int | None = None, **params):
         super().__init__()
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
-        self.game = self.game_class(**params)
+        self.game = self.game_class.with_params(params, ("render_mode", "max_cycles"))
         self.max_cycles = check_int(
             "max_cycles", self.game.default_max_cycles if max_cycles is None else max_cycles, 1
         )

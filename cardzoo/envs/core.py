@@ -66,6 +66,7 @@ import copy
 import dataclasses
 import functools
 import importlib
+import inspect
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -73,9 +74,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cardzoo.envs.helpers import check_choice, copy_generator, is_index
+from cardzoo.envs.helpers import check_choice, check_int, copy_generator, is_index
 from cardzoo.envs.restore import restored_state
 from cardzoo.envs.snapshot import SNAPSHOT_FORMAT, encode, field_spec
+from cardzoo.errors import InputError
 
 __all__ = ["Game", "State"]
 
@@ -182,6 +184,24 @@ class Game(ABC):
 
     # --- parameters -----------------------------------------------------------------------
 
+    @classmethod
+    def with_params(cls, params: Mapping[str, Any], also: tuple[str, ...] = ()) -> Game:
+        """The game built from ``params``; a key its constructor does not take raises
+        :class:`~cardzoo.errors.InputError` naming it and every parameter allowed (``also``: the
+        caller's own keyword arguments, named among them), where the constructor would raise a
+        bare ``TypeError``. :func:`~cardzoo.envs.load_game` and the environments build their
+        game with it."""
+        signature = inspect.signature(cls).parameters
+        known = list(signature)
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.values()):
+            return cls(**params)  # a constructor that takes any keyword checks its own
+        unknown = [key for key in params if key not in known]
+        if unknown:
+            allowed = ", ".join([*known, *also])
+            raise InputError(f"{cls.name} has no parameter {unknown[0]!r}; its parameters: "
+                             f"{allowed}")  # fmt: skip
+        return cls(**params)
+
     @abstractmethod
     def params(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this game (``type(game)(**game.params())``)."""
@@ -221,9 +241,12 @@ class Game(ABC):
 
     @abstractmethod
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> State:
-        """A new game. ``options`` fixes the cards (see the game's docs); implementations pass
-        them through :func:`~cardzoo.envs.helpers.known_options` first; bad values raise
-        ``ValueError``."""
+        """A new game dealt with ``rng``: a ``numpy.random.Generator`` (kept as the state's
+        generator), or a seed (an integer >= 0: the game ``env.reset(seed=seed)`` deals) or None
+        (fresh entropy), turned into one by :func:`~cardzoo.envs.helpers.game_generator`, which
+        implementations call first. ``options`` fixes the cards (see the game's docs);
+        implementations pass them through :func:`~cardzoo.envs.helpers.known_options`; bad
+        values raise ``ValueError``."""
 
     @abstractmethod
     def legal_mask(self, state: State, player: int) -> np.ndarray:
@@ -334,6 +357,8 @@ class Game(ABC):
         action of the latest move) in its header. H and W depend only on the game's parameters;
         the same state gives the same pixels. Drawn by the game's ``picture`` module, imported
         here on first use so that nothing of it is loaded unless a picture is asked for."""
+        if viewer is not None:
+            viewer = self.check_player(viewer, "viewer")
         module = importlib.import_module(f"cardzoo.envs.{self.name}.picture")
         return module.draw(self, state, viewer, last_actions)
 
@@ -348,6 +373,19 @@ class Game(ABC):
         (``restore`` checks those first)."""
 
     # --- checked entry points -------------------------------------------------------------
+
+    def check_player(self, player: Any, name: str = "player") -> int:
+        """``player`` as an int if it is a seat of this game (0..num_players-1); else
+        :class:`~cardzoo.errors.InputError` (a ``ValueError``) naming the game, ``name`` and the
+        seats allowed. :meth:`legal_mask`, :meth:`observe`, :meth:`render` and :meth:`picture`
+        check their player with it (a seat that does not exist would read past the game's
+        arrays: a wrong observation, or an ``IndexError`` from deep inside the rules)."""
+        if type(player) is int and 0 <= player < self.num_players:
+            return player
+        try:
+            return check_int(name, player, 0, self.num_players - 1)
+        except ValueError as error:
+            raise type(error)(f"{self.name}: {error}") from None
 
     def step(self, state: State, action: int, mask: np.ndarray | None = None) -> np.ndarray | None:
         """Apply ``action`` for ``state.current_player`` after checking it; an illegal or

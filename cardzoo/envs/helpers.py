@@ -144,6 +144,24 @@ def game_rng_from_seed(seed: int | None) -> np.random.Generator:
     return spawn_game_rng(np.random.default_rng(check_seed(seed)))
 
 
+def game_generator(rng: Any) -> np.random.Generator:
+    """The generator :meth:`~cardzoo.envs.core.Game.new_state` deals with: a
+    ``numpy.random.Generator`` as given; for a seed (an integer >= 0) the one
+    ``env.reset(seed=seed)`` gives the engine, so that ``game.new_state(s)`` is the game the
+    environment deals from ``s``; for None one from fresh entropy. Anything else raises
+    :class:`~cardzoo.errors.InputError` naming ``rng``."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is not None and (
+        isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0
+    ):
+        raise InputError(
+            "new_state: rng must be a numpy.random.Generator, a seed (an integer >= 0) or "
+            f"None, got {rng!r:.80}"
+        )
+    return game_rng_from_seed(rng)
+
+
 def deal_for_reset(
     game: Game, seed: Any, options: Any, env_rng: np.random.Generator | None
 ) -> tuple[np.random.Generator, State]:

@@ -377,6 +377,8 @@ class KernelGame(Game):
         return state
 
     def legal_mask(self, state: State, player: int) -> np.ndarray:
+        if not (type(player) is int and 0 <= player < self.num_players):
+            player = self.check_player(player)
         row = state._row  # type: ignore[attr-defined]
         if player != row[self._current]:
             return self._no_actions.copy()
@@ -420,6 +422,8 @@ class KernelGame(Game):
         return np.array(scores, np.int64)
 
     def observe(self, state: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        if not (type(player) is int and 0 <= player < self.num_players):
+            player = self.check_player(player)
         row = state._row  # type: ignore[attr-defined]
         if self._compiled:
             if type(row) is list:

@@ -23,14 +23,17 @@ long (61 frames of Minus Two, CPU time, both ways in one run).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from cardzoo.envs.picture import MUTED, PAPER, Picture, font
 from cardzoo.envs.rendering import RENDER_FPS
+from cardzoo.errors import InputError
 
 PALETTE_SAMPLES = 8  # frames the palette is made from, spread over the game
 
@@ -40,11 +43,10 @@ def write_gif(
 ) -> str:
     """Write ``frames`` (``(H, W, 3)`` uint8 arrays of one size) to ``path`` as a GIF that loops,
     ``fps`` frames per second; returns the path. ``ValueError`` for no frames, frames of
-    different sizes or dtypes, or an ``fps`` that is not a number > 0."""
+    different sizes or dtypes, or an ``fps`` that is not a finite number > 0."""
     frames = list(frames)
     check_frames(frames)
-    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not fps > 0:
-        raise ValueError(f"fps must be a number > 0, got {fps!r}")
+    fps = check_fps(fps)
     stamped = [stamp(frame, f"{index + 1}/{len(frames)}") for index, frame in enumerate(frames)]
     palette = game_palette(stamped)
     images = [
@@ -55,6 +57,16 @@ def write_gif(
         path, format="GIF", save_all=True, append_images=images[1:], duration=1000 / fps, loop=0
     )
     return os.fspath(path)
+
+
+def check_fps(fps: Any) -> float:
+    """``fps`` as a float if it is a finite number > 0 (Python's or numpy's, not a bool); else
+    :class:`~cardzoo.errors.InputError` naming it (an infinite rate wrote frames of no
+    duration)."""
+    number = isinstance(fps, (int, float, np.integer, np.floating))
+    if isinstance(fps, (bool, np.bool_)) or not number or not 0 < fps < math.inf:
+        raise InputError(f"fps must be a finite number > 0, got {fps!r:.80}")
+    return float(fps)
 
 
 def check_frames(frames: list) -> None:

@@ -82,7 +82,7 @@ class Rendering:
             raise ValueError(
                 f"render_seat: mode={mode!r} is not allowed; use 'rgb_array' or 'ansi'"
             )
-        self._require_state()
+        self._require_state("render_seat")
         player = self.agent_name_mapping[agent]
         if mode == "ansi":
             return self.game.render(self.state_, player)
@@ -93,9 +93,9 @@ class Rendering:
             self._display.close()
             self._display = None
 
-    def _require_state(self) -> None:
+    def _require_state(self, method: str = "render") -> None:
         if self.state_ is None:
-            raise RuntimeError("render() called before reset()")
+            raise RuntimeError(f"{method}() called before reset()")
 
 
 def display_available() -> bool:

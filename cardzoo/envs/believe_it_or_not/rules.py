@@ -214,7 +214,7 @@ Vector form
 
 Parameters: ``num_players`` (2..6, default 4), ``variant`` (``"standard"``, ``"quick"``),
 ``num_species`` (4..8, default 8), ``special_cards`` (default True); the environment adds
-``max_cycles`` (default 10 000) and ``render_mode``. Version: ``believe_it_or_not_v1``.
+``max_cycles`` (default 500 per player) and ``render_mode``. Version: ``believe_it_or_not_v1``.
 """
 
 from __future__ import annotations
@@ -226,6 +226,7 @@ from cardzoo.envs.helpers import (
     check_card_counts,
     check_choice,
     check_int,
+    game_generator,
     in_range,
     known_options,
     layout_from_sizes,
@@ -306,6 +307,22 @@ MAX_CYCLES_PER_PLAYER = 500
 
 
 class BelieveItOrNot(KernelGame):
+    """Believe It or Not, an animal bluffing game: claim what you put face down, and the next
+    player believes or doubts (``docs/believe_it_or_not.md``).
+
+    Args:
+        num_players: 2..6 (default 4).
+        variant: ``"standard"`` (default: play goes on until one player still has cards, and
+            that player loses) or ``"quick"`` (the first player out of cards wins).
+        num_species: 4..8 (default 8): the game keeps the first ``num_species`` species of the
+            list, with their type numbers.
+        special_cards: ``True`` (default) or ``False``, which removes the ``peek`` and ``skip``
+            cards.
+
+    A bad value raises ``ValueError`` naming the parameter. The environments add ``max_cycles``
+    (default 500 agent steps per player) and ``render_mode``.
+    """
+
     name = "believe_it_or_not"
     #: v1: the declared species is seen while the lead's placement is built (v0: only once on
     #: the table)
@@ -400,6 +417,7 @@ class BelieveItOrNot(KernelGame):
     def new_state(
         self, rng: np.random.Generator, options: dict | None = None
     ) -> BelieveItOrNotState:
+        rng = game_generator(rng)
         deck = self._parse_options(options)
         if deck is None:
             state = self._new_packed_state(rng, {})
@@ -513,6 +531,7 @@ class BelieveItOrNot(KernelGame):
         return [SPECIES[s] for s in np.flatnonzero(state.out_of_game[:MAX_SPECIES] == SET_SIZE)]
 
     def render(self, state: BelieveItOrNotState, player: int | None = None) -> str:
+        player = None if player is None else self.check_player(player)
         seen_from = "" if player is None else f", seen by player_{player}"
         lines = [
             f"Believe It or Not ({self.variant}, {self.num_players} players, "
@@ -575,9 +594,12 @@ class BelieveItOrNot(KernelGame):
         self._check_taken_known(state)
         hands, seat_counts = state.hands, state.seat_counts
         require(np.array_equal(seat_counts[HAND_SIZE], hands.sum(axis=1)), "hand sizes")
-        # A hand never keeps 4 of a species; hand plus own cards on the table stay below 4 too.
+        # A hand never keeps 4 of a species; hand plus own cards on the table, and the cards the
+        # player to act is placing, stay below 4 too.
         species = slice(0, self.num_species)
         held = hands[:, species].astype(np.int64) + state.table_counts[:, species]
+        building = np.bincount(state.building[: state.building_size], minlength=NUM_TYPES)
+        held[state.current_player] += building[species]
         require((held < SET_SIZE).all(), "four of a species kept")
         is_out = seat_counts[IS_OUT] == 1
         require(not seat_counts[HAND_SIZE, is_out].any(), "a player out holds cards")

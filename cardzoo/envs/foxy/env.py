@@ -189,7 +189,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
     ):
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.game = Foxy(**params)
+        self.game = Foxy.with_params(params, ("render_mode", "max_cycles", "illegal_action"))
         self.max_cycles = check_int(
             "max_cycles", STACK_SIZE if max_cycles is None else max_cycles, 1
         )

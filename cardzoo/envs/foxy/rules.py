@@ -143,6 +143,7 @@ from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import (
     check_choice,
     check_int,
+    game_generator,
     in_range,
     known_options,
     layout_from_sizes,
@@ -231,6 +232,24 @@ class FoxyState(State):
 
 
 class Foxy(Game):
+    """Foxy, a memory game with simultaneous moves: after each of the 20 cards turned, every
+    player writes how many animals of the card's species have appeared so far (for the Foxy
+    card, how many species), and once a game may circle a number (not in solo); the highest
+    total wins (``docs/foxy.md``).
+
+    Args:
+        num_players: 1..5 (default 2; 1 is the solo game).
+        memory: ``"none"`` (default: the observation holds nothing about earlier cards) or
+            ``"perfect"`` (it also holds the animals of each species seen so far).
+        reward: ``"win"`` (default: +1 for every player with the highest total, -1 for the
+            others) or ``"points"`` (each player's total).
+        max_guess: 1..1000 (default 40): the highest number a player can write; the action
+            space has ``2 * (max_guess + 1)`` actions.
+
+    A bad value raises ``ValueError`` naming the parameter. The environments add ``max_cycles``
+    (default 20 cards), ``render_mode`` and ``illegal_action``.
+    """
+
     name = "foxy"
     description = "memory game: write how many animals have appeared so far (simultaneous moves)"
     state_class = FoxyState
@@ -333,6 +352,7 @@ class Foxy(Game):
     # --- the stack ------------------------------------------------------------------------
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> FoxyState:
+        rng = game_generator(rng)
         options = known_options(self, options)
         stack = parse_stack(options["stack"]) if "stack" in options else self._random_stack(rng)
         counts, answers = true_answers(stack)
@@ -368,6 +388,8 @@ class Foxy(Game):
         return self._write_only.copy()
 
     def legal_mask(self, state: FoxyState, player: int) -> np.ndarray:
+        if not (type(player) is int and 0 <= player < self.num_players):
+            player = self.check_player(player)
         if player != state.current_player:
             return self._no_actions.copy()
         return self.choice_mask(state, player)
@@ -437,6 +459,8 @@ class Foxy(Game):
         return state.turned - 1 + (player < state.current_player)
 
     def observe(self, state: FoxyState, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        if not (type(player) is int and 0 <= player < self.num_players):
+            player = self.check_player(player)
         if out is None:
             out = np.empty(self._size, np.float32)
         card = state.turned - 1
@@ -454,6 +478,7 @@ class Foxy(Game):
         return [card_name(kind) for kind in state.stack]
 
     def render(self, state: FoxyState, player: int | None = None) -> str:
+        player = None if player is None else self.check_player(player)
         if state.terminal:
             return self._render_sheets(state)
         card = state.turned - 1

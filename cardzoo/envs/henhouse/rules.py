@@ -95,6 +95,7 @@ from cardzoo.envs.helpers import (
     card_types,
     check_card_counts,
     check_int,
+    game_generator,
     in_range,
     known_options,
     layout_from_sizes,
@@ -144,6 +145,17 @@ class HenhouseState(State):
 
 
 class Henhouse(Game):
+    """Henhouse, a "take all the cards" game with no choices: each player turns the top card of
+    their deck onto a common pile, feathers make the next player pay cards, and whoever ends up
+    with every card wins (``docs/henhouse.md``).
+
+    Args:
+        num_players: 2..8 (default 4).
+
+    A bad value raises ``ValueError`` naming the parameter. The environments add ``max_cycles``
+    and ``render_mode``.
+    """
+
     name = "henhouse"
     description = (
         "hens, feathers, eggs and a fox: turn your top card, win all the cards (no choices)"
@@ -206,6 +218,7 @@ class Henhouse(Game):
     # --- deal -----------------------------------------------------------------------------
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> HenhouseState:
+        rng = game_generator(rng)
         options = known_options(self, options)
         if "deck" in options:
             deck = self._parse_deck(options["deck"])
@@ -247,6 +260,8 @@ class Henhouse(Game):
     # --- play -----------------------------------------------------------------------------
 
     def legal_mask(self, state: HenhouseState, player: int) -> np.ndarray:
+        if not (type(player) is int and 0 <= player < self.num_players):
+            player = self.check_player(player)
         if state.terminal or player != state.current_player:
             return self._no_mask.copy()
         return self._mask.copy()
@@ -371,6 +386,8 @@ class Henhouse(Game):
     def observe(
         self, state: HenhouseState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
+        if not (type(player) is int and 0 <= player < self.num_players):
+            player = self.check_player(player)
         if out is None:
             out = np.empty(self.observation_size, np.float32)
         out.fill(0.0)
@@ -401,6 +418,7 @@ class Henhouse(Game):
         return [CARD_NAMES[card] for card in state.pile[: state.pile_size]]
 
     def render(self, state: HenhouseState, player: int | None = None) -> str:
+        player = None if player is None else self.check_player(player)
         lines = [f"Henhouse, {self.num_players} players"]
         for seat in range(self.num_players):
             marks = []

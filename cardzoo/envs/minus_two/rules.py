@@ -194,6 +194,7 @@ from cardzoo.envs.helpers import (
     check_card_counts,
     check_choice,
     check_int,
+    game_generator,
     in_range,
     known_options,
     layout_from_sizes,
@@ -296,6 +297,23 @@ def row_layout(num_players: int) -> RowLayout:
 
 
 class MinusTwo(KernelGame):
+    """Minus Two, a shedding game with ``-2`` and ``>>>`` cards: whoever sheds every card wins
+    the round, the others score what they still hold, and when a total reaches the target
+    score the lowest total wins the game (``docs/minus_two.md``).
+
+    Args:
+        num_players: 2..6 (default 4).
+        target_score: 1..1,000,000 (default ``None``: 300 with ``"face"`` scoring, 30 with
+            ``"count"``).
+        scoring: ``"face"`` (default: numbers count their value, ``-2`` 20, ``>>>`` 50, and a
+            winner's bonus) or ``"count"`` (every card counts 1, no bonus).
+        reward: ``"win"`` (default: +1 to the winner, -1 to the others) or ``"points"`` (at
+            every round's end, minus the points added to the player's total).
+
+    A bad value raises ``ValueError`` naming the parameter. The environments add ``max_cycles``
+    (default 20,000 agent steps) and ``render_mode``.
+    """
+
     name = "minus_two"
     description = "shedding game with -2 and >>> cards; first to the target score loses"
     state_class = MinusTwoState
@@ -397,6 +415,7 @@ class MinusTwo(KernelGame):
     # --- deal -----------------------------------------------------------------------------
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> MinusTwoState:
+        rng = game_generator(rng)
         options = known_options(self, options)
         fixed = {}
         if "deals" in options:
@@ -530,6 +549,7 @@ class MinusTwo(KernelGame):
         return card_names(state.pile[: state.pile_size])
 
     def render(self, state: MinusTwoState, player: int | None = None) -> str:
+        player = None if player is None else self.check_player(player)
         n = self.num_players
         seen_from = "" if player is None else f", seen by player_{player}"
         lines = [

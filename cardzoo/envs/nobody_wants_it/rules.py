@@ -160,6 +160,7 @@ from cardzoo.envs.helpers import (
     check_card_counts,
     check_choice,
     check_int,
+    game_generator,
     in_range,
     known_options,
     layout_from_sizes,
@@ -225,6 +226,20 @@ MAX_CYCLES_PER_PLAYER = 500
 
 
 class NobodyWantsIt(KernelGame):
+    """Nobody Wants It, a shedding game with farm animals: shed your hand, and pairs pass the
+    penalty cards to the left; the lowest score after the last round wins
+    (``docs/nobody_wants_it.md``).
+
+    Args:
+        num_players: 2..7 (default 4).
+        num_rounds: 1..3 (default 3).
+        reward: ``"win"`` (default: +1 to every player with the lowest final score, -1 to the
+            others) or ``"points"`` (at every round's end, minus the points gained in it).
+
+    A bad value raises ``ValueError`` naming the parameter. The environments add ``max_cycles``
+    (default 500 agent steps per player) and ``render_mode``.
+    """
+
     name = "nobody_wants_it"
     description = "farm animals: shed your hand, pairs pass the penalty cards to the left"
     state_class = NobodyWantsItState
@@ -305,6 +320,7 @@ class NobodyWantsIt(KernelGame):
     def new_state(
         self, rng: np.random.Generator, options: dict | None = None
     ) -> NobodyWantsItState:
+        rng = game_generator(rng)
         state = self._new_packed_state(rng, {"fixed_decks": self._parse_options(options)})
         assert isinstance(state, NobodyWantsItState)
         return state
@@ -313,7 +329,10 @@ class NobodyWantsIt(KernelGame):
         """The decks fixed by ``reset`` options, one row per round (-1 rows: shuffle)."""
         fixed = np.full((self.num_rounds, NUM_CARDS), -1, np.int8)
         options = known_options(self, options)
+        if "deck" in options:  # checked even where decks wins over it: no bad value is ignored
+            fixed[0] = self._parse_deck(options["deck"], "deck")
         if "decks" in options:
+            fixed[0] = -1
             decks = options["decks"]
             if not isinstance(decks, (list, tuple)) or len(decks) > self.num_rounds:
                 raise ValueError(
@@ -323,8 +342,6 @@ class NobodyWantsIt(KernelGame):
             for index, deck in enumerate(decks):
                 if deck is not None:
                     fixed[index] = self._parse_deck(deck, f"decks[{index}]")
-        elif "deck" in options:
-            fixed[0] = self._parse_deck(options["deck"], "deck")
         return fixed
 
     def _parse_deck(self, names, option: str) -> np.ndarray:
@@ -367,6 +384,8 @@ class NobodyWantsIt(KernelGame):
         every unseen card: the state holds no record of who took what, and the search agents
         do not remember either."""
         player = check_int("player", player, 0, self.num_players - 1)
+        if state.terminal:
+            raise ValueError("resample: the game is over; there is nothing left to resample")
         world = self.copy_state(state, rng=rng)
         world.fixed_decks[:] = -1
         gifts = state.horse_gifts
@@ -422,6 +441,7 @@ class NobodyWantsIt(KernelGame):
     # --- what a player sees -----------------------------------------------------------------
 
     def render(self, state: NobodyWantsItState, player: int | None = None) -> str:
+        player = None if player is None else self.check_player(player)
         n = self.num_players
         if state.terminal:
             winners = ", ".join(f"player_{p}" for p in np.flatnonzero(self.winners(state)))
