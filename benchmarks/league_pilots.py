@@ -159,6 +159,18 @@ PILOTS: dict[str, TrainConfig] = {
     "nobody_wants_it-d": TrainConfig(
         "nobody_wants_it", timesteps=6_000_000, eval_every=250_000, seed=1, select_top=5
     ),
+    # A best response with the hyperparameter search's best settings (benchmarks/tuning.md,
+    # trial 30: two epochs a rollout, 256 games of 128 decisions, a rate of 1.35e-3, ReLU)
+    # reached the defaults' level against three dodgers in a third of the time. Pilot b's
+    # league (exploiters of 1M every 4M) on those settings, twice as long (32M decisions, the
+    # time pilot b took for 16M), its checkpoint chosen among its five best
+    "nobody_wants_it-e": TrainConfig(
+        "nobody_wants_it", timesteps=32_000_000, eval_every=1_000_000, league=True,
+        exploiter_every=4_000_000, exploiter_timesteps=1_000_000, select_top=5,
+        learning_rate=1.354e-3, n_steps=128, n_envs=256, batch_size=512, n_epochs=2,
+        gae_lambda=0.98, ent_coef=0.00811, clip_range=0.3, points_scale=0.0746,
+        activation="relu",
+    ),
     # Minus Two's shipped recipe (pilot a) ran with PFSP idle too: pilot a's league with the
     # standard game's winning changes (16M, exploiters of 1M trained as `cardzoo exploit`,
     # PFSP at the observed share)
