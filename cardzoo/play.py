@@ -228,10 +228,15 @@ def parse_move(text: str, game: Game, mask: np.ndarray) -> int | None:
             return legal[0]
         raise ValueError("Type the number or the name of one of the moves listed (q quits).")
     if re.fullmatch(r"[+-]?\d+", typed):
-        action = int(typed)
+        # read without its leading zeros; a number longer than any move's is out of range
+        # unread (int() refuses more than 4300 digits)
+        sign, digits = typed[0] if typed[0] in "+-" else "", typed.lstrip("+-").lstrip("0")
+        too_long = len(digits) > len(str(game.num_actions))
+        action = -1 if too_long else int(sign + (digits or "0"))
         if not 0 <= action < game.num_actions:
+            number = (typed[:12] + "...") if too_long else action
             raise ValueError(
-                f"There is no move {action}: moves are numbered 0..{game.num_actions - 1}; "
+                f"There is no move {number}: moves are numbered 0..{game.num_actions - 1}; "
                 "type one of the numbers listed."
             )
     else:

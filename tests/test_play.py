@@ -91,6 +91,22 @@ def test_a_bad_move_is_refused_with_the_reason(typed, reason):
         parse_move(typed, game, mask)
 
 
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [("9" * 5000, "9" * 12 + "..."), ("-" + "1" * 5000, "-" + "1" * 11 + "..."), ("0016", "16")],
+)
+def test_a_number_too_long_for_any_move_is_out_of_range(typed, shown):
+    """Even one of more digits than Python converts (4300): no error of its own."""
+    game = _game("nobody_wants_it")
+    mask = game.legal_mask(game.new_state(game_rng_from_seed(1)), 0)
+    with pytest.raises(ValueError) as refusal:
+        parse_move(typed, game, mask)
+    assert str(refusal.value) == (
+        f"There is no move {shown}: moves are numbered 0..15; type one of the numbers listed."
+    )
+    assert parse_move("0" * 5000 + "4", game, mask) == 4  # leading zeros are no move of their own
+
+
 def test_enter_takes_the_only_legal_move():
     game = _game("henhouse")
     state = game.new_state(game_rng_from_seed(0))

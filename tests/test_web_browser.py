@@ -201,3 +201,30 @@ def test_a_recorded_match_opens(page):
     page.click("text=game_0001.gif")
     page.wait_for_function("document.getElementById('replay').naturalWidth > 0")
     assert page.eval_on_selector("#replay", "img => img.naturalWidth") == 960
+
+
+@pytest.mark.parametrize("typed", ["abc", "-1", "7.5", "1e3"])
+def test_a_deal_seed_that_is_not_digits_is_refused_by_the_page(page, typed):
+    page.fill("#seed", typed)
+    page.click("#start")
+    page.wait_for_selector("#error:visible")
+    assert page.inner_text("#error") == (
+        f'The deal seed must be a whole number (digits only), or empty: got "{typed}".'
+    )
+    assert page.is_hidden("#table")  # no game was started
+
+
+def test_a_deal_seed_above_2_to_the_53_is_dealt_and_shown_exactly(page):
+    page.select_option("#game", "henhouse")
+    page.select_option("#players", "2")
+    page.select_option("#seat-0", "random")
+    page.fill("#seed", "9007199254740993")  # 2**53 + 1: a JavaScript number would be 2**53
+    page.click("#start")
+    page.wait_for_selector("#next:visible")
+    assert page.inner_text("#title") == "henhouse (deal seed 9007199254740993)"
+    page.click("#finish")
+    page.wait_for_selector("#result:visible")
+    request = {"game": "henhouse", "lineup": ["random", "random"], "seed": 2**53 + 1}
+    watched = Sessions().start(request)
+    watched.advance(10_000)
+    assert page.inner_text("#result") == watched.describe()["result"]["text"]

@@ -10,6 +10,9 @@ from pathlib import Path
 from cardzoo.cli.args import UsageError, option_errors, positive_int
 
 HOST = "127.0.0.1"  # never another interface: the page has no login
+#: how long Ctrl-C waits for requests in progress before cancelling them (a cancelled request
+#: stops its game after the move in progress: cardzoo.web.app)
+SHUTDOWN_WAIT_SECONDS = 2
 
 
 def add_parser(subparsers) -> None:
@@ -67,7 +70,13 @@ def run_serve(args: argparse.Namespace) -> int:
     _check_port_free(args.port)
     app = create_app(args.replays, args.agent)
     print(f"cardzoo: serving on http://{HOST}:{args.port}/ (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=HOST, port=args.port, log_level="warning")
+    uvicorn.run(
+        app,
+        host=HOST,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=SHUTDOWN_WAIT_SECONDS,
+    )
     return 0
 
 
@@ -90,7 +99,11 @@ def _check_offered_agents(names: list[str]) -> None:
 
 
 def _check_port_free(port: int) -> None:
+    """``UsageError`` unless the server can listen on ``HOST:port``. The probe binds as uvicorn
+    does, with ``SO_REUSEADDR``, so the connections a server just stopped leaves in TIME-WAIT do
+    not make the port look taken; a port another program listens on still does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((HOST, port))
         except OSError as error:

@@ -1,9 +1,10 @@
 """The recorded matches a server offers: the GIFs under one folder (``cardzoo serve --replays
 DIR``), listed and read by their path relative to it, and nothing else.
 
-A requested name is refused before any file is opened when it is empty, absolute, holds ``..``,
-a backslash or a NUL, or does not end in ``.gif`` (400); a name whose real path (symbolic links
-followed) lies outside the folder is refused (403); a missing file or a folder is 404.
+A requested name is refused before any file is opened when it is empty, longer than
+:data:`MAX_NAME_CHARS`, absolute, holds ``..``, a backslash or a NUL, or does not end in ``.gif``
+(400); a name whose real path (symbolic links followed) lies outside the folder is refused (403);
+a missing file, a folder, or a path the system cannot open (a part of it too long, say) is 404.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from cardzoo.web.sessions import RequestError
 
 #: the most replays a listing names (a large folder is listed in part)
 MAX_LISTED = 1000
+#: the longest replay name a request may give (Linux's PATH_MAX is 4096 bytes)
+MAX_NAME_CHARS = 1024
 
 
 class Replays:
@@ -44,22 +47,33 @@ class Replays:
             raise RequestError(404, "this server offers no replays (start it with --replays DIR)")
         relative = _checked_name(name)
         path = self.root.joinpath(*relative.parts)
-        if not path.exists():  # a dangling link or nothing at all
-            raise RequestError(404, f"no replay {name!r}")
-        if not self._inside(path):
-            raise RequestError(403, f"replay {name!r} lies outside the replay folder")
-        if not path.is_file():
-            raise RequestError(404, f"replay {name!r} is not a file")
-        return path.read_bytes()
+        try:
+            if not path.exists():  # a dangling link or nothing at all
+                raise RequestError(404, f"no replay {name!r}")
+            if not self._inside(path):
+                raise RequestError(403, f"replay {name!r} lies outside the replay folder")
+            if not path.is_file():
+                raise RequestError(404, f"replay {name!r} is not a file")
+            return path.read_bytes()
+        except OSError as error:  # a name part too long for the file system, say
+            raise RequestError(404, f"no replay {name!r} ({error.strerror})") from None
 
     def _inside(self, path: Path) -> bool:
-        """Whether ``path``, links followed, is a file or folder inside the served folder."""
-        return path.resolve().is_relative_to(self.root)
+        """Whether ``path``, links followed, is a file or folder inside the served folder (not
+        when its links go round in a loop)."""
+        try:
+            return path.resolve().is_relative_to(self.root)
+        except RuntimeError:  # Python < 3.13: a symbolic link loop
+            return False
 
 
 def _checked_name(name: str) -> PurePosixPath:
     if not isinstance(name, str) or not name.strip():
         raise RequestError(400, "name the replay: ?name=game_0001.gif")
+    if len(name) > MAX_NAME_CHARS:
+        raise RequestError(
+            400, f"replay name of {len(name)} characters: at most {MAX_NAME_CHARS} are read"
+        )
     if "\\" in name or "\x00" in name:
         raise RequestError(400, f"replay name {name!r}: no backslashes or NUL characters")
     relative = PurePosixPath(name)

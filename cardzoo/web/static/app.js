@@ -5,6 +5,7 @@
 const $ = (id) => document.getElementById(id);
 let games = [];
 let session = null; // the game shown, as the server describes it
+let dealSeed = ""; // its seed, exact (a JSON number read by JavaScript is rounded above 2**53)
 
 async function call(method, url, body) {
   const options = { method, headers: {} };
@@ -71,9 +72,17 @@ async function startGame() {
   for (let seat = 0; seat < players; seat++) lineup.push($(`seat-${seat}`).value);
   const request = { game: $("game").value, lineup };
   const seed = $("seed").value.trim();
-  if (seed !== "") request.seed = Number(seed);
+  if (seed !== "") {
+    if (!/^\d+$/.test(seed)) {
+      showError(`The deal seed must be a whole number (digits only), or empty: got "${seed}".`);
+      return;
+    }
+    request.seed = seed; // sent as the digits typed: the server reads them exactly
+  }
   try {
-    show(await call("POST", "/api/sessions", request));
+    const described = await call("POST", "/api/sessions", request);
+    dealSeed = seed !== "" ? BigInt(seed).toString() : String(described.seed);
+    show(described);
   } catch (error) {
     showError(error);
   }
@@ -84,7 +93,7 @@ async function startGame() {
 function show(described) {
   session = described;
   $("table").hidden = false;
-  $("title").textContent = `${session.game} (deal seed ${session.seed})`;
+  $("title").textContent = `${session.game} (deal seed ${dealSeed})`;
   showViews();
   $("picture").src =
     `/api/sessions/${session.id}/picture.png?view=${$("view").value}&step=${session.steps}`;
