@@ -17,7 +17,7 @@ which games have a parallel form): each other layer loads when it is used.
 
 from cardzoo.envs.registry import register_gymnasium, register_pettingzoo
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 register_pettingzoo()
 register_gymnasium()

@@ -423,6 +423,21 @@ def test_cli_serve_without_the_web_extra_says_how_to_install_it(capsys, monkeypa
     assert "pip install 'cardzoo[web]'" in err
 
 
+@pytest.mark.parametrize(
+    "command", [["train", "nobody_wants_it"], ["exploit", "nobody_wants_it", "random"]]
+)
+def test_cli_training_without_the_train_extra_says_how_to_install_it(
+    command, capsys, monkeypatch, tmp_path
+):
+    """The base install has no torch: the commands that train gave a ModuleNotFoundError
+    traceback."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if the train extra were not installed
+    assert cli.main([*command, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert f"cardzoo {command[0]} needs the train extra (torch is missing)" in err
+    assert "pip install 'cardzoo[train]'" in err and not (tmp_path / "run").exists()
+
+
 def test_agents_lists_each_games_agents_with_their_parameters(capsys):
     assert cli.main(["agents", "nobody_wants_it"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -61,6 +61,10 @@ def dist(tmp_path_factory) -> Path:
     shutil.copytree(
         ROOT / "cardzoo", source / "cardzoo", ignore=shutil.ignore_patterns("__pycache__")
     )
+    for folder in ("docs", "tests"):  # MANIFEST.in takes one and leaves the other
+        shutil.copytree(
+            ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
     done = run(
         sys.executable, "-m", "build", "--no-isolation", "--outdir", work / "dist", source, cwd=work
     )
@@ -112,6 +116,9 @@ def test_the_sdist_carries_the_sources_the_license_and_the_release_files(dist):
         assert f"{top}/{name}" in names, name
     assert f"{top}/cardzoo/py.typed" in names
     assert [name for name in PRETRAINED if f"{top}/{name}" not in names] == []
+    # the rules the docstrings name are there; a test suite that could not run there is not
+    assert f"{top}/docs/nobody_wants_it.md" in names and f"{top}/docs/api.md" in names
+    assert not [name for name in names if name.startswith(f"{top}/tests")]
 
 
 def test_the_wheel_alone_plays_the_quickstart_and_a_pretrained_match_without_torch(dist, tmp_path):

@@ -21,6 +21,9 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 VERSION = PYPROJECT["version"]
+#: between releases the version is the next release's with ``.dev0`` (CHANGELOG's policy)
+DEVELOPMENT = VERSION.endswith(".dev0")
+NEXT_RELEASE = VERSION.removesuffix(".dev0")
 
 #: CFF 1.2.0: the keys a citation file must have and the only keys it may have at the top level
 CFF_REQUIRED = {"cff-version", "message", "title", "authors"}
@@ -125,7 +128,21 @@ def test_citation_names_this_release():
     assert cff["version"] == VERSION
     assert cff["license"] == "MIT"
     released = dict(RELEASE_HEADING.findall(changelog()))
-    assert str(cff["date-released"]) == released[VERSION]
+    if DEVELOPMENT:  # no release of this version yet, so no release date
+        assert "date-released" not in cff and NEXT_RELEASE not in released
+    else:
+        assert str(cff["date-released"]) == released[VERSION]
+
+
+def test_the_version_between_releases_is_the_next_ones_dev0():
+    """A copy of main called itself 0.1.0 while it held 540 lines of changes since 0.1.0."""
+    newest = RELEASE_HEADING.findall(changelog())[0][0]
+    unreleased = changelog().split("## Unreleased", 1)[1].split("\n## ", 1)[0]
+    if unreleased.strip():
+        assert DEVELOPMENT, f"notes under Unreleased, but the version is {VERSION}"
+    if DEVELOPMENT:
+        as_numbers = [tuple(int(part) for part in v.split(".")) for v in (newest, NEXT_RELEASE)]
+        assert as_numbers[0] < as_numbers[1], (newest, NEXT_RELEASE)
 
 
 # --- CHANGELOG.md -----------------------------------------------------------------------------
@@ -151,7 +168,7 @@ def test_changelog_releases_run_newest_first_and_the_newest_is_this_version():
     dates = [datetime.date.fromisoformat(date) for _, date in releases]
     assert versions == sorted(versions, reverse=True)
     assert dates == sorted(dates, reverse=True)
-    assert releases[0][0] == VERSION
+    assert releases[0][0] == VERSION or DEVELOPMENT  # between releases: the test above
 
 
 def test_the_unreleased_notes_name_what_landed_after_0_1_0():

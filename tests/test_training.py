@@ -989,3 +989,24 @@ def test_sigterm_stops_the_train_command_and_its_sampling_processes(tmp_path):
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_an_installed_cardzoo_inside_a_users_repository_records_no_commit(tmp_path, monkeypatch):
+    """A run recorded the commit of whatever repository held the installed package (a user's
+    project with its .venv inside) as cardzoo's."""
+    import subprocess
+
+    from cardzoo.training import run_info
+
+    def git(*arguments):
+        subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@x", *arguments],
+                       cwd=tmp_path, check=True, capture_output=True)  # fmt: skip
+
+    git("init", "-q")
+    git("commit", "-q", "--allow-empty", "-m", "the user's project")
+    site = tmp_path / ".venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(run_info, "SOURCE_ROOT", site)
+    assert run_info.git_commit() is None and run_info.source_state() is None
+    monkeypatch.setattr(run_info, "SOURCE_ROOT", tmp_path.resolve())  # a checkout of its own
+    assert run_info.git_commit() is not None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import tempfile
@@ -58,6 +59,24 @@ class UsageError(Exception):
         self.option = option
         self.message = message
         super().__init__(f"{option}: {message}" if option else message)
+
+
+#: what ``cardzoo train`` and ``cardzoo exploit`` import from the train extra
+TRAIN_MODULES = ("torch", "threadpoolctl", "tensorboard")
+
+
+def require_train_extra(command: str) -> None:
+    """:class:`UsageError` naming the extra when a module of the train extra is missing (the
+    base install has no torch), before any work."""
+    for module in TRAIN_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise UsageError(
+                None,
+                f"cardzoo {command} needs the train extra ({module} is missing): "
+                "pip install 'cardzoo[train]'",
+            ) from None
 
 
 @contextlib.contextmanager

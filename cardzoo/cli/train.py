@@ -18,6 +18,7 @@ from cardzoo.cli.args import (
     game_params,
     given_settings,
     out_folder,
+    require_train_extra,
     setting_errors,
 )
 from cardzoo.training.config import GAME_DEFAULTS, SETTINGS
@@ -59,6 +60,7 @@ def add_parser(subparsers) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    require_train_extra("train")
     import torch
 
     from cardzoo.training.config import LEAGUE_SETTINGS, SETTING, TrainConfig

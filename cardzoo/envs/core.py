@@ -240,7 +240,9 @@ class Game(ABC):
     # --- the rules ------------------------------------------------------------------------
 
     @abstractmethod
-    def new_state(self, rng: np.random.Generator, options: dict | None = None) -> State:
+    def new_state(
+        self, rng: np.random.Generator | int | None, options: dict | None = None
+    ) -> State:
         """A new game dealt with ``rng``: a ``numpy.random.Generator`` (kept as the state's
         generator), or a seed (an integer >= 0: the game ``env.reset(seed=seed)`` deals) or None
         (fresh entropy), turned into one by :func:`~cardzoo.envs.helpers.game_generator`, which

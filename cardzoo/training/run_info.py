@@ -32,18 +32,27 @@ def versions() -> dict[str, str]:
     return found
 
 
+#: the folder that holds the ``cardzoo`` package: the root of a cardzoo checkout
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
 def _git(*arguments: str) -> str | None:
-    """The output of a git command on the cardzoo source tree, or None outside a checkout."""
+    """The output of a git command on the cardzoo source tree, or None outside a checkout of
+    cardzoo itself: an installed cardzoo inside a user's own repository (``project/.venv``)
+    would otherwise report the user's commit as cardzoo's."""
     try:
-        return subprocess.run(
-            ["git", *arguments],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        top = _run_git("rev-parse", "--show-toplevel")
+        if Path(top).resolve() != SOURCE_ROOT:
+            return None
+        return _run_git(*arguments)
     except (OSError, subprocess.CalledProcessError):
         return None
+
+
+def _run_git(*arguments: str) -> str:
+    return subprocess.run(
+        ["git", *arguments], cwd=SOURCE_ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def git_commit() -> str | None:

@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pettingzoo import AECEnv
+
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.believe_it_or_not.rules import BelieveItOrNot
 from cardzoo.envs.wrapper import wrap
@@ -16,7 +20,7 @@ class raw_env(CardGameEnv):
     metadata = {**CardGameEnv.metadata, "name": "believe_it_or_not_v1"}
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Believe It or Not with PettingZoo's classic wrappers (see
     :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

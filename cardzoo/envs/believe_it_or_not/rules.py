@@ -415,7 +415,7 @@ class BelieveItOrNot(KernelGame):
     # --- deal -----------------------------------------------------------------------------
 
     def new_state(
-        self, rng: np.random.Generator, options: dict | None = None
+        self, rng: np.random.Generator | int | None, options: dict | None = None
     ) -> BelieveItOrNotState:
         rng = game_generator(rng)
         deck = self._parse_options(options)

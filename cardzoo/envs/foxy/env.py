@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from cardzoo.envs.aec import AgentsAndSpaces, CardGameEnv
@@ -112,7 +112,7 @@ class raw_env(CardGameEnv):
         super().restore(data)
 
 
-def env(illegal_action: str = "terminate", **kwargs):
+def env(illegal_action: str = "terminate", **kwargs: Any) -> AECEnv:
     """Foxy (AEC) with PettingZoo's classic wrappers (see :func:`cardzoo.envs.wrapper.wrap`).
     ``illegal_action`` is as in :class:`parallel_env`: ``"terminate"`` (default, PettingZoo's
     classic convention), ``"raise"`` or ``"drop_circle"``."""

@@ -351,7 +351,9 @@ class Foxy(Game):
 
     # --- the stack ------------------------------------------------------------------------
 
-    def new_state(self, rng: np.random.Generator, options: dict | None = None) -> FoxyState:
+    def new_state(
+        self, rng: np.random.Generator | int | None, options: dict | None = None
+    ) -> FoxyState:
         rng = game_generator(rng)
         options = known_options(self, options)
         stack = parse_stack(options["stack"]) if "stack" in options else self._random_stack(rng)

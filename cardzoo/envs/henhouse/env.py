@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pettingzoo import AECEnv
+
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.henhouse.rules import Henhouse
 from cardzoo.envs.wrapper import wrap
@@ -16,6 +20,6 @@ class raw_env(CardGameEnv):
     metadata = {**CardGameEnv.metadata, "name": "henhouse_v0"}
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Henhouse with PettingZoo's classic wrappers (see :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

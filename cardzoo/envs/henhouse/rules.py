@@ -217,7 +217,9 @@ class Henhouse(Game):
 
     # --- deal -----------------------------------------------------------------------------
 
-    def new_state(self, rng: np.random.Generator, options: dict | None = None) -> HenhouseState:
+    def new_state(
+        self, rng: np.random.Generator | int | None, options: dict | None = None
+    ) -> HenhouseState:
         rng = game_generator(rng)
         options = known_options(self, options)
         if "deck" in options:

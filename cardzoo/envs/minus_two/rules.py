@@ -414,7 +414,9 @@ class MinusTwo(KernelGame):
 
     # --- deal -----------------------------------------------------------------------------
 
-    def new_state(self, rng: np.random.Generator, options: dict | None = None) -> MinusTwoState:
+    def new_state(
+        self, rng: np.random.Generator | int | None, options: dict | None = None
+    ) -> MinusTwoState:
         rng = game_generator(rng)
         options = known_options(self, options)
         fixed = {}

@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pettingzoo import AECEnv
+
 from cardzoo.envs.aec import CardGameEnv
 from cardzoo.envs.nobody_wants_it.rules import NobodyWantsIt
 from cardzoo.envs.wrapper import wrap
@@ -16,7 +20,7 @@ class raw_env(CardGameEnv):
     metadata = {**CardGameEnv.metadata, "name": "nobody_wants_it_v0"}
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Nobody Wants It with PettingZoo's classic wrappers (see
     :func:`cardzoo.envs.wrapper.wrap`)."""
     return wrap(raw_env(**kwargs))

@@ -318,7 +318,7 @@ class NobodyWantsIt(KernelGame):
     # --- new game and deals -----------------------------------------------------------------
 
     def new_state(
-        self, rng: np.random.Generator, options: dict | None = None
+        self, rng: np.random.Generator | int | None, options: dict | None = None
     ) -> NobodyWantsItState:
         rng = game_generator(rng)
         state = self._new_packed_state(rng, {"fixed_decks": self._parse_options(options)})
