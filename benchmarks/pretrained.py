@@ -149,12 +149,29 @@ BION_STANDARD_RECIPE = dataclasses.replace(
     pfsp_fair_share="observed",
 )
 
+#: Nobody Wants It's version 1, the self-play run it shipped from 2026-12-03 to 12-06
+NWI_BEFORE = TrainConfig("nobody_wants_it", timesteps=6_000_000, eval_every=250_000)
+#: Nobody Wants It's league pilot e: pilot b's league (exploiters of 1M every 4M) on the
+#: hyperparameter search's fastest settings (benchmarks/tuning.md, trial 30), 32M decisions,
+#: its five best checkpoints kept as candidates
+NWI_E = TrainConfig(
+    "nobody_wants_it", timesteps=32_000_000, eval_every=1_000_000, league=True,
+    exploiter_every=4_000_000, exploiter_timesteps=1_000_000, select_top=5,
+    learning_rate=1.354e-3, n_steps=128, n_envs=256, batch_size=512, n_epochs=2,
+    gae_lambda=0.98, ent_coef=0.00811, clip_range=0.3, points_scale=0.0746, activation="relu",
+)  # fmt: skip
+
 #: shipped file name (``<game>`` for the game's default parameters, ``<game>-<tag>`` for
 #: others) -> the run that makes it
 RUNS: dict[str, TrainConfig] = {
-    # The defaults and a constant rate, trained to 2M decisions and resumed to 6M. The long-run
-    # settings did worse here: 0.355 [0.335, 0.377] against three dodgers after 6M decisions.
-    "nobody_wants_it": TrainConfig("nobody_wants_it", timesteps=6_000_000, eval_every=250_000),
+    # Version 2 (2026-12-06): league pilot e (NWI_E), its candidate from 28,016,640 decisions
+    # (SHIPPED_CANDIDATES), the only one of its five that passed the rule written before
+    # (benchmarks/league_pilots.py): on the pilots' deals 0.389 [0.368, 0.411] against three
+    # dodgers (version 1: 0.377), a 1M best response's gain -0.004 [-0.030, +0.022] (version 1:
+    # +0.030 on the same machine), 0.505 head to head against version 1. Version 1 (replaced,
+    # NWI_BEFORE): the defaults and a constant rate, trained to 2M decisions and resumed to 6M
+    # (the long-run settings did worse: 0.355 against three dodgers after 6M decisions).
+    "nobody_wants_it": NWI_E,
     # Version 2: pilot j at seed 1 (league pilot k): 8M decisions in a league that holds the
     # field's two earlier learned agents (0.075 each), exploiters of 1M every 1M trained as
     # `cardzoo exploit`, PFSP at the observed share; its candidate from 6,750,208 decisions
@@ -206,6 +223,12 @@ RUNS: dict[str, TrainConfig] = {
 #: strong (benchmarks/league_pilots.py, benchmarks/league_pilots.md). The same command trains the
 #: same candidates on the same kind of machine (docs/training.md, "Reproducibility").
 SHIPPED_CANDIDATES: dict[str, tuple[int, str]] = {
+    "nobody_wants_it": (
+        28_016_640,
+        "the only one of the run's five that won at least the agent it replaces did against "
+        "three of the best heuristic, was exploited less than it by a 1M-decision best "
+        "response, and scored above 0.5 head to head against it",
+    ),
     "believe_it_or_not": (
         5_251_072,
         "the one whose 1M-decision best response gained least among those that won at least "
