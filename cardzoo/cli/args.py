@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import json
 import os
 import tempfile
@@ -61,22 +60,20 @@ class UsageError(Exception):
         super().__init__(f"{option}: {message}" if option else message)
 
 
-#: what ``cardzoo train`` and ``cardzoo exploit`` import from the train extra
-TRAIN_MODULES = ("torch", "threadpoolctl", "tensorboard")
-
-
 def require_train_extra(command: str) -> None:
-    """:class:`UsageError` naming the extra when a module of the train extra is missing (the
-    base install has no torch), before any work."""
-    for module in TRAIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            raise UsageError(
-                None,
-                f"cardzoo {command} needs the train extra ({module} is missing): "
-                "pip install 'cardzoo[train]'",
-            ) from None
+    """:class:`UsageError` naming the extra when a module of the train extra that ``cardzoo
+    train`` and ``cardzoo exploit`` import is missing (the base install has no torch), before
+    any work."""
+    try:
+        import tensorboard  # noqa: F401
+        import threadpoolctl  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise UsageError(
+            None,
+            f"cardzoo {command} needs the train extra ({error.name} is missing): "
+            "pip install 'cardzoo[train]'",
+        ) from None
 
 
 @contextlib.contextmanager
