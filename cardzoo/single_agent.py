@@ -164,7 +164,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     # --- gymnasium API --------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         seed = check_seed(seed)
         options = known_options(self.game, options)  # warns about and drops unknown keys
         rng = self._env_rng
@@ -185,12 +187,13 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), self._info()
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:
             self._refuse("step()")
         if type(action) is not int:  # the common case costs this one check
             action = self._integer_action(action)
-        mask = self._mask
+        mask, table = self._mask, self.table
+        assert mask is not None and table is not None  # set by reset(); _done is True before it
         if not 0 <= action < mask.shape[0]:
             raise self.game.action_error(self.state, action, mask)
         if not mask[action]:
@@ -199,10 +202,10 @@ class SingleAgentEnv(gymnasium.Env):
             self._done = True
             info = {**self._info(), "illegal_action": True}
             return self._observation(), -1.0, True, False, info
-        reward = self._reward_of(self.table.step(action))
+        reward = self._reward_of(table.step(action))
         reward += self._play_opponents()
         terminated = bool(self.state.terminal)
-        truncated = self.table.truncated
+        truncated = table.truncated
         self._done = terminated or truncated
         self._update_mask()
         if self.render_mode == "human":
