@@ -105,27 +105,30 @@ def run_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 def run_trial(args: argparse.Namespace, number: int, settings: dict[str, Any]) -> dict[str, Any]:
     """Train and score one trial (one evaluation, at its end); its line of the results."""
-    return train_and_score(args, f"trial-{number}", settings, args.timesteps, args.timesteps)
+    return train_and_score(args, "trial", number, settings, args.timesteps, args.timesteps)
 
 
 def run_long(args: argparse.Namespace, line: dict[str, Any]) -> dict[str, Any]:
     """A trial's settings trained again for ``--long-timesteps``, its checkpoint chosen by the
     periodic evaluations (every :data:`LONG_EVAL_EVERY`, on the trainer's own deals) as
     ``cardzoo exploit`` chooses it, then scored on the trials' deals."""
-    return {
-        **train_and_score(
-            args, f"long-{line['trial']}", line["settings"], args.long_timesteps, LONG_EVAL_EVERY
-        ),  # fmt: skip
-        "trial": line["trial"],
-    }
+    return train_and_score(
+        args, "long", line["trial"], line["settings"], args.long_timesteps, LONG_EVAL_EVERY
+    )
 
 
 def train_and_score(
-    args: argparse.Namespace, name: str, settings: dict[str, Any], timesteps: int, every: int
+    args: argparse.Namespace,
+    kind: str,
+    number: int,
+    settings: dict[str, Any],
+    timesteps: int,
+    every: int,
 ) -> dict[str, Any]:
-    """A best response of ``timesteps`` decisions in the run folder ``name`` under ``--runs``,
-    scored on :data:`TRIAL_GAMES` games from :data:`TRIAL_SEED`; its line of the results."""
-    folder = args.runs / name
+    """A best response of ``timesteps`` decisions in the run folder ``KIND-NUMBER`` under
+    ``--runs``, scored on :data:`TRIAL_GAMES` games from :data:`TRIAL_SEED`; its line of the
+    results (``number``: the trial whose settings it trains)."""
+    folder = args.runs / f"{kind}-{number}"
     result = exploit(
         args.game,
         args.agent,
@@ -140,7 +143,7 @@ def train_and_score(
     )
     summary = result.summary
     return {
-        "trial": int(name.split("-")[-1]),
+        "trial": number,
         "settings": settings,
         "score": summary["best_response"],
         "score_ci": summary["best_response_ci"],
