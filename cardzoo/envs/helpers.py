@@ -152,14 +152,13 @@ def game_generator(rng: Any) -> np.random.Generator:
     :class:`~cardzoo.errors.InputError` naming ``rng``."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is not None and (
-        isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0
-    ):
+    try:
+        return game_rng_from_seed(rng)  # checks the seed (check_seed)
+    except InputError:
         raise InputError(
             "new_state: rng must be a numpy.random.Generator, a seed (an integer >= 0) or "
             f"None, got {rng!r:.80}"
-        )
-    return game_rng_from_seed(rng)
+        ) from None
 
 
 def deal_for_reset(
