@@ -302,11 +302,15 @@ def _ending(result: PlayResult, max_cycles: int) -> str:
         return "\n".join(lines)
     winners = [f"player_{s} ({result.players[s]})" for s, won in enumerate(result.winners) if won]
     lines.append(("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
-    if not result.won:
-        lines.append("You lost.")
-    else:
-        lines.append("You won!" if len(winners) == 1 else "You share the win.")
+    lines.append(verdict(result.won, len(winners)))
     return "\n".join(lines)
+
+
+def verdict(won: bool, num_winners: int) -> str:
+    """The person's line of a finished game's result, here and on the web page."""
+    if not won:
+        return "You lost."
+    return "You won!" if num_winners == 1 else "You share the win."
 
 
 def _write(out: TextIO, text: str) -> None:

@@ -57,6 +57,7 @@ from cardzoo.agents.search import SearchAgent
 from cardzoo.envs import GAMES, game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import game_rng_from_seed
+from cardzoo.play import verdict
 from cardzoo.table import Table
 
 #: the line-up entry of the person's seat
@@ -288,15 +289,8 @@ class Session:
             won = [names[seat] for seat in np.flatnonzero(winners)]
             lines.append(("Winners: " if len(won) > 1 else "Winner: ") + ", ".join(won))
         if self.human_seat is not None and not table.truncated:
-            lines.append(_verdict(winners, self.human_seat))
+            lines.append(verdict(bool(winners[self.human_seat]), int(winners.sum())))
         return {"scores": scores, "winners": [bool(w) for w in winners], "text": "\n".join(lines)}
-
-
-def _verdict(winners: np.ndarray, seat: int) -> str:
-    """The person's line of the result, worded as terminal play words it."""
-    if not winners[seat]:
-        return "You lost."
-    return "You won!" if winners.sum() == 1 else "You share the win."
 
 
 class Sessions:
