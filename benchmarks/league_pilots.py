@@ -168,6 +168,15 @@ PILOTS: dict[str, TrainConfig] = {
     # league (exploiters of 1M every 4M) on those settings, twice as long (32M decisions, the
     # time pilot b took for 16M), its checkpoint chosen among its five best
     "nobody_wants_it-e": NWI_E,
+    # Pilot e (shipped) reached 0.376-0.389 against three dodgers, still short of 0.40; its
+    # periodic figures (400 games) rose from about 0.36 at 8-16M to about 0.385 at 18-32M.
+    # Pilot e twice as long (64M decisions, within the hour the issue allows), on two layers
+    # of 256 for the longer run to fill, its rate falling linearly to zero so the last
+    # checkpoints settle, exploiters of 1M every 8M
+    "nobody_wants_it-f": dataclasses.replace(
+        NWI_E, timesteps=64_000_000, net_arch=(256, 256), lr_schedule="linear",
+        exploiter_every=8_000_000, eval_every=2_000_000,
+    ),
     # Minus Two's shipped recipe (pilot a) ran with PFSP idle too: pilot a's league with the
     # standard game's winning changes (16M, exploiters of 1M trained as `cardzoo exploit`,
     # PFSP at the observed share)
