@@ -34,7 +34,7 @@ from cardzoo.envs import GAMES, load_game  # noqa: E402
 from cardzoo.envs.helpers import game_rng_from_seed  # noqa: E402
 from cardzoo.play import play  # noqa: E402
 from cardzoo.web import sessions as web_sessions  # noqa: E402
-from cardzoo.web.app import create_app  # noqa: E402
+from cardzoo.web.app import MAX_BODY_BYTES, create_app  # noqa: E402
 
 LOCAL = "http://127.0.0.1:8000"
 NWI = {"game": "nobody_wants_it", "lineup": ["you", "nwi_dodger", "random"], "seed": 7}
@@ -256,8 +256,8 @@ def test_bodies_that_are_not_json_objects_are_refused(client):
 @pytest.mark.parametrize(
     "body, message",
     [
-        (b'{"moves": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
-        (b"[" * 100_000, "nested too deeply"),
+        (b'{"moves": ' + b"[" * 20_000 + b"]" * 20_000 + b"}", "nested too deeply"),
+        (b"[" * 20_000, "nested too deeply"),
         (b'{"moves": ' + b"9" * 5000 + b"}", "a number in the body has more than 4300 digits"),
     ],
 )
@@ -266,6 +266,27 @@ def test_bodies_json_cannot_hold_are_refused(client, body, message, route):
     game_id = client.post("/api/sessions", json=NWI).json()["id"]
     url = route if route.startswith("/") else f"/api/sessions/{game_id}/{route}"
     refused(client.post(url, content=body, headers=JSON_TYPE), 400, message)
+    assert client.get("/api/games").status_code == 200  # the server goes on
+
+
+def body_in_chunks(body: bytes):
+    """``body`` sent in pieces without a Content-Length (chunked), as a client that does not
+    say how long its body is sends it."""
+    for at in range(0, len(body), 4096):
+        yield body[at : at + 4096]
+
+
+@pytest.mark.parametrize("declared", [True, False])
+@pytest.mark.parametrize("route", ["/api/sessions", "step", "act"])
+def test_a_body_longer_than_the_limit_is_refused_with_413(client, route, declared):
+    game_id = client.post("/api/sessions", json=NWI).json()["id"]
+    url = route if route.startswith("/") else f"/api/sessions/{game_id}/{route}"
+    body = b'{"moves": 1, "pad": "' + b" " * MAX_BODY_BYTES + b'"}'
+    content = body if declared else body_in_chunks(body)
+    refused(client.post(url, content=content, headers=JSON_TYPE), 413, "longer than 65,536 bytes")
+    at_the_limit = b'{"moves": 1}' + b" " * (MAX_BODY_BYTES - 12)
+    answer = client.post(url, content=body_in_chunks(at_the_limit), headers=JSON_TYPE)
+    assert answer.status_code != 413
     assert client.get("/api/games").status_code == 200  # the server goes on
 
 

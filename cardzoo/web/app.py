@@ -31,7 +31,9 @@ Decisions:
   cancels while stopping (``cardzoo serve`` waits a few seconds for requests in progress, then
   cancels them) stops its game after the move in progress.
 - A body JSON cannot hold (nested too deeply, a number of more digits than Python converts) is
-  refused with 400 like any other bad body.
+  refused with 400 like any other bad body, and a body longer than :data:`MAX_BODY_BYTES`
+  (the page's own are a few hundred bytes) with 413, read no further: a request cannot make the
+  server hold a body of any size in memory.
 """
 
 from __future__ import annotations
@@ -222,11 +224,31 @@ def _in_turn(session: Session, move: Callable[..., None], argument: Any) -> Call
     return work
 
 
+#: the longest request body the server reads (413 past it): the page sends a few hundred bytes
+MAX_BODY_BYTES = 64 * 1024
+
+
+async def _body(request: Request) -> bytes:
+    """The request's body, or ``RequestError`` (413) as soon as it is known to be longer than
+    :data:`MAX_BODY_BYTES`: from its ``Content-Length``, or while it arrives."""
+    too_long = RequestError(413, f"the body is longer than {MAX_BODY_BYTES:,} bytes")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_long
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_long
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def _json(request: Request, empty_ok: bool = False) -> dict[str, Any]:
     """The request's body as a JSON object (``{}`` for an empty body where ``empty_ok``);
     ``RequestError`` (400) for anything else, a body too deeply nested or holding a number too
-    long for Python to read included."""
-    raw = await request.body()
+    long for Python to read included, and 413 for one too long to read (:func:`_body`)."""
+    raw = await _body(request)
     if not raw.strip() and empty_ok:
         return {}
     try:
