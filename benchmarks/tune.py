@@ -25,6 +25,12 @@ the search's first run (``DEALS.md``) and used for nothing else.
     python benchmarks/tune.py --trials 40                # resumes: run it again to go on
     python benchmarks/tune.py --trials 40 --long 4       # then 16M runs of the 4 best and defaults
     python benchmarks/tune.py --report                   # held-out games, tuning.md
+    python benchmarks/tune.py --game minus_two --agent attacker --trials 20   # another study
+
+Another game or agent is a study of its own: its first trial is that game's defaults, the
+search space is widened where needed to hold them, and its results and report are
+``tuning_results-GAME-AGENT.json`` and ``tuning-GAME-AGENT.md`` (trials under
+``runs/tune-GAME-AGENT``). A results file of another budget is refused, not added to.
 
 Every trial is a run folder under ``--runs`` (``trial-N``) and a line of
 ``tuning_results.json``, written as it ends; Optuna's own record (its journal file) lies beside
@@ -43,6 +49,7 @@ from typing import Any
 from cardzoo.envs import load_game
 from cardzoo.evaluation import play_match
 from cardzoo.io import write_bytes_atomic, write_json_atomic
+from cardzoo.training.config import best_response_config
 from cardzoo.training.exploit import REPORT_FILE, exploit
 
 HERE = Path(__file__).parent
@@ -56,45 +63,81 @@ HELD_OUT_SEED = 13_000_000
 HELD_OUT_GAMES = 2000
 #: the long runs' periodic evaluations (they choose the checkpoint, on the trainer's own deals)
 LONG_EVAL_EVERY = 1_000_000
-#: the settings the game's own training defaults give a best response (the first trial)
-DEFAULTS = {
-    "learning_rate": 3e-4,
-    "lr_schedule": "constant",
-    "n_steps": 64,
-    "n_envs": 64,
-    "batch_size": 512,
-    "n_epochs": 8,
-    "gamma": 0.995,
-    "gae_lambda": 0.95,
-    "ent_coef": 0.01,
-    "clip_range": 0.2,
-    "reward": "win+points",
-    "points_scale": 0.05,
-    "net_arch": "128,128",
-    "activation": "tanh",
-}
+#: the settings searched, in the report's order
+SEARCHED = ("learning_rate", "lr_schedule", "n_steps", "n_envs", "batch_size", "n_epochs", "gamma",
+            "gae_lambda", "ent_coef", "clip_range", "reward", "points_scale", "net_arch",
+            "activation")  # fmt: skip
+#: the study the report files beside this script hold (another game's or agent's get their own)
+FIRST_STUDY = ("nobody_wants_it", "nwi_dodger")
 
 
-def suggest(trial: Any) -> dict[str, Any]:
-    """One trial's settings: the search space (the defaults lie inside it)."""
-    settings = {
-        "learning_rate": trial.suggest_float("learning_rate", 1e-4, 1.5e-3, log=True),
-        "lr_schedule": trial.suggest_categorical("lr_schedule", ["constant", "linear"]),
-        "n_steps": trial.suggest_categorical("n_steps", [32, 64, 128]),
-        "n_envs": trial.suggest_categorical("n_envs", [64, 128, 256]),
-        "batch_size": trial.suggest_categorical("batch_size", [256, 512, 1024, 2048]),
-        "n_epochs": trial.suggest_categorical("n_epochs", [2, 4, 8]),
-        "gamma": trial.suggest_categorical("gamma", [0.98, 0.99, 0.995, 1.0]),
-        "gae_lambda": trial.suggest_categorical("gae_lambda", [0.9, 0.95, 0.98]),
-        "ent_coef": trial.suggest_float("ent_coef", 1e-4, 3e-2, log=True),
-        "clip_range": trial.suggest_categorical("clip_range", [0.1, 0.2, 0.3]),
-        "reward": trial.suggest_categorical("reward", ["win", "win+points"]),
-        "net_arch": trial.suggest_categorical("net_arch", ["128,128", "256,256", "128,128,128"]),
-        "activation": trial.suggest_categorical("activation", ["tanh", "relu"]),
-    }
-    if settings["reward"] == "win+points":
-        settings["points_scale"] = trial.suggest_float("points_scale", 0.01, 0.2, log=True)
+def defaults(game: str, agent: str) -> dict[str, Any]:
+    """The searched settings as the game's training defaults give them to a best response to
+    ``agent`` (the first trial): what every ``cardzoo exploit`` and league exploiter trains with."""
+    resolved = best_response_config(game, agent, None, 1, 0, 1, 0).resolved(build_agents=False)
+    settings = {name: getattr(resolved, name) for name in SEARCHED}
+    settings["lr_schedule"] = settings["lr_schedule"] or "constant"
+    settings["reward"] = str(getattr(settings["reward"], "value", settings["reward"]))
+    settings["net_arch"] = ",".join(str(size) for size in settings["net_arch"])
     return settings
+
+
+def suggest(trial: Any, first: dict[str, Any]) -> dict[str, Any]:
+    """One trial's settings: the search space, widened to hold the game's defaults ``first``
+    (the first trial's settings must be a point of it)."""
+
+    def choice(name: str, values: list[Any]) -> Any:
+        return trial.suggest_categorical(name, list(dict.fromkeys([*values, first[name]])))
+
+    def span(name: str, low: float, high: float) -> float:
+        low, high = min(low, first[name]), max(high, first[name])
+        return trial.suggest_float(name, low, high, log=True)
+
+    settings = {
+        "learning_rate": span("learning_rate", 1e-4, 1.5e-3),
+        "lr_schedule": choice("lr_schedule", ["constant", "linear"]),
+        "n_steps": choice("n_steps", [32, 64, 128]),
+        "n_envs": choice("n_envs", [64, 128, 256]),
+        "batch_size": choice("batch_size", [256, 512, 1024, 2048]),
+        "n_epochs": choice("n_epochs", [2, 4, 8]),
+        "gamma": choice("gamma", [0.98, 0.99, 0.995, 1.0]),
+        "gae_lambda": choice("gae_lambda", [0.9, 0.95, 0.98]),
+        "ent_coef": span("ent_coef", 1e-4, 3e-2),
+        "clip_range": choice("clip_range", [0.1, 0.2, 0.3]),
+        "reward": choice("reward", ["win"]),
+        "net_arch": choice("net_arch", ["128,128", "256,256", "128,128,128"]),
+        "activation": choice("activation", ["tanh", "relu"]),
+    }
+    if settings["reward"] != "win":  # a reward of points or score: its scale
+        settings["points_scale"] = span("points_scale", 0.01, 0.2)
+    return settings
+
+
+def study_files(args: argparse.Namespace) -> tuple[Path, Path]:
+    """The results and report files of the study ``args`` names: :data:`RESULTS` and
+    :data:`REPORT` for :data:`FIRST_STUDY`, files of their own for another game or agent."""
+    if (args.game, args.agent) == FIRST_STUDY:
+        return RESULTS, REPORT
+    tag = f"{args.game}-{args.agent}"
+    return HERE / f"tuning_results-{tag}.json", HERE / f"tuning-{tag}.md"
+
+
+def read_results(args: argparse.Namespace) -> dict[str, Any]:
+    """The study's results so far (none: a new study); a file that holds another study (another
+    budget) is refused before any work."""
+    results_file = study_files(args)[0]
+    if not results_file.exists():
+        return {"trials": []}
+    results = json.loads(results_file.read_text())
+    study = (args.game, args.agent, args.timesteps)
+    held = (results.get("game"), results.get("agent"), results.get("timesteps"))
+    if None not in held and held != study:
+        raise SystemExit(
+            f"{results_file} holds the search of {held[1]} in {held[0]} at {held[2]:,} "
+            f"decisions a trial, not this one ({args.agent} in {args.game} at "
+            f"{args.timesteps:,}): move it away first"
+        )
+    return results
 
 
 def run_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +198,8 @@ def train_and_score(
 def long_runs(args: argparse.Namespace) -> None:
     """The ``--long`` best trials by score, and the defaults' (trial 0), each trained again for
     ``--long-timesteps`` (those not done yet), recorded as each ends."""
-    results = json.loads(RESULTS.read_text())
+    results_file = study_files(args)[0]
+    results = read_results(args)
     done = {line["trial"] for line in results.setdefault("long", [])}
     best = sorted(results["trials"], key=lambda line: -line["score"])[: args.long]
     for line in [*best, *[t for t in results["trials"] if t["trial"] == 0 and t not in best]]:
@@ -164,7 +208,7 @@ def long_runs(args: argparse.Namespace) -> None:
         started = time.time()
         results["long"].append(run_long(args, line))
         results["long_timesteps"] = args.long_timesteps
-        write_json_atomic(RESULTS, results)
+        write_json_atomic(results_file, results)
         print(f"long {line['trial']}: {results['long'][-1]['score']:.3f} in "
               f"{time.time() - started:.0f} s", flush=True)  # fmt: skip
 
@@ -175,6 +219,8 @@ def search(args: argparse.Namespace) -> None:
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
 
+    results_file = study_files(args)[0]
+    results = read_results(args)
     args.runs.mkdir(parents=True, exist_ok=True)
     storage = JournalStorage(JournalFileBackend(str(args.runs / "optuna.journal")))
     study = optuna.create_study(
@@ -184,18 +230,18 @@ def search(args: argparse.Namespace) -> None:
         sampler=optuna.samplers.TPESampler(seed=0, n_startup_trials=10),
         load_if_exists=True,
     )
+    first = defaults(args.game, args.agent)
     if not study.trials:
-        study.enqueue_trial(DEFAULTS)
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"trials": []}
+        study.enqueue_trial(first)
     results.update(game=args.game, agent=args.agent, timesteps=args.timesteps)
     while sum(t.state.name == "COMPLETE" for t in study.trials) < args.trials:
         trial = study.ask()
-        settings = suggest(trial)
+        settings = suggest(trial, first)
         started = time.time()
         line = run_trial(args, trial.number, settings)
         study.tell(trial, line["score"])
         results["trials"].append(line)
-        write_json_atomic(RESULTS, results)
+        write_json_atomic(results_file, results)
         print(f"trial {trial.number}: {line['score']:.3f} in {time.time() - started:.0f} s "
               f"{settings}", flush=True)  # fmt: skip
 
@@ -213,20 +259,23 @@ def report(args: argparse.Namespace) -> None:
     """Play on the held-out deals the ``--held-out`` best trials, the best long run, and the
     defaults' trial and long run (once each: a run measured there keeps its figure), then write
     the report."""
-    results = json.loads(RESULTS.read_text())
+    results_file, report_file = study_files(args)
+    results = read_results(args)
+    if not results["trials"]:
+        raise SystemExit(f"{results_file}: no trial yet to report; run the search first")
     for part, count in (("trials", args.held_out), ("long", 1)):
         lines = sorted(results.get(part, []), key=lambda line: -line["score"])
         for line in lines[:count] + [t for t in lines[count:] if t["trial"] == 0]:
             if "held_out" not in line and (Path(line["run"]) / REPORT_FILE).exists():
                 line["held_out"] = held_out(args, line)
-                write_json_atomic(RESULTS, results)
-    write_bytes_atomic(REPORT, markdown(results).encode())
-    print(f"wrote {REPORT}")
+                write_json_atomic(results_file, results)
+    write_bytes_atomic(report_file, markdown(results).encode())
+    print(f"wrote {report_file}")
 
 
 def table(lines: list[dict[str, Any]]) -> list[str]:
     """Runs by score, with their settings and held-out figures where measured."""
-    names = list(DEFAULTS)
+    names = list(SEARCHED)
     head = ["trial", f"score ({TRIAL_GAMES:,} games)", f"held out ({HELD_OUT_GAMES:,} games)",
             "minutes", *names]  # fmt: skip
     rows = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
@@ -285,12 +334,19 @@ def main() -> None:
     parser.add_argument("--agent", default="nwi_dodger")
     parser.add_argument("--timesteps", type=int, default=2_000_000)
     parser.add_argument("--trials", type=int, default=40, help="trials to finish in all")
-    parser.add_argument("--runs", type=Path, default=Path("runs/tune"))
+    parser.add_argument(
+        "--runs", type=Path, help="the trials' folders (default runs/tune, another study's "
+        "runs/tune-GAME-AGENT)",
+    )  # fmt: skip
     parser.add_argument("--held-out", type=int, default=3, help="best trials played held out")
     parser.add_argument("--long", type=int, default=0, help="best trials trained again, longer")
     parser.add_argument("--long-timesteps", type=int, default=16_000_000)
     parser.add_argument("--report", action="store_true", help="only the held-out games, report")
     args = parser.parse_args()
+    if args.runs is None:
+        first = (args.game, args.agent) == FIRST_STUDY
+        args.runs = Path("runs/tune" if first else f"runs/tune-{args.game}-{args.agent}")
+    read_results(args)  # another study's file: refused before any work
     if not args.report:
         search(args)
         if args.long:

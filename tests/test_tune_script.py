@@ -27,11 +27,55 @@ def tune(tmp_path, monkeypatch):
     return module
 
 
-def test_the_first_trial_is_the_games_training_defaults(tune):
-    config = best_response_config("nobody_wants_it", "nwi_dodger", None, 1000, 0, 10, 0)
+@pytest.mark.parametrize(
+    "game, agent",
+    [("nobody_wants_it", "nwi_dodger"), ("minus_two", "attacker"), ("foxy", "random")],
+)
+def test_the_first_trial_is_the_games_training_defaults(tune, game, agent):
+    config = best_response_config(game, agent, None, 1000, 0, 10, 0)
     resolved = config.resolved(build_agents=False)
-    for name, value in tune.run_settings(tune.DEFAULTS).items():
-        assert getattr(resolved, name) == value, name
+    first = tune.defaults(game, agent)
+    for name, value in tune.run_settings(first).items():
+        assert getattr(resolved, name) == value or (name, value) == ("lr_schedule", "constant")
+    # ... and a point of the search space (Optuna refuses a first trial outside it)
+    import optuna
+
+    study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0))
+    study.enqueue_trial(first)
+    assert tune.suggest(study.ask(), first) == first
+
+
+def test_the_nobody_wants_it_search_space_is_the_one_the_report_searched(tune):
+    import optuna
+
+    first = tune.defaults("nobody_wants_it", "nwi_dodger")
+    assert first["reward"] == "win+points" and first["points_scale"] == 0.05
+    study = optuna.create_study()
+    study.enqueue_trial(first)  # its reward uses points: the scale is searched too
+    trial = study.ask()
+    tune.suggest(trial, first)
+    spaces = trial.distributions
+    assert spaces["reward"].choices == ("win", "win+points")
+    assert (spaces["points_scale"].low, spaces["points_scale"].high) == (0.01, 0.2)
+    assert spaces["gamma"].choices == (0.98, 0.99, 0.995, 1.0)
+
+
+def test_another_studys_results_are_refused_and_another_game_has_files_of_its_own(
+    tune, tmp_path, monkeypatch
+):
+    import argparse
+
+    args = argparse.Namespace(game="nobody_wants_it", agent="nwi_dodger", timesteps=1000)
+    assert tune.study_files(args) == (tune.RESULTS, tune.REPORT)
+    tune.RESULTS.write_text(json.dumps({**vars(args), "timesteps": 2000, "trials": []}))
+    with pytest.raises(SystemExit, match="holds the search of nwi_dodger in nobody_wants_it at "
+                       "2,000 decisions"):  # fmt: skip
+        tune.read_results(args)
+    other = argparse.Namespace(game="minus_two", agent="attacker", timesteps=1000, held_out=1)
+    assert tune.study_files(other)[0].name == "tuning_results-minus_two-attacker.json"
+    monkeypatch.setattr(tune, "HERE", tmp_path)
+    with pytest.raises(SystemExit, match="no trial yet to report"):
+        tune.report(other)
 
 
 def test_a_trial_is_scored_on_its_deals_and_the_report_holds_out_the_best(tune, tmp_path):
@@ -39,7 +83,12 @@ def test_a_trial_is_scored_on_its_deals_and_the_report_holds_out_the_best(tune, 
 
     args = argparse.Namespace(game="nobody_wants_it", agent="nwi_dodger", timesteps=2048,
                               runs=tmp_path / "runs", held_out=1)  # fmt: skip
-    small = {**tune.DEFAULTS, "n_envs": 16, "n_steps": 32, "batch_size": 256}
+    small = {
+        **tune.defaults("nobody_wants_it", "nwi_dodger"),
+        "n_envs": 16,
+        "n_steps": 32,
+        "batch_size": 256,
+    }
     lines = [tune.run_trial(args, number, small) for number in (0, 1)]
     summary = json.loads((Path(lines[0]["run"]) / "exploit.json").read_text())
     assert summary["eval_seed"] == tune.TRIAL_SEED and summary["games"] == 8
@@ -66,7 +115,12 @@ def test_long_runs_train_the_best_trials_and_the_defaults_again(tune, tmp_path, 
     args = argparse.Namespace(game="nobody_wants_it", agent="nwi_dodger", timesteps=1024,
                               runs=tmp_path / "runs", held_out=1, long=1,
                               long_timesteps=2048)  # fmt: skip
-    small = {**tune.DEFAULTS, "n_envs": 16, "n_steps": 32, "batch_size": 256}
+    small = {
+        **tune.defaults("nobody_wants_it", "nwi_dodger"),
+        "n_envs": 16,
+        "n_steps": 32,
+        "batch_size": 256,
+    }
     trials = [{"trial": n, "settings": small, "score": score, "score_ci": [0, 1],
                "train_seconds": 1.0, "run": str(tmp_path / f"trial-{n}")}
               for n, score in ((0, 0.2), (1, 0.5), (2, 0.4))]  # fmt: skip
