@@ -75,7 +75,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from openskill.models import PlackettLuce
@@ -90,6 +90,10 @@ from cardzoo.errors import InputError, SettingError
 from cardzoo.evaluation import AgentFactory, MatchResult, check_match, match_seating, play_match
 from cardzoo.io import file_sha256, to_json_value, write_json_atomic
 from cardzoo.stats import wilson_interval
+
+if TYPE_CHECKING:  # matplotlib is imported when a picture is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 RATING_MODEL = "openskill PlackettLuce (Weng-Lin), tau=0"
 #: a tournament folder's files (``tournament(..., folder=)``): the settings, and a folder of one
@@ -302,13 +306,13 @@ class TournamentResult:
             ],
         }
 
-    def plot_ratings(self, ax=None):
+    def plot_ratings(self, ax: Axes | None = None) -> Figure:
         """The ratings with error bars (a matplotlib ``Figure``)."""
         from cardzoo.tournament_plots import plot_ratings
 
         return plot_ratings(self, ax)
 
-    def plot_pairwise(self, ax=None):
+    def plot_pairwise(self, ax: Axes | None = None) -> Figure:
         """The pairwise score matrix as a heat map (a matplotlib ``Figure``)."""
         from cardzoo.tournament_plots import plot_pairwise
 

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import io
 import os
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from cardzoo.io import write_bytes_atomic
 from cardzoo.stats import Z_95
 
+if TYPE_CHECKING:  # the tournament module imports this one when it draws
+    from cardzoo.tournament import TournamentResult
 
-def _figure_and_axes(ax, width: float, height: float):
+
+def _figure_and_axes(ax: Axes | None, width: float, height: float) -> tuple[Figure, Axes]:
     if ax is not None:
         return ax.figure, ax
     figure = Figure(figsize=(width, height), layout="constrained")
@@ -26,7 +31,7 @@ def _figure_and_axes(ax, width: float, height: float):
     return figure, figure.add_subplot()
 
 
-def plot_ratings(result, ax=None) -> Figure:
+def plot_ratings(result: TournamentResult, ax: Axes | None = None) -> Figure:
     """Each agent's mu with its 95% interval (mu ± 1.96 sigma), best at the top, and a tick at
     its conservative ordinal (mu - 3 sigma), the number the ranking uses."""
     agents = result.agents
@@ -45,7 +50,7 @@ def plot_ratings(result, ax=None) -> Figure:
     return figure
 
 
-def plot_pairwise(result, ax=None) -> Figure:
+def plot_pairwise(result: TournamentResult, ax: Axes | None = None) -> Figure:
     """The score of each row agent against each column agent (draws count 1/2), with its 95%
     interval written in the cell: red below 1/2, blue above."""
     scores, intervals = result.score_matrix()

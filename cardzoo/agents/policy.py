@@ -247,9 +247,18 @@ class OrdinalHead:
             at_most=np.minimum,
         )
 
-    def logits(self, outputs, numbers, kinds, exp, sigmoid, at_most):
+    def logits(
+        self,
+        outputs: Any,
+        numbers: Any,
+        kinds: np.ndarray,
+        exp: Callable[[Any], Any],
+        sigmoid: Callable[[Any], Any],
+        at_most: Callable[[Any, float], Any],
+    ) -> Any:
         """The bell, in the array library whose functions are given (numpy here, torch in the
-        learner), so that play and training compute one formula."""
+        learner: ``outputs`` and ``numbers`` its arrays), so that play and training compute one
+        formula: the logits, of shape ``outputs.shape[:-1] + (actions,)``."""
         kinds_count = self.num_kinds
         mu = self.top * sigmoid(outputs[..., :1])
         preference = outputs[..., 1 : 1 + kinds_count]

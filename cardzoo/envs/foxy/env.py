@@ -15,7 +15,7 @@ User guide: ``docs/foxy.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
@@ -37,6 +37,18 @@ from cardzoo.envs.snapshot import (
     snapshot_data,
 )
 from cardzoo.envs.wrapper import wrap
+
+#: what the parallel env's reset returns: each agent's observation (``observation`` and
+#: ``action_mask``) and info
+ResetResult: TypeAlias = tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]
+#: what its step returns: observations, rewards, terminations, truncations and infos by agent
+StepResult: TypeAlias = tuple[
+    dict[str, dict[str, np.ndarray]],
+    dict[str, float],
+    dict[str, bool],
+    dict[str, bool],
+    dict[str, dict[str, Any]],
+]
 
 #: what an illegal action does: see :class:`parallel_env` (``"drop_circle"``: for test kits
 #: that play unmasked random actions, such as PettingZoo's ``max_cycles_test``)
@@ -211,7 +223,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
 
     # --- reset and step -------------------------------------------------------------------
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> ResetResult:
         # As CardGameEnv.reset (one seed deals the same stack in both forms): seed and options
         # are checked and the game dealt before anything changes, so a reset that raises leaves
         # the environment, its generator included, as it was.
@@ -223,7 +235,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
         observations = self._observations(self.agents)
         return observations, self._infos(observations)
 
-    def step(self, actions: dict[str, Any]):
+    def step(self, actions: dict[str, Any]) -> StepResult:
         if self.state_ is None:
             raise RuntimeError("foxy: step() called before reset(); call reset() first")
         if not self.agents:
@@ -246,7 +258,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
             self.render()
         return result
 
-    def _play_card(self, actions: dict[str, Any]):
+    def _play_card(self, actions: dict[str, Any]) -> StepResult:
         live = self.agents
         self._last_moves = tuple((agent, actions[agent]) for agent in live)  # for pictures
         rewards = np.zeros(self.game.num_players)
@@ -264,7 +276,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
         truncations = dict.fromkeys(live, truncated)
         return observations, reward_of, terminations, truncations, self._infos(observations)
 
-    def _end_by_illegal_actions(self, offenders: list[str]):
+    def _end_by_illegal_actions(self, offenders: list[str]) -> StepResult:
         """PettingZoo's classic convention: the game ends, −1 for each offender, 0 for the rest."""
         EnvLogger.warn_on_illegal_move()
         live = self.agents
