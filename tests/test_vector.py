@@ -121,6 +121,81 @@ def test_without_autoreset_an_ended_game_stays_ended():
     assert games.reset(seed=0).truncated.tolist() == [False, False]
 
 
+def test_without_autoreset_observe_gives_an_ended_game_no_legal_action():
+    games = MultiAgentVectorEnv("nobody_wants_it", 1, autoreset=False, max_cycles=5)
+    env = nobody_wants_it_v0.raw_env(max_cycles=5)
+    step, _ = games.reset(seed=0), env.reset(seed=0)
+    for _ in range(5):
+        action = int(np.flatnonzero(step.action_mask[0])[0])
+        step = games.step(np.array([action]))
+        env.step(action)
+    assert step.truncated[0] and step.current_player[0] == 1
+    assert not env.observe("player_1")["action_mask"].any()
+    assert not games.observe(1)[1].any()  # it gave player_1's two legal actions
+
+
+@pytest.mark.parametrize("autoreset", ["False", "no", 1, None])
+def test_autoreset_must_be_true_or_false(autoreset):
+    with pytest.raises(InputError, match=f"autoreset must be True or False, got {autoreset!r}"):
+        MultiAgentVectorEnv("nobody_wants_it", 2, autoreset=autoreset)
+
+
+def test_a_seed_in_a_zero_dimensional_array_is_one_seed():
+    env = VectorEnv("nobody_wants_it", 2)
+    as_array = env.reset(seed=np.array(5))[0]
+    assert np.array_equal(as_array, env.reset(seed=5)[0])
+    assert env.np_random_seed == (5, 6)
+
+
+def test_a_game_whose_seed_is_none_goes_on_with_its_own_deals():
+    """Gymnasium's list[int | None]: game 1's None leaves it on its own sequence."""
+    env, alone = VectorEnv("nobody_wants_it", 2), VectorEnv("nobody_wants_it", 1)
+    observations, _ = env.reset(seed=[3, 10])
+    assert np.array_equal(observations[1], alone.reset(seed=10)[0][0])
+    observations, _ = env.reset(seed=[4, None])  # game 1: its next deal
+    assert np.array_equal(observations[0], VectorEnv("nobody_wants_it", 1).reset(seed=4)[0][0])
+    assert np.array_equal(observations[1], alone.reset()[0][0])
+    assert env.np_random_seed == (4, 10)
+    fresh = VectorEnv("nobody_wants_it", 2)
+    fresh.reset(seed=[7, None])  # a game never dealt gets fresh entropy
+    assert fresh.np_random_seed[0] == 7 and fresh.np_random_seed[1] is not None
+
+
+def test_a_reset_mask_starts_new_episodes_in_those_games_only():
+    env = VectorEnv("nobody_wants_it", 3, learner_seat=0)
+    with pytest.raises(InputError, match="the first reset deals every game"):
+        env.reset(seed=0, options={"reset_mask": np.array([True, False, True])})
+    observations, infos = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        observations, *_, infos = env.step(random_legal(infos["action_mask"], rng))
+    mask = np.array([False, True, False])
+    again, infos = env.reset(seed=[None, 21, None], options={"reset_mask": mask})
+    assert np.array_equal(again[[0, 2]], observations[[0, 2]])  # going on as they were
+    assert np.array_equal(again[1], VectorEnv("nobody_wants_it", 1, learner_seat=0).reset(
+        seed=21)[0][0])  # fmt: skip
+    for bad in (np.array([1, 0, 0]), np.zeros(3, bool), np.ones(2, bool), [True] * 3):
+        with pytest.raises(InputError, match="reset_mask"):
+            env.reset(options={"reset_mask": bad})
+
+
+def test_same_step_final_info_flags_the_games_that_ended_only():
+    env = VectorEnv("nobody_wants_it", 3, autoreset_mode="SameStep", num_players=2, num_rounds=1)
+    observations, infos = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        observations, rewards, terminated, truncated, infos = env.step(
+            random_legal(infos["action_mask"], rng)
+        )
+        ended = terminated | truncated
+        if ended.any() and not ended.all():
+            break
+    final = infos["final_info"]
+    assert final["_seat"].tolist() == ended.tolist() == infos["_final_info"].tolist()
+    assert final["_action_mask"].tolist() == ended.tolist()
+    assert not final["action_mask"][~ended].any()
+
+
 def test_multi_agent_observe_gives_any_seats_view():
     games = MultiAgentVectorEnv("nobody_wants_it", 2, num_players=4)
     step = games.reset(seed=5)
@@ -750,6 +825,15 @@ def test_bad_seeds_and_options_are_refused(name):
         env.step(np.array([8, 8]))
 
 
+def test_bad_input_deeper_down_is_an_input_error_too():
+    with pytest.raises(InputError, match="unknown game"):
+        VectorEnv(["nobody_wants_it"], 2)
+    with pytest.raises(InputError, match="reset options must be a dict or None"):
+        VectorEnv("nobody_wants_it", 2).reset(options="deck")
+    with pytest.raises(InputError, match="returned None, not a cardzoo Agent"):
+        VectorEnv("nobody_wants_it", 2, opponents=lambda game, seed: None)
+
+
 @each_game
 def test_search_opponents_are_refused_when_the_environment_is_made(name):
     """Search agents plan from the engine's state, which the vector forms do not keep: refused
@@ -816,3 +900,16 @@ def test_the_sb3_adapter_follows_sb3s_conventions():
     again = SB3VecEnv("nobody_wants_it", num_envs=3, max_cycles=6, learner_seat=0)
     again.seed(4)
     assert np.array_equal(again.reset(), first)  # seed(s) then reset() deals the same games
+
+
+def test_the_sb3_adapter_passes_reset_options_on():
+    pytest.importorskip("stable_baselines3")
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    env = SB3VecEnv("nobody_wants_it", num_envs=2)
+    env.set_options({"deck": [0] * 10})  # the game's own option: refused, as VectorEnv does
+    with pytest.raises(InputError, match="the vector environments deal from seeds only"):
+        env.reset()
+    env.set_options({"colour": "red"})
+    with pytest.warns(UserWarning, match="colour"):
+        env.reset()

@@ -166,7 +166,7 @@ def build_agent(game_name: str, spec: AgentSpec, game: Game, seed: int | None) -
         return make_agent(game_name, spec, game, seed=seed)
     agent = spec(game, seed)
     if not isinstance(agent, Agent):
-        raise ValueError(
+        raise InputError(
             f"agent factory {agent_label(spec)!r} returned {agent!r}, not a cardzoo Agent"
         )
     return check_fits(agent, game, f"agent factory {agent_label(spec)!r}")

@@ -243,30 +243,33 @@ class GameBatch:
 
     # --- the games ----------------------------------------------------------------------------
 
-    def seed(self, seeds: np.ndarray) -> None:
-        """Seed each game's environment generator as ``numpy.random.default_rng(seeds[b])``
+    def seed(self, seeds: np.ndarray | Sequence[int | None]) -> None:
+        """Seed game b's environment generator as ``numpy.random.default_rng(seeds[b])``
         (integers in 0 .. 2**63 - 1), its policy generator as :func:`policy_generator`, and its
         heuristic opponents' generators as ``default_rng`` of :func:`opponent_seeds` (those two
-        only with :attr:`seats_in_kernel`)."""
-        seeds = np.asarray(seeds).tolist()
-        lists = self._plain()
-        if lists is None:
-            self.seed_generators(self._env_rngs, seeds)
-        else:
-            lists.env_rngs[:] = [np.random.default_rng(seed) for seed in seeds]
-        if not self.seats_in_kernel:
-            return
-        count = self.game.num_players - 1
-        if lists is not None:
-            lists.policy_rngs[:] = [policy_generator(seed) for seed in seeds]
-            for generators, seed in zip(lists.heuristic_rngs, seeds):
-                generators[:count] = [np.random.default_rng(s) for s in opponent_seeds(seed, count)]
-            return
-        for rng, seed in zip(self._policy_rngs, seeds):
-            kernel_random.set_numpy_state(rng, dict(policy_generator(seed).bit_generator.state))
-        if self.remembers:
-            for rngs, seed in zip(self._heuristic_rngs, seeds):
-                self.seed_generators(rngs, np.array(opponent_seeds(seed, count)))
+        only with :attr:`seats_in_kernel`), for every b whose ``seeds[b]`` is not None (the
+        others keep theirs)."""
+        values = seeds.tolist() if isinstance(seeds, np.ndarray) else list(seeds)
+        chosen = [(b, int(seed)) for b, seed in enumerate(values) if seed is not None]
+        lists, count = self._plain(), self.game.num_players - 1
+        for b, seed in chosen:
+            if lists is None:
+                self._random.seed_numpy(self._env_rngs[b], seed)
+            else:
+                lists.env_rngs[b] = np.random.default_rng(seed)
+            if not self.seats_in_kernel:
+                continue
+            opponents = opponent_seeds(seed, count)
+            if lists is not None:
+                lists.policy_rngs[b] = policy_generator(seed)
+                if lists.heuristic_rngs:
+                    lists.heuristic_rngs[b][:count] = [np.random.default_rng(s) for s in opponents]
+                continue
+            kernel_random.set_numpy_state(
+                self._policy_rngs[b], dict(policy_generator(seed).bit_generator.state)
+            )
+            if self.remembers:
+                self.seed_generators(self._heuristic_rngs[b], np.array(opponents))
 
     def start(self, games: np.ndarray) -> None:
         """A new game wherever ``games`` (bool, one per game) is true; its heuristics'

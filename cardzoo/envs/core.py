@@ -33,12 +33,12 @@ Seeds
     be replayed from one printed number.
 
 Reset options
-    ``options`` is a dict or None; anything else raises ``ValueError``. **Decision:** a key the
-    game does not know is dropped with a ``UserWarning`` naming it (PettingZoo's ``api_test`` and
-    other people's wrappers pass options of their own), at every level:
-    :func:`~cardzoo.envs.helpers.known_options` is the one place that does it. A known key with a
-    bad value (a misspelt card name, a wrong number of cards) raises ``ValueError`` naming the
-    option, what was wrong and what is allowed.
+    ``options`` is a dict or None; anything else raises ``InputError`` (a ``ValueError``).
+    **Decision:** a key the game does not know is dropped with a ``UserWarning`` naming it
+    (PettingZoo's ``api_test`` and other people's wrappers pass options of their own), at every
+    level: :func:`~cardzoo.envs.helpers.known_options` is the one place that does it. A known key
+    with a bad value (a misspelt card name, a wrong number of cards) raises ``ValueError`` naming
+    the option, what was wrong and what is allowed.
 
 A reset that raises changes nothing
     Options are checked, and the new game dealt, before the environment changes: a rejected

@@ -207,13 +207,13 @@ def _stacklevel_outside_package() -> int:
 
 def known_options(game: Game, options: Any) -> dict:
     """The reset options ``game`` understands, out of what a caller passed (see "Reset options"
-    in the docstring of :mod:`cardzoo.envs.core`: not a dict -> ``ValueError``; unknown keys ->
+    in the docstring of :mod:`cardzoo.envs.core`: not a dict -> ``InputError``; unknown keys ->
     ``UserWarning`` naming them, and dropped). Every engine's ``new_state`` and every
     environment's ``reset`` goes through here."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
-        raise ValueError(
+        raise InputError(
             f"{game.name}: reset options must be a dict or None, "
             f"got {type(options).__name__} {options!r:.60}"
         )

@@ -133,7 +133,7 @@ def use_compiled(compiled: bool | None, available: ModuleType | None) -> bool:
     if compiled is not None and not isinstance(compiled, (bool, np.bool_)):
         raise InputError(f"compiled must be None, True or False, got {compiled!r:.80}")
     if compiled and available is None:
-        raise ValueError("compiled=True needs numba: pip install 'cardzoo[search]'")
+        raise InputError("compiled=True needs numba: pip install 'cardzoo[search]'")
     return available is not None if compiled is None else bool(compiled)
 
 

@@ -146,8 +146,8 @@ def game_spec(name: str) -> GameSpec:
     >>> game_spec("foxy").versioned_name
     'foxy_v0'
     """
-    if name not in GAMES:
-        raise InputError(f"unknown game {name!r}; choose one of {list(GAMES)}")
+    if not isinstance(name, str) or name not in GAMES:
+        raise InputError(f"unknown game {name!r:.80}; choose one of {list(GAMES)}")
     return GAMES[name]
 
 

@@ -14,7 +14,7 @@ picks the vector entry point too). It takes the keyword arguments of the single-
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -31,7 +31,7 @@ from cardzoo.vector.multi_agent import (
     MultiAgentVectorEnv,
     checked_actions,
     checked_seeds,
-    fresh_seeds,
+    seeds_to_deal,
 )
 from cardzoo.vector.seated import decide, kernel_policy
 
@@ -144,30 +144,65 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._ends = np.zeros(count, np.int64)
         self._autoreset = np.zeros(count, bool)  # NEXT_STEP: reset these at the next step
         self._agents: list[list[Agent]] = []
+        self._game_seeds: list[int | None] = [None] * count
         self._dealt = False
 
     # --- Gymnasium's API -----------------------------------------------------------------------
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict | None = None
+        self, *, seed: int | list[int | None] | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode in every game (see the class docstring for ``seed``)."""
+        """Start an episode in every game (see the class docstring for ``seed``), or, with
+        Gymnasium's ``options={"reset_mask": mask}`` (bool, one per game), in the games where
+        ``mask`` is true only (seeded from ``seed``'s entries for them; the other games go on as
+        they were)."""
         self.games._check_open("reset")
         seeds = checked_seeds(seed, self.num_envs)
+        games = self._reset_mask(options)
+        if isinstance(options, Mapping) and "reset_mask" in options:
+            options = {key: value for key, value in options.items() if key != "reset_mask"}
         if known_options(self.game, options):
             raise InputError(
                 f"{self.game_name}: the vector environments deal from seeds only; reset options "
                 "(fixed decks) are for the single-agent view and the AEC environment"
             )
-        if seeds is None and not self._dealt:
-            seeds = fresh_seeds(self.num_envs)
+        seeds = seeds_to_deal(seeds, self.num_envs, self._dealt)
         if seeds is not None:
+            if games is not None:  # the games left alone keep their generators
+                seeds = [own if chosen else None for own, chosen in zip(seeds, games.tolist())]
             self._seed(seeds)
-        self._play(np.full(self.num_envs, -1, np.int64))
+        if games is None:
+            games = np.ones(self.num_envs, bool)
+        self._play(np.where(games, -1, -2))
         self._dealt = True
-        self._autoreset[:] = False
+        self._autoreset[games] = False
         self._observe()
+        self._masks[self._autoreset] = 1  # NEXT_STEP's Decision, for games still to reset
         return self._observations.copy(), self._infos()
+
+    def _reset_mask(self, options: Any) -> np.ndarray | None:
+        """``options["reset_mask"]`` checked as Gymnasium checks it (a bool numpy array, one per
+        game, at least one true), or None where there is none; the first reset deals every game."""
+        if not isinstance(options, Mapping) or "reset_mask" not in options:
+            return None
+        mask = options["reset_mask"]
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+            raise InputError(f"options['reset_mask'] must be a numpy bool array, got {mask!r:.80}")
+        if mask.shape != (self.num_envs,) or not mask.any():
+            raise InputError(
+                f"options['reset_mask'] must have shape ({self.num_envs},) with at least one "
+                f"True, got shape {mask.shape} with {int(mask.sum())} True"
+            )
+        if not self._dealt and not mask.all():
+            raise InputError("options['reset_mask']: the first reset deals every game")
+        return mask.copy()
+
+    @property
+    def np_random_seed(self) -> tuple[int | None, ...]:
+        """Each game's seed from its last seeded reset (from fresh entropy where a reset gave it
+        none the first time; None before the first reset), as Gymnasium's ``SyncVectorEnv``
+        gives its environments' seeds."""
+        return tuple(self._game_seeds)
 
     def step(
         self, actions: Any
@@ -213,13 +248,19 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     # --- inside ------------------------------------------------------------------------------
 
-    def _seed(self, seeds: list[int]) -> None:
+    def _seed(self, seeds: list[int | None]) -> None:
         """The games' generators from ``seeds`` (a second generator per game for the learner's
         seat and random opponents among them: the batch's policy generator), and the seeds of
-        opponent agents, from the same seed."""
-        agents = [] if self._compiled_opponents else [self._seat_agents(seed) for seed in seeds]
-        self.batch.seed(np.array(seeds, np.int64))
-        self._agents = agents
+        opponent agents, from the same seed; a game whose seed is None keeps its own."""
+        if not self._compiled_opponents:
+            kept = self._agents or [[] for _ in seeds]
+            self._agents = [
+                kept[b] if seed is None else self._seat_agents(seed) for b, seed in enumerate(seeds)
+            ]
+        self.batch.seed(seeds)
+        for b, seed in enumerate(seeds):
+            if seed is not None:
+                self._game_seeds[b] = seed
 
     def _check_opponent_agents(self) -> None:
         """The opponents played from Python, built once when the environment is made: a saved
@@ -315,13 +356,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _observe(self) -> None:
         self.batch.observe(self._seats, self._observations, self._masks)
 
-    def _infos(self) -> dict[str, Any]:
-        everyone = np.ones(self.num_envs, bool)
+    def _infos(self, games: np.ndarray | None = None) -> dict[str, Any]:
+        """The infos of every game, or of ``games`` (bool) only: Gymnasium's vector layout, a
+        value per game and its ``_`` flag, the rows of the other games 0 and unflagged."""
+        shown = np.ones(self.num_envs, bool) if games is None else games
         return {
-            "action_mask": self._masks.copy(),
-            "_action_mask": everyone,
-            "seat": self._seats.copy(),
-            "_seat": everyone.copy(),
+            "action_mask": np.where(shown[:, None], self._masks, 0).astype(np.int8),
+            "_action_mask": shown.copy(),
+            "seat": np.where(shown, self._seats, 0),
+            "_seat": shown.copy(),
         }
 
     def _final_infos(self, ended: np.ndarray) -> dict[str, Any]:
@@ -333,7 +376,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return {
             "final_obs": final_obs,
             "_final_obs": ended.copy(),
-            "final_info": self._infos(),
+            "final_info": self._infos(ended),
             "_final_info": ended.copy(),
         }
 

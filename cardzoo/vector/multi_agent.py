@@ -46,11 +46,15 @@ class VectorStep:
     final_observation: np.ndarray | None = None
 
 
-def checked_seeds(seed: Any, num_envs: int) -> list[int] | None:
+def checked_seeds(seed: Any, num_envs: int) -> list[int | None] | None:
     """One seed per game from ``seed``: None, an integer s (game i gets s + i, as Gymnasium's
-    vector environments do), or a sequence of ``num_envs`` integers. ``InputError`` otherwise."""
+    vector environments do), or a sequence of ``num_envs`` entries, each an integer or None (that
+    game is not seeded: it goes on with its own sequence of deals, as Gymnasium's
+    ``list[int | None]``). ``InputError`` otherwise."""
     if seed is None:
         return None
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:
+        seed = seed.item()  # a numpy scalar held in an array: one seed
     if isinstance(seed, (list, tuple, np.ndarray)):
         if len(seed) != num_envs:
             raise InputError(f"seed: one per game needed ({num_envs}), got {len(seed)}")
@@ -58,10 +62,10 @@ def checked_seeds(seed: Any, num_envs: int) -> list[int] | None:
     else:
         first = check_seed(seed)
         candidates = [first + index for index in range(num_envs)] if first is not None else []
-    seeds = []
+    seeds: list[int | None] = []
     for value in candidates:
-        number = check_seed(value, "seed")
-        if number is None or number >= 2**63:
+        number = None if value is None else check_seed(value, "seed")
+        if number is not None and number >= 2**63:
             if not isinstance(seed, (list, tuple, np.ndarray)):  # s + i for game i went over
                 raise InputError(
                     f"seed: game i gets seed + i, so for {num_envs} games the seed must be at "
@@ -70,6 +74,17 @@ def checked_seeds(seed: Any, num_envs: int) -> list[int] | None:
             raise InputError(f"seed: integers in 0 .. 2**63 - 1 needed, got {value!r:.80}")
         seeds.append(number)
     return seeds
+
+
+def seeds_to_deal(seeds: list[int | None] | None, num_envs: int, dealt: bool) -> list | None:
+    """The seeds a reset gives the games: ``seeds`` (checked), where a game that was never dealt
+    and has none gets one from fresh entropy; None if no game is seeded."""
+    if dealt:
+        return seeds
+    fresh = fresh_seeds(num_envs)
+    if seeds is None:
+        return fresh
+    return [own if own is not None else new for own, new in zip(seeds, fresh)]
 
 
 def fresh_seeds(num_envs: int) -> list[int]:
@@ -126,7 +141,7 @@ class MultiAgentVectorEnv:
     Seeds: game i of ``reset(seed=s)`` is the game ``env.reset(seed=s + i)`` deals in the AEC
     environment; each game it deals after that is the one that environment's next ``reset()``
     would deal. A reset without a seed deals the next games of every game's sequence (from
-    fresh entropy the first time).
+    fresh entropy the first time); so does a game whose entry is None in a list of seeds.
 
     ``compiled``: None runs the compiled kernel where numba is installed; False forces plain
     Python (identical results, much slower); True requires numba. ``seats_in_kernel``: its
@@ -152,6 +167,8 @@ class MultiAgentVectorEnv:
         self.num_envs = self.batch.num_games
         self.max_cycles = self.batch.max_cycles
         self.compiled = self.batch.compiled
+        if not isinstance(autoreset, (bool, np.bool_)):
+            raise InputError(f"autoreset must be True or False, got {autoreset!r:.80}")
         self.autoreset = bool(autoreset)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
@@ -179,11 +196,9 @@ class MultiAgentVectorEnv:
     def reset(self, seed: int | list[int] | None = None) -> VectorStep:
         """Deal every game (see the class docstring for ``seed``)."""
         self._check_open("reset")
-        seeds = checked_seeds(seed, self.num_envs)
-        if seeds is None and not self._dealt:
-            seeds = fresh_seeds(self.num_envs)
+        seeds = seeds_to_deal(checked_seeds(seed, self.num_envs), self.num_envs, self._dealt)
         if seeds is not None:
-            self.batch.seed(np.array(seeds, np.int64))
+            self.batch.seed(seeds)
         self.batch.start(np.ones(self.num_envs, bool))
         self._dealt = True
         self._ended[:] = False
@@ -240,6 +255,8 @@ class MultiAgentVectorEnv:
         observations = np.zeros(self._observation_shape, np.float32)
         masks = np.zeros_like(self._masks)
         self.batch.observe(seats.astype(np.int64), observations, masks)
+        if not self.autoreset:
+            masks[self._ended] = 0  # an ended game has no decision left, as in step's results
         return observations, masks
 
     def close(self) -> None:

@@ -1,5 +1,6 @@
 """Stable-Baselines3's ``VecEnv`` over :class:`cardzoo.vector.VectorEnv`: sb3-contrib's
-``MaskablePPO`` (and SB3's own algorithms) train on the vector form unmodified::
+``MaskablePPO`` trains on the vector form unmodified (SB3's own algorithms do not mask their
+actions, and an illegal action is refused, so they need a learner that masks)::
 
     from sb3_contrib import MaskablePPO
     from cardzoo.vector.sb3 import SB3VecEnv
@@ -52,9 +53,11 @@ class SB3VecEnv(VecEnv):
         )
 
     def reset(self) -> np.ndarray:
-        given = [int(seed) for seed in self._seeds if seed is not None]
-        seeds = given if len(given) == self.num_envs else None
-        observations, infos = self.env.reset(seed=seeds)
+        seeds = self._seeds if any(seed is not None for seed in self._seeds) else None
+        # set_options gives one dict per game; the vector form takes one for all (it refuses the
+        # game's own options, such as a fixed deck, and warns of unknown ones)
+        options = next((given for given in self._options if given), None)
+        observations, infos = self.env.reset(seed=seeds, options=options)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [
