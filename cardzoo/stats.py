@@ -1,4 +1,4 @@
-"""Confidence intervals for the figures cardzoo reports (ground floor: imports nothing of cardzoo).
+"""Confidence intervals for the figures cardzoo reports (ground floor: imports only cardzoo.errors).
 
 - :func:`wilson_interval`: a proportion (a win rate) with its 95% Wilson score interval;
 - :func:`mean_interval`: a mean with its 95% normal-approximation interval.
@@ -15,10 +15,37 @@ Z_95 = 1.959963984540054
 
 
 def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (sensible at 0% and 100% too). ``successes``
-    may be fractional: a tournament counts a draw as half a win."""
+    """95% Wilson score interval of the proportion ``successes / trials`` (sensible at 0% and
+    100% too).
+
+    ``trials`` is a count: an integer >= 0 (Python's or numpy's, not a bool). ``successes`` is a
+    number from 0 to ``trials``; it may be fractional, because a tournament counts a draw as
+    half a win (so a sum of such shares a rounding error outside, at most 1e-9 of ``trials``,
+    counts as the end it lies next to). No trials tell nothing: ``(0.0, 1.0)``, the whole
+    range (``successes`` must then be 0). ``z`` is a finite number > 0 (1.96: 95%).
+
+    Anything else is an :class:`~cardzoo.errors.InputError` naming what was given: a count
+    that cannot be would otherwise give a math error, or worse, an interval that looks
+    plausible."""
+    from cardzoo.errors import InputError  # ground floor too: the one error for bad input
+
+    def real(value: object) -> bool:  # a finite int or float, Python's or numpy's; no bool
+        number = isinstance(value, (int, float, np.integer, np.floating))
+        return number and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+
+    if not (real(trials) and isinstance(trials, (int, np.integer)) and trials >= 0):
+        raise InputError(f"trials must be an integer >= 0 (a count), got {trials!r}")
+    slack = 1e-9 * trials
+    if not (real(successes) and -slack <= successes <= trials + slack):
+        raise InputError(
+            f"successes must be a number from 0 to trials ({trials}), got {successes!r}: a "
+            "proportion lies between 0 and 1"
+        )
+    if not (real(z) and z > 0):
+        raise InputError(f"z must be a finite number > 0 (1.96 for 95%), got {z!r}")
     if trials == 0:
         return (0.0, 1.0)
+    successes = min(max(successes, 0), trials)
     p = successes / trials
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator

@@ -263,6 +263,85 @@ def test_out_into_missing_folders_is_created_and_mode_follows_umask(tmp_path, ca
     assert [p.name for p in target.parent.iterdir()] == ["r.json"]
 
 
+def test_out_that_appears_while_the_match_runs_is_never_replaced(tmp_path, capsys, monkeypatch):
+    """``--out`` is checked new when the command starts; a file of that name made while the
+    match runs is left as it was, and the results go beside it, named in the error."""
+    import cardzoo.evaluation
+
+    target = tmp_path / "race.json"
+    real = cardzoo.evaluation.play_match
+
+    def user_saves_a_file_meanwhile(*args, **kwargs):
+        result = real(*args, **kwargs)
+        target.write_text("user data\n")
+        return result
+
+    monkeypatch.setattr(cardzoo.evaluation, "play_match", user_saves_a_file_meanwhile)
+    argv = ["match", "henhouse", "--agents", "random,random", "--games", "2", "--quiet"]
+    code, _, err = run(capsys, *argv, "--out", str(target))
+    assert target.read_text() == "user data\n"
+    kept = tmp_path / "race-1.json"
+    assert code == 2 and err == (
+        f"cardzoo: error: --out: '{target}' appeared while the command ran and is left as it "
+        f"was (a file that exists is never replaced); the result is in '{kept}' instead\n"
+    )
+    assert json.loads(kept.read_text())["num_games"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["race-1.json", "race.json"]
+
+
+def test_a_recorded_game_that_appears_while_the_match_runs_is_never_replaced(
+    tmp_path, capsys, monkeypatch
+):
+    import cardzoo.recording
+
+    folder = tmp_path / "gifs"
+    real = cardzoo.recording.write_gif
+
+    def user_saves_a_file_meanwhile(path, frames, **kwargs):
+        if not (folder / "game_0001.gif").exists():
+            folder.mkdir(exist_ok=True)
+            (folder / "game_0001.gif").write_text("user data\n")
+        return real(path, frames, **kwargs)
+
+    monkeypatch.setattr(cardzoo.recording, "write_gif", user_saves_a_file_meanwhile)
+    argv = ["match", "henhouse", "--agents", "random,random", "--games", "2", "--quiet"]
+    code, out, err = run(capsys, *argv, "--record", str(folder))
+    assert (folder / "game_0001.gif").read_text() == "user data\n"
+    assert code == 2 and "2 recorded games written to" in out
+    assert err.startswith(f"cardzoo: error: --record: '{folder / 'game_0001.gif'}' appeared ")
+    assert f"the result is in '{folder / 'game_0001-1.gif'}' instead" in err
+    names = sorted(p.name for p in folder.iterdir())  # the hidden scratch folder is gone
+    assert names == ["game_0001-1.gif", "game_0001.gif", "game_0002.gif"]
+    assert (folder / "game_0001-1.gif").read_bytes().startswith(b"GIF")
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_write_bytes_new_never_replaces_a_file_with_or_without_hard_links(
+    tmp_path, monkeypatch, links
+):
+    """Where the file system has no hard links (``os.link`` fails), the file is created only if
+    its name is free: never replacing either."""
+    from cardzoo import io
+    from cardzoo.errors import InputError
+
+    if not links:
+
+        def no_hard_links(source, target):
+            raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(io.os, "link", no_hard_links)
+    target = tmp_path / "r.json"
+    assert io.write_bytes_new(target, b"first") == target
+    assert target.read_bytes() == b"first"
+    (tmp_path / "r-1.json").write_bytes(b"also a user's")
+    with pytest.raises(InputError, match="the result is in .*r-2.json' instead"):
+        io.write_bytes_new(target, b"second")
+    assert target.read_bytes() == b"first"
+    assert (tmp_path / "r-1.json").read_bytes() == b"also a user's"
+    assert (tmp_path / "r-2.json").read_bytes() == b"second"
+    assert len(list(tmp_path.iterdir())) == 3  # no temporary file left behind
+
+
 # ----------------------------------------------------------------------------------------------
 # Ctrl-C
 # ----------------------------------------------------------------------------------------------
@@ -464,3 +543,15 @@ def test_the_agents_command_strips_literal_markup(capsys):
     assert "Remembers only the last memory_cards earlier cards" in out
     code, out, _ = run(capsys, "agents")
     assert code == 0 and "`" not in out
+
+
+def test_the_agents_command_shows_the_pretrained_policys_parameter(capsys):
+    """``pretrained`` is no class with ``PARAMS``, yet takes ``positions``: shown with the values
+    the game accepts (``blind`` only where cards are chosen by position)."""
+    code, out, _ = run(capsys, "agents", "believe_it_or_not")
+    assert code == 0
+    line = next(line for line in out.splitlines() if line.split()[0] == "pretrained")
+    assert line.endswith("  [pretrained:positions=learned|blind]")
+    code, out, _ = run(capsys, "agents", "nobody_wants_it")
+    line = next(line for line in out.splitlines() if line.split()[0] == "pretrained")
+    assert line.endswith("  [pretrained:positions=learned]")

@@ -35,13 +35,27 @@ def run_agents(args: argparse.Namespace) -> int:
             if name == PRETRAINED_NAME:
                 cards = ", ".join(path.with_suffix(".md").name for path in pretrained_files(game))
                 about = f"the policy cardzoo ships (model cards in {PRETRAINED}: {cards})"
+                params = _pretrained_params(game)
             else:
                 about = _first_sentence(classes[name].__doc__ or "")
-            params = getattr(classes.get(name), "PARAMS", None)
-            shown = f"  [{name}:" + ":".join(f"{key}=..." for key in params) + "]" if params else ""
-            print(f"  {name:<16}{about}{shown}")
+                params = dict.fromkeys(getattr(classes[name], "PARAMS", None) or {}, "...")
+            shown = f"  [{name}:" + ":".join(f"{k}={v}" for k, v in params.items()) + "]"
+            print(f"  {name:<16}{about}{shown if params else ''}")
         print("  ppo:PATH / rllib:PATH   a policy saved by cardzoo train / cardzoo train-rllib")
     return 0
+
+
+def _pretrained_params(game: str) -> dict[str, str]:
+    """What ``pretrained:KEY=VALUE`` may set in ``game``, each with the values it takes there
+    (``positions=learned|blind`` where the game has face-down cards chosen by position, else
+    only ``learned``): the shipped policy is no class, so its parameters are declared apart
+    (:data:`cardzoo.agents.registry.PRETRAINED_PARAMS`)."""
+    from cardzoo.agents.policy import POSITION_MODES
+    from cardzoo.agents.profiles import game_agents
+    from cardzoo.agents.registry import PRETRAINED_PARAMS
+
+    values = {"positions": POSITION_MODES if game_agents(game).positions else ("learned",)}
+    return {key: "|".join(values.get(key, ("...",))) for key in PRETRAINED_PARAMS}
 
 
 def _first_sentence(docstring: str) -> str:

@@ -190,7 +190,9 @@ def param_pair(text: str) -> tuple[str, Any]:
 
 def output_file(text: str) -> Path:
     """A file path that can be written: checked before anything runs, so a long match never
-    ends in a failed write."""
+    ends in a failed write. The name must be new; a file of that name can still appear while
+    the command runs, so write it with :func:`cardzoo.io.write_bytes_new` (or
+    ``write_json_new``), which never replaces one."""
     _check_not_empty(text, "file")
     path = Path(text)
     if path.is_dir():

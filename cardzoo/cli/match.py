@@ -4,6 +4,10 @@ also writes the first games as GIFs (``DIR/game_0001.gif`` ...)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
+import tempfile
+from pathlib import Path
 
 from cardzoo.cli.args import (
     UsageError,
@@ -55,7 +59,7 @@ def add_parser(subparsers) -> None:
 
 def run_match(args: argparse.Namespace) -> int:
     from cardzoo.evaluation import play_match
-    from cardzoo.io import write_json_atomic
+    from cardzoo.io import write_json_new
 
     params = game_params(args, num_players=len(args.agents))
     check_agent_names(args.game, args.agents)
@@ -71,11 +75,17 @@ def run_match(args: argparse.Namespace) -> int:
         progress=not args.quiet,
     )
     print(result.table())
+    taken = None  # --out's name taken while the match ran: said after the recording is written
     if args.out:
-        write_json_atomic(args.out, result.summary())
-        print(f"results written to {args.out}")
+        try:
+            write_json_new(args.out, result.summary())  # never replaces: see output_file
+            print(f"results written to {args.out}")
+        except InputError as error:
+            taken = UsageError("--out", str(error))
     if recorded_games:
         _record(args, params, recorded_games)
+    if taken is not None:
+        raise taken
     return 0
 
 
@@ -101,17 +111,41 @@ def _recorded_games(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace, params: dict, count: int) -> None:
+    """Write the recording into ``--record`` without replacing any file: the GIFs are made in a
+    hidden folder inside it, then each gets its name only if that name is still free (a file
+    that appeared there while the match ran is left as it was; the GIF is kept beside it, and
+    the command says where)."""
+    from cardzoo.io import appeared_error, publish_new
     from cardzoo.recording import record_games
 
-    with option_errors("--record"):
-        paths = record_games(
-            args.game,
-            [agent_factory(args.game, name) for name in args.agents],
-            args.record,
-            num_games=count,
-            seed=args.seed,
-            params=params,
-            mirrored=not args.no_mirror,
-            max_cycles=args.max_cycles,
-        )
-    print(f"{len(paths)} recorded game{'s' if len(paths) != 1 else ''} written to {args.record}")
+    created = not args.record.exists()
+    args.record.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".cardzoo-record-", dir=args.record))
+    try:
+        with option_errors("--record"):
+            made = record_games(
+                args.game,
+                [agent_factory(args.game, name) for name in args.agents],
+                scratch,
+                num_games=count,
+                seed=args.seed,
+                params=params,
+                mirrored=not args.no_mirror,
+                max_cycles=args.max_cycles,
+            )
+    except BaseException:  # a refused or interrupted recording leaves nothing
+        shutil.rmtree(scratch, ignore_errors=True)
+        if created:
+            with contextlib.suppress(OSError):
+                args.record.rmdir()
+        raise
+    placed = [(args.record / path.name, publish_new(path, args.record / path.name))
+              for path in made]  # fmt: skip
+    with contextlib.suppress(OSError):  # empty unless a GIF found no free name (then kept)
+        scratch.rmdir()
+    print(f"{len(made)} recorded game{'s' if len(made) != 1 else ''} written to {args.record}")
+    taken = [(wanted, kept) for wanted, kept in placed if kept != wanted]
+    if taken:
+        others = len(taken) - 1
+        more = f" (and {others} more recorded game{'s' if others > 1 else ''})" if others else ""
+        raise UsageError("--record", str(appeared_error(*taken[0])) + more)
