@@ -40,9 +40,10 @@ from cardzoo.vector.seated import SeatedGames, kernel_policy
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)
 class GameRecord:
-    """The outcome of one game, per seat."""
+    """The outcome of one game, per seat. Two records are equal when every field is, the
+    per-seat arrays number for number and of the same dtype."""
 
     seed: int
     rewards: np.ndarray  # summed over the game
@@ -50,6 +51,20 @@ class GameRecord:
     winners: np.ndarray  # bool; all False when truncated
     length: int  # agent steps
     truncated: bool
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameRecord):
+            return NotImplemented
+        same = (self.seed, self.length, self.truncated) == (
+            other.seed,
+            other.length,
+            other.truncated,
+        )
+        return same and all(
+            getattr(self, name).dtype == getattr(other, name).dtype
+            and np.array_equal(getattr(self, name), getattr(other, name))
+            for name in _SEAT_ARRAYS
+        )
 
 
 def play_game(
@@ -59,6 +74,11 @@ def play_game(
     ``agents``: one :class:`~cardzoo.agents.Agent` per seat, each built for ``game``
     (:func:`~cardzoo.agents.make_agent` builds one from a name); anything else raises
     :class:`~cardzoo.errors.InputError` before the game starts."""
+    if not isinstance(game, Game):
+        raise InputError(
+            f"play_game: game must be a cardzoo Game, got {game!r:.80} (cardzoo.envs.load_game "
+            "makes one from a name)"
+        )
     seed = check_int("seed", seed, 0)
     max_cycles = _check_max_cycles(game, max_cycles)
     if len(agents) != game.num_players:
@@ -86,9 +106,11 @@ def game_record(table: Table, seed: int) -> GameRecord:
     return GameRecord(seed, table.rewards, game.scores(state), winners, table.steps, truncated)
 
 
-def agent_seed(seed: int, game_index: int, entry: int) -> int:
-    """The seed of line-up entry ``entry``'s agent in game ``game_index`` of a match."""
-    return int(np.random.SeedSequence((seed, game_index, entry)).generate_state(1)[0])
+def agent_seed(seed: int, game_index: int, entry: int, named: int | None = None) -> int:
+    """The seed of line-up entry ``entry``'s agent in game ``game_index`` of a match (``named``:
+    a seed given in the agent's name, :attr:`~cardzoo.agents.Agent.named_seed`, mixed in)."""
+    key = (seed, game_index, entry) if named is None else (seed, game_index, entry, named)
+    return int(np.random.SeedSequence(key).generate_state(1)[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -102,8 +124,10 @@ class AgentRecord:
 
     An agent in several seats of the same game (three random players, say) has correlated
     results within that game, so its intervals are computed over games, from its per-game
-    averages (normal approximation); an agent in one seat per game gets the Wilson interval of
-    its wins."""
+    averages (normal approximation; for a win rate of 0 or 1 in every game, Wilson's interval
+    over the games, since the normal one would have no width); an agent in one seat per
+    game gets the Wilson interval of its wins. A mean reward or score whose values were all equal
+    has an interval of no width: the games showed no spread, which is not to say there is none."""
 
     name: str
     seats_per_game: int = 1
@@ -128,6 +152,12 @@ class AgentRecord:
     def summary(self) -> dict:
         if self.seats_per_game == 1:
             low, high = wilson_interval(self.wins, self.seat_games)
+        elif set(self.win_shares) in ({0.0}, {1.0}):
+            # It never won, or won with every seat, in every game: the normal interval would
+            # have no width. A share lies in 0..1, whose variance is at most p(1 - p): Wilson's
+            # interval over the games is the honest one. (A share the rules fix, one winner of
+            # two seats it holds both of, keeps its exact interval.)
+            low, high = wilson_interval(sum(self.win_shares), len(self.win_shares))
         else:
             _, low, high = mean_interval(self.win_shares)
             low, high = max(0.0, low), min(1.0, high)
@@ -155,6 +185,12 @@ class MatchResult:
     games: list[GameRecord]
     agents: dict[str, AgentRecord]
     mirrored: bool
+    #: with ``mirrored``: the rotations each deal was replayed under (None: every one)
+    rotations: int | None = None
+    #: the first deal and the step limit the match was played with (None in records written
+    #: before they were kept)
+    seed: int | None = None
+    max_cycles: int | None = None
 
     @property
     def truncated(self) -> int:
@@ -166,6 +202,8 @@ class MatchResult:
             "params": self.params,
             "lineup": self.lineup,
             "num_games": len(self.games),
+            "seed": self.seed,
+            "max_cycles": self.max_cycles,
             "mirrored": self.mirrored,
             "truncated": self.truncated,
             "agents": [record.summary() for record in self.agents.values()],
@@ -181,6 +219,9 @@ class MatchResult:
             "params": self.params,
             "lineup": self.lineup,
             "mirrored": self.mirrored,
+            "rotations": self.rotations,
+            "seed": self.seed,
+            "max_cycles": self.max_cycles,
             "dtypes": {
                 name: str(getattr(self.games[0], name).dtype) if self.games else None
                 for name in _SEAT_ARRAYS
@@ -222,6 +263,9 @@ class MatchResult:
                 games,
                 {record.name: record for record in agents},
                 _json_bool(data, "mirrored"),
+                _json_count(data, "rotations", 1),
+                _json_count(data, "seed", 0),
+                _json_count(data, "max_cycles", 1),
             )
         except InputError:
             raise
@@ -232,17 +276,18 @@ class MatchResult:
         """The result as a plain-text table (95% intervals in brackets)."""
         head = (
             f"{self.game} {self.params}, {len(self.games)} games"
-            f"{' on mirrored deals' if self.mirrored else ''}, seats rotated; "
-            f"truncated: {self.truncated}"
+            f"{' on mirrored deals' if self.mirrored else ''}{self._partial_deal()}, seats "
+            f"rotated; truncated: {self.truncated}"
         )
-        rows = [head, f"{'agent':<22}{'seat-games':>11}  {'win rate [95% CI]':<24}"]
+        width = max(22, 2 + max(len(name) for name in self.agents))  # names never touch
+        rows = [head, f"{'agent':<{width}}{'seat-games':>11}  {'win rate [95% CI]':<24}"]
         rows[-1] += f"{'mean reward [95% CI]':<28}{'mean score [95% CI]':<28}"
         for record in self.agents.values():
             s = record.summary()
             rows.append(
-                f"{s['agent']:<22}{s['seat_games']:>11}  "
+                f"{s['agent']:<{width}}{s['seat_games']:>11}  "
                 f"{s['win_rate']:.3f} [{s['win_rate_ci'][0]:.3f}, {s['win_rate_ci'][1]:.3f}]".ljust(
-                    24 + 35
+                    width + 11 + 2 + 24
                 )
                 + f"{_fmt(s['mean_reward'], s['mean_reward_ci']):<27} "  # a space even when
                 + f"{_fmt(s['mean_score'], s['mean_score_ci']):<27} "  # a figure is wider
@@ -253,6 +298,23 @@ class MatchResult:
                 "averages)"
             )
         return "\n".join(rows)
+
+    def _partial_deal(self) -> str:
+        """Where the games end inside a deal's rotations, the table's head says so."""
+        per_deal = (self.rotations or len(self.lineup)) if self.mirrored else 1
+        played = len(self.games) % per_deal
+        if not played:
+            return ""
+        return f" (the last deal in {played} of its {per_deal} seatings)"
+
+
+def _json_count(data: dict, key: str, low: int) -> int | None:
+    """A match record's optional integer ``key`` (>= ``low``; absent in records written before
+    it was kept, or null: None)."""
+    value = data.get(key)
+    if value is not None and (type(value) is not int or value < low):
+        raise InputError(f"its {key} is {value!r:.40}, not an integer >= {low}")
+    return value
 
 
 #: the fields of a GameRecord that hold one number per seat
@@ -302,6 +364,12 @@ def _check_lineup(lineup: Sequence[AgentSpec]) -> list[AgentSpec]:
     if not lineup:
         raise InputError("lineup is empty; give one agent per seat")
     for entry in lineup:
+        if isinstance(entry, Agent):  # callable (it acts), but one agent for every game
+            raise InputError(
+                f"lineup entry {entry!r:.80} is an agent, not a name or a factory: a match "
+                "builds and seeds its own agents for every game; give its name, or a factory "
+                "f(game, seed) -> Agent that makes a new one"
+            )
         if not (isinstance(entry, str) or callable(entry)):
             raise InputError(
                 f"lineup entry {entry!r} is neither an agent name nor a factory f(game, seed)"
@@ -355,6 +423,7 @@ def play_match(
     progress: bool = False,
     parallel: int = 64,
     tables: bool = False,
+    rotations: int | None = None,
 ) -> MatchResult:
     """Play ``num_games`` games between the agents of ``lineup``, one per seat.
 
@@ -363,13 +432,19 @@ def play_match(
     ``num_players`` in ``params`` is refused with a ``ValueError``). Game ``g`` seats lineup
     entry ``(seat + g) % n`` in each seat. With ``mirrored`` deal ``g // n`` is replayed under
     every rotation; otherwise every game has a deal of its own. Deals use seeds
-    ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does.
+    ``seed, seed + 1, ...`` exactly as ``env.reset(seed=...)`` does. ``rotations`` (with
+    ``mirrored``): a line-up that repeats itself when turned by that many seats (a tournament's
+    A B A B: 2) replays each deal under that many rotations only, its distinct seatings (the
+    others would replay the same games); it must divide the player count, and the line-up must
+    repeat with it.
 
     Up to ``parallel`` games are played side by side (:class:`~cardzoo.table.Tables`), so that a
     policy decides for all the seats it plays in one forward pass. Decision: the agents of game
     ``g`` are reseeded from ``(seed, g, lineup entry)`` (:func:`agent_seed`) at its start, so a
     game is the same whether it is played alone, first, or beside others (``parallel=1`` plays
-    the same games one at a time); a factory must return a new agent at every call.
+    the same games one at a time); a factory must return a new agent at every call. A seed in
+    an agent's name (``pimc:simulations=100:seed=3``) is mixed into its seed for every game:
+    the same name plays the same games, another seed other ones.
 
     **Decision (batch or Tables):** where the game has a kernel (Nobody Wants It, Believe It or
     Not, Minus Two) and every agent of the line-up is one a batch plays exactly as a Table does
@@ -393,6 +468,7 @@ def play_match(
     )
     n = game.num_players
     labels = [agent_label(entry) for entry in lineup]
+    rotations = _check_rotations(rotations, labels, mirrored)
     slots = min(check_int("parallel", parallel, 1), num_games)
     # Agents are built once per game slot and reseeded for every game from (seed, game, entry):
     # each game is the same whether the match plays it alone or beside others.
@@ -410,10 +486,10 @@ def play_match(
         for first in range(0, num_games, slots):
             seatings = []
             for slot, g in enumerate(range(first, min(first + slots, num_games))):
-                deal, seat_entries = match_seating(seed, g, n, mirrored)
+                deal, seat_entries = match_seating(seed, g, n, mirrored, rotations)
                 agents = [pools[slot][entry] for entry in seat_entries]
                 for agent, entry in zip(agents, seat_entries):
-                    agent.reseed(agent_seed(seed, g, entry))
+                    agent.reseed(agent_seed(seed, g, entry, agent.named_seed))
                 seatings.append((deal, seat_entries, agents))
             played = (
                 _play_on_tables(game, seatings, max_cycles)
@@ -430,7 +506,25 @@ def play_match(
                         [float(record.scores[seat]) for seat in seats],
                     )
                 advance()
-    return MatchResult(game_name, game.params(), labels, games, records, mirrored)
+    return MatchResult(
+        game_name, game.params(), labels, games, records, mirrored, rotations, seed, max_cycles
+    )
+
+
+def _check_rotations(rotations: int | None, labels: list[str], mirrored: bool) -> int | None:
+    """``rotations`` checked (see :func:`play_match`): None, or with ``mirrored`` a divisor of
+    the player count under which the line-up's labels repeat."""
+    if rotations is None:
+        return None
+    n = len(labels)
+    rotations = check_int("rotations", rotations, 1, n)
+    if not mirrored or n % rotations or labels != labels[rotations:] + labels[:rotations]:
+        raise InputError(
+            f"rotations={rotations}: only mirrored deals of a line-up that repeats itself when "
+            f"turned by {rotations} seats (and {rotations} dividing {n}) take it; got "
+            f"{labels}{'' if mirrored else ' not mirrored'}"
+        )
+    return None if rotations == n else rotations
 
 
 def _batch_for(
@@ -490,10 +584,14 @@ def _play_on_batch(seated: SeatedGames, seatings: list) -> list[GameRecord]:
     return records
 
 
-def match_seating(seed: int, game_index: int, num_players: int, mirrored: bool) -> tuple:
+def match_seating(
+    seed: int, game_index: int, num_players: int, mirrored: bool, rotations: int | None = None
+) -> tuple:
     """Game ``game_index`` of a match: the seed of its deal and the line-up entry in each seat
-    (rotated one seat per game; with ``mirrored`` a deal is replayed under every rotation)."""
-    deal = seed + (game_index // num_players if mirrored else game_index)
+    (rotated one seat per game; with ``mirrored`` a deal is replayed under ``rotations``
+    consecutive rotations, every one by default)."""
+    per_deal = (rotations or num_players) if mirrored else 1
+    deal = seed + game_index // per_deal
     return deal, [(seat + game_index) % num_players for seat in range(num_players)]
 
 

@@ -103,7 +103,7 @@ def record_games(
         deal, seat_entries = match_seating(seed, g, n, mirrored)
         seated = [agents[entry] for entry in seat_entries]
         for agent, entry in zip(seated, seat_entries):
-            agent.reseed(agent_seed(seed, g, entry))
+            agent.reseed(agent_seed(seed, g, entry, agent.named_seed))
         _, frames = play_recorded_game(game, seated, deal, max_cycles, viewer)
         written.append(Path(write_gif(path / gif_name(g), frames, fps=fps)))
     return written

@@ -10,7 +10,11 @@ B. With 2 players that is one line-up, A against B. With n > 2 players it is eve
 copies of A and B around the table, each at least once, counted up to rotation (3 players: AAB,
 ABB; 4 players: AAAB, AABB, ABAB, ABBB). Each line-up is one :func:`~cardzoo.evaluation.play_match`:
 seats rotated every game and mirrored deals (one deal replayed under every rotation), so every
-line-up meets every deal in every seat.
+line-up meets every deal in every seat. Decision: a line-up that repeats itself when turned (A B
+A B at 4 players; A B A B A B, A A B A A B and A B B A B B at 6) replays each deal under its
+distinct seatings only (2 for A B A B), and plays more deals instead: its other rotations
+would replay the same games (exactly, for agents that do not draw at random), which the
+statistics would count as evidence twice.
 
 Decision: with more than 2 players a pair meets at tables of copies of the two of them, not at
 tables of several different agents. That gives every pair a head-to-head on equal terms (the set
@@ -124,6 +128,13 @@ def seating_patterns(num_players: int) -> list[str]:
     return sorted(patterns)
 
 
+def pattern_period(pattern: str) -> int:
+    """The fewest seats ``pattern`` can be turned by to give itself again (its length if no
+    fewer does): A B A B repeats after 2, so of its 4 rotations only 2 are distinct seatings."""
+    n = len(pattern)
+    return next(p for p in range(1, n + 1) if n % p == 0 and pattern == pattern[p:] + pattern[:p])
+
+
 @dataclasses.dataclass(frozen=True)
 class LineUp:
     """One table of a pair: ``pattern`` says which seat holds ``first`` (A) or ``second`` (B)."""
@@ -135,6 +146,13 @@ class LineUp:
     @property
     def agents(self) -> list[str]:
         return [self.first if mark == "A" else self.second for mark in self.pattern]
+
+    @property
+    def rotations(self) -> int | None:
+        """The rotations its mirrored deals are replayed under: its distinct seatings (None:
+        every rotation, for a line-up that does not repeat itself when turned)."""
+        period = pattern_period(self.pattern)
+        return None if period == len(self.pattern) else period
 
 
 # ----------------------------------------------------------------------------------------------
@@ -320,19 +338,27 @@ class TournamentResult:
 
     def save(self, folder: str | os.PathLike) -> dict[str, Path]:
         """Write ``tournament.json``, ``ratings.png`` and ``pairwise.png`` into ``folder``
-        (created if missing), each atomically. Returns the paths by kind. A folder that holds
-        another tournament's ``tournament.json`` is refused (``InputError``), before anything
-        is written; saving the same tournament again rewrites all three files
-        (``tournament.json`` with the same content)."""
+        (created if missing), each atomically. Returns the paths by kind. Refused
+        (``InputError``), before anything is written: an empty path (never read as the current
+        folder), a path that is a file, a folder that holds another tournament's
+        ``tournament.json``, and one that holds a ``ratings.png`` or ``pairwise.png`` without
+        this tournament's ``tournament.json`` (a user's pictures are not replaced). Saving the
+        same tournament again rewrites all three files (``tournament.json`` with the same
+        content)."""
         from cardzoo.tournament_plots import save_figure
 
+        if not os.fspath(folder).strip():
+            raise InputError("folder: an empty path; give the folder to save the tournament in")
         folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"folder: {folder} is a file, not a folder")
         paths = {
             "json": folder / SUMMARY_FILE,
             "ratings": folder / "ratings.png",
             "pairwise": folder / "pairwise.png",
         }
         summary = self.summary()
+        same = False
         if paths["json"].exists():
             try:
                 same = json.loads(paths["json"].read_text()) == json.loads(json.dumps(summary))
@@ -343,6 +369,12 @@ class TournamentResult:
                     f"folder: {folder} holds another tournament's {SUMMARY_FILE}; save this one "
                     "in a folder of its own"
                 )
+        pictures = [paths[kind].name for kind in ("ratings", "pairwise") if paths[kind].exists()]
+        if pictures and not same:
+            raise InputError(
+                f"folder: {folder} holds {' and '.join(pictures)} of no tournament saved there "
+                f"(no {SUMMARY_FILE} of this one); save it in a folder of its own"
+            )
         write_json_atomic(paths["json"], summary)
         save_figure(self.plot_ratings(), paths["ratings"])
         save_figure(self.plot_pairwise(), paths["pairwise"])
@@ -420,6 +452,7 @@ def tournament(
                     params=params,
                     mirrored=True,
                     max_cycles=max_cycles,
+                    rotations=lineup.rotations,
                 )
                 if store is not None:
                     store.save(index, lineup, finished[index])
@@ -554,12 +587,14 @@ class _TournamentFolder:
         except InputError as error:
             raise self._damaged(file, str(error)) from None
         n = len(lineup.pattern)
-        deals = [match_seating(settings["seed"], g, n, True)[0] for g in range(games_per_lineup)]
+        seed, rotations = settings["seed"], lineup.rotations
+        deals = [match_seating(seed, g, n, True, rotations)[0] for g in range(games_per_lineup)]
         played = {
             "game": match.game,
             "params": match.params,
             "lineup": match.lineup,
             "mirrored": match.mirrored,
+            "rotations": match.rotations,
             "deals": [record.seed for record in match.games],
         }
         wanted = {
@@ -567,6 +602,7 @@ class _TournamentFolder:
             "params": settings["params"],
             "lineup": lineup.agents,
             "mirrored": True,
+            "rotations": rotations,
             "deals": deals,
         }
         if played != wanted:
@@ -683,6 +719,7 @@ class _Ticking(Agent):
         self.agent = agent
         self.bar = bar
         self.name = agent.name
+        self.named_seed = agent.named_seed
         # what the table gives the wrapped agent: it sees exactly what it would see unwrapped
         self.uses_observation = agent.uses_observation
         self.uses_state = agent.uses_state

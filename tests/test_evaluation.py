@@ -384,3 +384,49 @@ def test_an_agent_seed_follows_the_seed_rule(seed):
     with pytest.raises(InputError, match="seed must be None or an integer >= 0"):
         agent.reseed(seed)
     assert make_agent("nobody_wants_it", "random", game, seed=np.uint8(3)).unmade_seed() == 3
+
+
+def test_a_win_rate_without_spread_among_games_gets_wilsons_interval_over_games():
+    """nwi_dodger beats two random players in every one of these 3 games: the random seats'
+    per-game shares are all 0, and their interval is Wilson's over 3 games, not [0, 0]."""
+    result = play_match("nobody_wants_it", ["nwi_dodger", "random", "random"], 3)
+    random_agent = result.agents["random"].summary()
+    assert random_agent["wins"] == 0 and random_agent["seat_games"] == 6
+    assert random_agent["win_rate_ci"] == list(wilson_interval(0, 3))
+
+
+def test_a_match_record_read_back_compares_equal_and_keeps_seed_and_max_cycles():
+    result = play_match("nobody_wants_it", ["nwi_dodger", "random", "random"], 4, seed=7)
+    again = MatchResult.from_json(json.loads(json.dumps(result.to_json())))
+    assert again == result and again.games[0] == result.games[0]
+    assert (result.summary()["seed"], result.summary()["max_cycles"]) == (7, 1500)
+    changed = MatchResult.from_json(result.to_json())
+    changed.games[0].scores = changed.games[0].scores + 1
+    assert changed != result
+    assert "(the last deal in 1 of its 3 seatings)" in result.table()
+
+
+def test_an_agent_object_in_a_lineup_is_refused_with_what_to_give_instead():
+    game = load_game("nobody_wants_it", num_players=2)
+    agent = make_agent("nobody_wants_it", "random", game)
+    with pytest.raises(InputError, match="is an agent, not a name or a factory"):
+        play_match("nobody_wants_it", ["random", agent], 2)
+    with pytest.raises(InputError, match="game must be a cardzoo Game"):
+        play_game("nobody_wants_it", [agent, agent], 0)
+
+
+def test_long_agent_names_do_not_run_into_the_next_column():
+    name = "pimc:simulations=20:rollout=random"
+    table = play_match("nobody_wants_it", [name, "random"], 2).table().splitlines()
+    row = next(line for line in table if line.startswith(name))
+    assert re.search(r"\] +[+-]\d", row)  # a space between the win rate and the reward
+
+
+def test_a_seed_in_an_agents_name_is_mixed_into_its_seed_for_every_game():
+    def games(name):
+        played = play_match("nobody_wants_it", [name, "random"], 4, parallel=1)
+        return [(g.scores.tolist(), g.length) for g in played.games]
+
+    first = games("pimc:simulations=8:seed=1")
+    assert games("pimc:simulations=8:seed=1") == first  # the same name: the same games
+    assert games("pimc:simulations=8:seed=2") != first  # it was ignored: the same games

@@ -19,13 +19,14 @@ from cardzoo.agents.foxy import ForgetfulAgent
 from cardzoo.agents.policy import pretrained_file
 from cardzoo.cli import main
 from cardzoo.errors import InputError, SettingError
-from cardzoo.evaluation import GameRecord, MatchResult
+from cardzoo.evaluation import GameRecord, MatchResult, play_match
 from cardzoo.stats import wilson_interval
 from cardzoo.tournament import (
     ORDINAL_SIGMAS,
     LineUp,
     PairRecord,
     _lineup_outcomes,
+    pattern_period,
     seating_patterns,
     tournament,
 )
@@ -47,6 +48,39 @@ def test_seating_patterns_are_every_arrangement_of_two_agents_up_to_rotation():
     assert seating_patterns(4) == ["AAAB", "AABB", "ABAB", "ABBB"]
     # binary necklaces of n beads minus the two of one colour only
     assert [len(seating_patterns(n)) for n in range(2, 9)] == [1, 2, 4, 6, 12, 18, 34]
+
+
+def test_a_patterns_period_is_the_fewest_seats_it_repeats_after():
+    periods = {"AB": 2, "AAB": 3, "ABAB": 2, "AABB": 4, "ABABAB": 2, "AABAAB": 3, "ABBABB": 3}
+    assert {pattern: pattern_period(pattern) for pattern in periods} == periods
+
+
+def test_a_lineup_that_repeats_when_turned_replays_each_deal_under_its_distinct_seatings():
+    """A B A B turned by two seats is A B A B again: its deals are played under two rotations
+    (they were under four, and two heuristics that do not draw played every game twice)."""
+    result = tournament("nobody_wants_it", ["hand_shedder", "nwi_dodger"], games=16, players=4)
+    for lineup, match in zip(result.lineups, result.matches):
+        games = [(g.seed, tuple(g.scores.tolist()), g.length) for g in match.games]
+        assert len(set(games)) == len(games) == 4, lineup.pattern
+        per_deal = 2 if lineup.pattern == "ABAB" else 4
+        assert [g.seed for g in match.games] == [g // per_deal for g in range(4)]
+        assert match.rotations == (2 if lineup.pattern == "ABAB" else None)
+
+
+@pytest.mark.parametrize(
+    "lineup, rotations, mirrored, message",
+    [
+        (["random", "nwi_dodger", "random", "nwi_dodger"], 3, True, "3 dividing 4"),
+        (["random", "nwi_dodger", "random", "nwi_dodger"], 5, True, "rotations=5 is out of"),
+        (["random", "nwi_dodger", "random", "random"], 2, True, "repeats itself when turned"),
+        (["random", "nwi_dodger", "random", "nwi_dodger"], 2, False, "not mirrored"),
+    ],
+)
+def test_play_match_refuses_rotations_its_lineup_does_not_repeat_under(
+    lineup, rotations, mirrored, message
+):
+    with pytest.raises(InputError, match=message):
+        play_match("nobody_wants_it", lineup, 4, rotations=rotations, mirrored=mirrored)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
@@ -216,6 +250,18 @@ def test_save_refuses_a_folder_of_another_tournament(nwi_result, tmp_path):
         nwi_result.save(tmp_path / "out")
     assert paths["json"].read_bytes() == before
     assert other.save(tmp_path / "out")["json"].read_bytes() == before
+
+
+def test_save_refuses_a_users_pictures_an_empty_path_and_a_file(nwi_result, tmp_path):
+    (tmp_path / "ratings.png").write_bytes(b"mine")
+    with pytest.raises(InputError, match="holds ratings.png of no tournament saved there"):
+        nwi_result.save(tmp_path)
+    assert (tmp_path / "ratings.png").read_bytes() == b"mine"
+    assert not (tmp_path / "tournament.json").exists()
+    with pytest.raises(InputError, match="an empty path"):
+        nwi_result.save("")
+    with pytest.raises(InputError, match="is a file, not a folder"):
+        nwi_result.save(tmp_path / "ratings.png")
 
 
 def test_save_writes_the_json_and_both_plots(nwi_result, tmp_path):

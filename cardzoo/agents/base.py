@@ -21,6 +21,9 @@ class Agent:
 
     #: registry name, e.g. "random" or "nwi_dodger"
     name = "agent"
+    #: a seed given in the agent's name (``ismcts:seed=3``), or None: a match mixes it into the
+    #: seed it gives the agent for every game, so another seed in the name plays other games
+    named_seed: int | None = None
     #: False for agents that decide from the action mask alone: :func:`take_turn` then skips
     #: building the observation vector (a large share of a random opponent's cost in training)
     uses_observation = True

@@ -87,9 +87,12 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
     agent_class = _agent_class(game_name, agent_name)
     params = parse_params(kind, rest, getattr(agent_class, "PARAMS", {})) if colon else {}
     # A seed in the name (ismcts:seed=3) is the agent's own; matches still reseed every agent
-    # for every game from the match's seed (Agent.reseed), so that games can be replayed.
-    seed = params.pop("seed", seed)
-    return agent_class(game, seed=seed, **params)
+    # for every game, from the match's seed and this one (Agent.named_seed), so that games can
+    # be replayed and another seed in the name plays other games.
+    named = params.pop("seed", None)
+    agent = agent_class(game, seed=seed if named is None else named, **params)
+    agent.named_seed = named
+    return agent
 
 
 def check_agent_name(game_name: str, agent_name: str) -> None:
