@@ -43,6 +43,7 @@ before calling :meth:`step`.
 from __future__ import annotations
 
 import importlib
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -144,6 +145,7 @@ class GameBatch:
         assert isinstance(game, KernelGame)  # has_batch: the games with a kernel are
         self.starts = np.array(game.observation_starts(), np.int64)
         self._starts_list = self.starts.tolist()
+        self._pack_view = struct.Struct(f"{game.observation_size}f").pack
         #: 0, 1, .., n-1 once per game: the seats of :meth:`seat_views`
         self._seat_cycle = np.tile(np.arange(game.num_players, dtype=np.int64), self.num_games)
         self._mask = np.zeros(game.num_actions, np.int64)  # the kernel's scratch
@@ -298,9 +300,17 @@ class GameBatch:
         )
         shown = players >= -1
         if shown.all():
-            observations[...] = views
+            observations[...] = self._as_float32(views)
         elif shown.any():
-            observations[shown] = [view for view, seen in zip(views, shown.tolist()) if seen]
+            seen = [view for view, kept in zip(views, shown.tolist()) if kept]
+            observations[shown] = self._as_float32(seen)
+
+    def _as_float32(self, views: list[list[float]]) -> np.ndarray:
+        """The plain kernel's observation lists as one float32 array. (Packed by ``struct``,
+        which takes Python's numbers several times faster than numpy reads a list of lists:
+        a tenth of a plain vector step.)"""
+        packed = b"".join([self._pack_view(*view) for view in views])
+        return np.frombuffer(packed, np.float32).reshape(len(views), -1)
 
     def _views(self, count: int) -> list[list[float]]:
         """``count`` observation vectors as lists, for the plain kernel to write."""
