@@ -59,12 +59,15 @@ def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[flo
 def mean_interval(
     values: Sequence[float] | np.ndarray, z: float = Z_95
 ) -> tuple[float, float, float]:
-    """Mean and its 95% normal-approximation interval."""
+    """Mean and its 95% normal-approximation interval. No values give NaN for all three; one
+    value its mean with NaN bounds (one value shows no spread: an interval of no width would
+    claim a certainty it does not have). Values that are all equal give an interval of no
+    width: the sample showed no spread, which is not to say there is none."""
     array = np.asarray(values, dtype=float)
     if array.size == 0:
         return (math.nan, math.nan, math.nan)
     mean = float(array.mean())
     if array.size == 1:
-        return (mean, mean, mean)
+        return (mean, math.nan, math.nan)
     half = z * float(array.std(ddof=1)) / math.sqrt(array.size)
     return (mean, mean - half, mean + half)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cardzoo.errors import InputError
-from cardzoo.stats import wilson_interval
+from cardzoo.stats import mean_interval, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,9 @@ def test_wilson_interval_takes_half_wins_numpy_counts_and_rounding_errors():
     assert wilson_interval(np.int64(3), np.int64(5)) == pytest.approx(wilson_interval(3, 5))
     assert wilson_interval(6 * (1 + 1e-15), 6) == wilson_interval(6, 6)
     assert wilson_interval(-1e-15, 6) == wilson_interval(0, 6)
+
+
+def test_a_mean_of_one_value_has_no_interval():
+    mean, low, high = mean_interval([5.0])
+    assert mean == 5.0 and math.isnan(low) and math.isnan(high)  # it was (5, 5, 5)
+    assert all(math.isnan(x) for x in mean_interval([]))
