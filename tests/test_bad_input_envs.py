@@ -23,6 +23,7 @@ from pettingzoo.test import max_cycles_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 from cardzoo.envs import GAMES, foxy_v0
+from cardzoo.errors import InputError
 
 ONE_CONFIG_PER_GAME = [
     pytest.param(spec, spec.test_configs()[0], id=spec.name) for spec in GAMES.values()
@@ -412,6 +413,21 @@ def test_a_seat_that_does_not_exist_is_refused_by_the_engine(spec, config, seat)
         game.picture(state, seat)
     assert json.dumps(game.snapshot(state), sort_keys=True) == before
     assert game.observe(state, np.int64(game.num_players - 1)).shape == (game.observation_size,)
+
+
+@pytest.mark.parametrize(
+    "agent, mode, message",
+    [
+        ("player_5", "ansi", "agent='player_5' is not one of"),
+        ([], "ansi", r"agent=\[\] is not one of"),  # it was a TypeError: unhashable
+        ("player_0", "human", "mode='human' is not allowed"),
+    ],
+)
+def test_render_seat_refuses_a_seat_or_mode_as_bad_input(agent, mode, message):
+    env = foxy_v0.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(InputError, match=message):
+        env.render_seat(agent, mode)
 
 
 def test_render_seat_before_reset_names_render_seat():

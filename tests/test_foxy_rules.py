@@ -600,8 +600,26 @@ def test_render_shows_the_card_just_turned():
         env.step(1)
     text = env.render()
     assert text.splitlines()[0] == "Foxy, 2 players: card 4 of 20: pig+cat"
-    assert "player_0: to write (to act)" in text and "player_1: to write" in text
+    assert "player_0: to write (to act)" in text and "player_1: to write (to act)" in text
     assert "sheet" not in text  # nobody's numbers in the table view
+    env.step(2)  # player_0 has written for card 4: player_1 is still to write
+    assert "player_0: written\n  player_1: to write (to act)" in env.render()
+
+
+def test_decision_everyone_writes_at_once_so_the_parallel_form_shows_every_writer_to_act():
+    """Decision: Foxy's players write at the same time (the AEC form asks them in turn), so the
+    table marks every player who has not written for the card as to act, in both forms; the
+    parallel form showed player_0 alone."""
+    parallel = foxy_v0.parallel_env(num_players=3, render_mode="ansi")
+    parallel.reset(seed=0)
+    parallel.step({agent: 2 for agent in parallel.agents})
+    text = parallel.render_seat("player_2", mode="ansi")
+    assert [line.strip() for line in text.splitlines()[1:4]] == [
+        f"player_{seat}: to write (to act)" for seat in range(3)
+    ]
+    from cardzoo.envs.foxy.picture import status
+
+    assert status(parallel.game, parallel.state_) == "everyone to write a number for card 2"
 
 
 def test_render_from_a_seat_shows_only_that_sheet():

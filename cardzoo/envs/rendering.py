@@ -21,6 +21,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from cardzoo.errors import InputError
+
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 #: frames per second a video of a game is played at (Gymnasium's and PettingZoo's metadata key)
 RENDER_FPS = 2
@@ -76,11 +78,13 @@ class Rendering:
         see face down, the last actions as they saw them. ``mode`` "rgb_array" (default): an
         ``(H, W, 3)`` uint8 picture of the same size as ``render()``'s; "ansi": the text.
         Works whatever the environment's ``render_mode`` (``None`` included)."""
-        if agent not in self.agent_name_mapping:
-            raise ValueError(f"render_seat: agent={agent!r} is not one of {self.possible_agents}")
+        if not isinstance(agent, str) or agent not in self.agent_name_mapping:
+            raise InputError(
+                f"render_seat: agent={agent!r:.80} is not one of {self.possible_agents}"
+            )
         if mode not in ("rgb_array", "ansi"):
-            raise ValueError(
-                f"render_seat: mode={mode!r} is not allowed; use 'rgb_array' or 'ansi'"
+            raise InputError(
+                f"render_seat: mode={mode!r:.80} is not allowed; use 'rgb_array' or 'ansi'"
             )
         self._require_state("render_seat")
         player = self.agent_name_mapping[agent]

@@ -180,15 +180,26 @@ def status(game: Foxy, state: FoxyState) -> str:
             verdict = "won" if winners else "lost"
             return f"game over: best possible {best}; {verdict}"
         return f"game over; winner(s): {winners}"
-    return f"{player_name(state.current_player)} to write a number for card {state.turned}"
+    # Everyone writes at once (the AEC form asks them one after another, the parallel form all
+    # together): the header names every player still to write for this card, not one of them.
+    waiting = [p for p in range(game.num_players) if not _written(game, state, p)]
+    names = ", ".join(player_name(p) for p in waiting)
+    who = "everyone" if len(waiting) == game.num_players > 1 else names
+    return f"{who} to write a number for card {state.turned}"
+
+
+def _written(game: Foxy, state: FoxyState, seat: int) -> bool:
+    """Whether ``seat`` has written its number for the card turned last."""
+    return game.numbers_written(state, seat) >= state.turned
 
 
 def seat_label(game: Foxy, state: FoxyState, seat: int, points) -> Seat:
     if points is not None:
         score = f"total {int(points[seat].sum())}"
     else:
-        done = game.numbers_written(state, seat) >= state.turned
-        score = "written" if done else "to write"
+        score = "written" if _written(game, state, seat) else "to write"
     return Seat(
-        player_name(seat), score=score, to_act=not state.terminal and seat == state.current_player
+        player_name(seat),
+        score=score,
+        to_act=not state.terminal and not _written(game, state, seat),  # all write at once
     )

@@ -490,9 +490,7 @@ class Foxy(Game):
         ]
         for seat in range(self.num_players):
             done = self.numbers_written(state, seat) > card
-            status = "written" if done else "to write"
-            if seat == state.current_player:
-                status += " (to act)"
+            status = "written" if done else "to write (to act)"  # everyone writes at once
             lines.append(f"  player_{seat}: {status}")
         if player is not None:
             numbers = [
