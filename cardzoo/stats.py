@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[flo
     plausible."""
     from cardzoo.errors import InputError  # ground floor too: the one error for bad input
 
-    def real(value: object) -> bool:  # a finite int or float, Python's or numpy's; no bool
+    def real(value: Any) -> bool:  # a finite int or float, Python's or numpy's; no bool
         number = isinstance(value, (int, float, np.integer, np.floating))
         return number and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
 
