@@ -67,15 +67,15 @@ def check_record_folder(folder: str | os.PathLike, num_games: int) -> Path:
         raise InputError("folder: an empty path names no folder; give a folder name")
     try:
         existing = path.absolute()
-        while not existing.exists():
+        while not os.path.lexists(existing):  # a link to nothing is there too
             existing = existing.parent
     except OSError as error:  # a parent that may not be looked into
         raise InputError(f"folder: cannot write {text!r}: {error.strerror}") from None
     if existing == path.absolute() and not existing.is_dir():
-        raise InputError(f"folder: {text!r} is a file; give a folder")
+        raise InputError(f"folder: {text!r} is a file or a link to nothing; give a folder")
     if not existing.is_dir():
         raise InputError(f"folder: cannot write {text!r}: {str(existing)!r} is a file")
-    taken = [gif_name(g) for g in range(num_games) if (path / gif_name(g)).exists()]
+    taken = [gif_name(g) for g in range(num_games) if os.path.lexists(path / gif_name(g))]
     if taken:
         raise InputError(
             f"folder: {text!r} already holds {taken[0]}"

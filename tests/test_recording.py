@@ -409,3 +409,16 @@ def test_cli_record_games_without_record_or_beyond_games_is_refused(tmp_path, ca
     err = refused(capsys, tmp_path, "--record", str(tmp_path), "--record-games", "5")
     assert "--record-games: 5 games to record but --games is 4" in err
     assert os.listdir(tmp_path) == []
+
+
+def test_links_to_nothing_are_refused_before_the_first_game(tmp_path):
+    """A link to nothing named as a recording, or as the folder, is there: refused at once (the
+    first was taken for a file that appeared during the games, the second a FileExistsError)."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "game_0001.gif").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(InputError, match="already holds game_0001.gif"):
+        record_games("henhouse", ["random"] * 2, folder, num_games=1)
+    (tmp_path / "link").symlink_to(tmp_path / "nofolder")
+    with pytest.raises(InputError, match="is a file or a link to nothing"):
+        record_games("henhouse", ["random"] * 2, tmp_path / "link", num_games=1)
