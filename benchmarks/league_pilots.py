@@ -319,6 +319,12 @@ PILOTS: dict[str, TrainConfig] = {
 #: 28,016,640 decisions passes all three: 0.389 against three dodgers, a 1M gain of -0.004
 #: (shipped +0.030), 0.505 head to head (there is no earlier learned agent of this game); the
 #: others win 0.365-0.370. It replaces the shipped agent (benchmarks/pretrained.py, version 2).
+#: Nobody Wants It's pilot f (pilot e for 64M decisions, two layers of 256, a falling rate): its
+#: own choice (50,003,968 decisions) passes all three: 0.394 [0.373, 0.416] against three dodgers
+#: (shipped version 2: 0.389), a 1M gain of -0.0345 [-0.061, -0.008] (shipped -0.004), 0.5525
+#: and 0.549 head to head against versions 2 and 1 (the first head-to-head scores measured after
+#: tournaments stopped replaying A B A B's deals under its repeated seatings). Its four other
+#: candidates are still to be measured before the rule's choice among those that pass is made.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
