@@ -125,9 +125,9 @@ Rendering
     During the game: the card just turned and who has written on it (from a seat, also that
     player's own sheet, circled number in brackets). **Decision (everyone writes at once):**
     every player who has not written for the card is marked as to act, in both forms: the AEC
-    form asks them one after another only because it takes one action a step. At the end: every card with its true answer
-    and each player's number checked (``+points``, or ``x`` when struck out), the totals, the best
-    possible score and the winners (solo: won or lost).
+    form asks them one after another only because it takes one action a step. At the end: every
+    card with its true answer and each player's number checked (``+points``, or ``x`` when
+    struck out), the totals, the best possible score and the winners (solo: won or lost).
 
 Helpers (not observable by players)
     :meth:`Foxy.points` (points of every number written), :meth:`Foxy.best_possible_score`
