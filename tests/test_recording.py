@@ -10,6 +10,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from PIL import Image
+from tiny_runs import interrupted_at_the_second_call
 
 import cardzoo.recording
 from cardzoo import cli
@@ -206,21 +207,16 @@ def test_a_file_appearing_while_games_are_played_is_never_replaced(tmp_path, mon
 
 
 def test_an_interrupted_recording_keeps_its_finished_games_and_nothing_else(tmp_path, monkeypatch):
-    real = cardzoo.recording.play_recorded_game
-    played = []
-
-    def fails_in_the_second_game(*args, **kwargs):
-        played.append(1)
-        if len(played) == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
-
+    fails_in_the_second_game = interrupted_at_the_second_call(cardzoo.recording.play_recorded_game)
     monkeypatch.setattr(cardzoo.recording, "play_recorded_game", fails_in_the_second_game)
     with pytest.raises(KeyboardInterrupt):
         record_games("henhouse", ["random"] * 2, tmp_path / "kept", num_games=3)
     assert os.listdir(tmp_path / "kept") == ["game_0001.gif"]  # no temporary file or folder
-    played.clear()
-    played.append(1)  # the next game is the failing "second"
+
+    def interrupted(*args, **kwargs):  # Ctrl-C in the first game of the next recording
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cardzoo.recording, "play_recorded_game", interrupted)
     with pytest.raises(KeyboardInterrupt):
         record_games("henhouse", ["random"] * 2, tmp_path / "new" / "gone", num_games=1)
     assert os.listdir(tmp_path) == ["kept"]  # the folders it made are removed, being empty
