@@ -651,10 +651,25 @@ def evaluation_deals(config: TrainConfig) -> dict[str, range]:
         deals["selection"] = range(
             SELECTION_EVAL_SEED, SELECTION_EVAL_SEED + math.ceil(config.select_games / n)
         )
-    for first, second in itertools.combinations(deals, 2):
-        if set(deals[first]) & set(deals[second]):
-            raise InputError(f"the {first} and the {second} evaluations would share deals")
+    clashes = [
+        (first, second)
+        for first, second in itertools.combinations(deals, 2)
+        if set(deals[first]) & set(deals[second])
+    ]
+    if clashes:
+        raise DealsClashError(deals, clashes)
     return deals
+
+
+class DealsClashError(InputError):
+    """Evaluations of a run whose deals would meet: ``deals`` (name -> range, as
+    :func:`evaluation_deals` gives them) and the ``clashes`` (pairs of names), so that a caller
+    can say which of its settings to change."""
+
+    def __init__(self, deals: dict[str, range], clashes: list[tuple[str, str]]):
+        self.deals, self.clashes = deals, clashes
+        first, second = clashes[0]
+        super().__init__(f"the {first} and the {second} evaluations would share deals")
 
 
 def _summary(agent: dict[str, Any]) -> dict[str, Any]:
