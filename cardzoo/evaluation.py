@@ -301,7 +301,7 @@ class MatchResult:
 
     def _partial_deal(self) -> str:
         """Where the games end inside a deal's rotations, the table's head says so."""
-        per_deal = (self.rotations or len(self.lineup)) if self.mirrored else 1
+        per_deal = games_per_deal(len(self.lineup), self.mirrored, self.rotations)
         played = len(self.games) % per_deal
         if not played:
             return ""
@@ -584,14 +584,19 @@ def _play_on_batch(seated: SeatedGames, seatings: list) -> list[GameRecord]:
     return records
 
 
+def games_per_deal(num_players: int, mirrored: bool, rotations: int | None = None) -> int:
+    """How many games of a match play each deal: one per rotation played (``rotations``, or
+    every one) on mirrored deals, else one."""
+    return (rotations or num_players) if mirrored else 1
+
+
 def match_seating(
     seed: int, game_index: int, num_players: int, mirrored: bool, rotations: int | None = None
 ) -> tuple:
     """Game ``game_index`` of a match: the seed of its deal and the line-up entry in each seat
     (rotated one seat per game; with ``mirrored`` a deal is replayed under ``rotations``
     consecutive rotations, every one by default)."""
-    per_deal = (rotations or num_players) if mirrored else 1
-    deal = seed + game_index // per_deal
+    deal = seed + game_index // games_per_deal(num_players, mirrored, rotations)
     return deal, [(seat + game_index) % num_players for seat in range(num_players)]
 
 
