@@ -42,6 +42,7 @@ from pretrained import (  # benchmarks/pretrained.py
     MINUS_TWO_LEAGUE,
     NWI_BEFORE,
     NWI_E,
+    NWI_F,
     QUICK_BEFORE,
     QUICK_E,
     QUICK_FIELD,
@@ -173,10 +174,7 @@ PILOTS: dict[str, TrainConfig] = {
     # Pilot e twice as long (64M decisions, within the hour the issue allows), on two layers
     # of 256 for the longer run to fill, its rate falling linearly to zero so the last
     # checkpoints settle, exploiters of 1M every 8M
-    "nobody_wants_it-f": dataclasses.replace(
-        NWI_E, timesteps=64_000_000, net_arch=(256, 256), lr_schedule="linear",
-        exploiter_every=8_000_000, eval_every=2_000_000,
-    ),
+    "nobody_wants_it-f": NWI_F,
     # Minus Two's shipped recipe (pilot a) ran with PFSP idle too: pilot a's league with the
     # standard game's winning changes (16M, exploiters of 1M trained as `cardzoo exploit`,
     # PFSP at the observed share)
