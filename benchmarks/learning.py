@@ -16,7 +16,8 @@ strength). ``--only NAMES`` runs some tournaments and keeps the others. Each tou
 finished line-ups in ``<out>/tournaments/<name>/`` (``cardzoo.tournament``, "Resumable"), so a
 stopped run resumes where it stopped, and a finished one is read back without playing again.
 A tournament of other settings there (another ``--tournament-games`` or ``--search``, a newly
-shipped policy) is refused before its first game: remove that folder to play it afresh.
+shipped policy) is refused before its first game: remove that folder to play it afresh. The
+report's own files of an earlier tournament in ``benchmarks/tournaments/<name>/`` are replaced.
 
 Each run is an ordinary `cardzoo train` run folder under ``--out`` and resumes if interrupted;
 a finished run is not trained again. Every finished run adds its row to
@@ -390,6 +391,7 @@ def run_tournaments(
             agents.append(searcher)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
                             params=params, folder=folder and folder / name)  # fmt: skip
+        replace_report_files(TOURNAMENTS / name)
         result.save(TOURNAMENTS / name)
         print(result.table(), flush=True)
         lines += [
@@ -413,6 +415,20 @@ def run_tournaments(
             "",
         ]
     return "\n".join(lines)
+
+
+#: the files a tournament of this report writes into ``benchmarks/tournaments/<name>/``
+REPORT_FILES = ("tournament.json", "ratings.png", "pairwise.png")
+
+
+def replace_report_files(folder: Path) -> None:
+    """Remove this report's own files of an earlier tournament from ``folder`` (kept in git),
+    so that the new tournament is saved in their place; a folder holding anything else is
+    left as it is, for :meth:`TournamentResult.save` to refuse."""
+    if not folder.is_dir() or any(path.name not in REPORT_FILES for path in folder.iterdir()):
+        return
+    for name in REPORT_FILES:
+        (folder / name).unlink(missing_ok=True)
 
 
 def replace_blocks(section: str, blocks: str, order: list[str]) -> str:

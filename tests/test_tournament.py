@@ -657,6 +657,26 @@ def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path,
     assert lineups > 3 and len(played) == lineups - 3
 
 
+def test_the_learning_benchmark_replaces_its_own_earlier_tournament_only(tmp_path, monkeypatch):
+    """A newly shipped policy's tournament is saved over the report's own files of the earlier
+    one; a folder that holds anything else is refused, its files kept."""
+    pytest.importorskip("torch")  # the script trains too
+    learning = _learning_script()
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    monkeypatch.setattr(learning, "TOURNAMENTS", tmp_path / "reports")
+    results = {"foxy": json.loads(learning.PRETRAINED_RESULTS.read_text())["foxy"]}
+    learning.run_tournaments(results, 2)
+    learning.run_tournaments(results, 4)  # other settings: the earlier files are replaced
+    saved = tmp_path / "reports" / "foxy"
+    assert sorted(path.name for path in saved.iterdir()) == sorted(learning.REPORT_FILES)
+    assert json.loads((saved / "tournament.json").read_text())["games_per_pair"] == 4
+    (saved / "notes.txt").write_text("mine")
+    before = {path.name: path.read_bytes() for path in saved.iterdir()}
+    with pytest.raises(InputError, match="holds another tournament's tournament.json"):
+        learning.run_tournaments(results, 2)
+    assert {path.name: path.read_bytes() for path in saved.iterdir()} == before
+
+
 def test_the_learning_benchmark_seats_every_earlier_agent_kept_newest_first(tmp_path, monkeypatch):
     learning = _learning_script()
     monkeypatch.setattr(learning, "PREVIOUS", tmp_path)
