@@ -18,7 +18,7 @@ from cardzoo.cli import main
 from cardzoo.envs import load_game
 from cardzoo.errors import InputError
 
-SOURCE = PRETRAINED / "nobody_wants_it.npz"  # a good policy: 55 inputs, 128, 128, 16 actions
+SOURCE = PRETRAINED / "nobody_wants_it.npz"  # a good policy: 55 inputs, 256, 256, 16 actions
 
 
 def damaged(folder: Path, change) -> Path:
@@ -84,15 +84,15 @@ DAMAGES = {
     ),
     "short bias": (
         _set("bias_0", lambda b: b[:100]),
-        "weight_0 has 128 outputs but bias_0 has 100",
+        "weight_0 has 256 outputs but bias_0 has 100",
     ),
     "layers that do not chain": (
         _set("weight_1", lambda w: w[:100]),
-        "weight_1 takes 100 inputs but layer 0 gives 128",
+        "weight_1 takes 100 inputs but layer 0 gives 256",
     ),
     "a vector for a matrix": (
         _set("weight_0", lambda w: w[0]),
-        "weight_0 must be a matrix, got shape (128,)",
+        "weight_0 must be a matrix, got shape (256,)",
     ),
 }
 
