@@ -417,17 +417,15 @@ def run_tournaments(
     return "\n".join(lines)
 
 
-#: the files a tournament of this report writes into ``benchmarks/tournaments/<name>/``
-REPORT_FILES = ("tournament.json", "ratings.png", "pairwise.png")
-
-
 def replace_report_files(folder: Path) -> None:
-    """Remove this report's own files of an earlier tournament from ``folder`` (kept in git),
-    so that the new tournament is saved in their place; a folder holding anything else is
-    left as it is, for :meth:`TournamentResult.save` to refuse."""
-    if not folder.is_dir() or any(path.name not in REPORT_FILES for path in folder.iterdir()):
+    """Remove this report's own files of an earlier tournament from ``folder`` (kept in git:
+    what :meth:`TournamentResult.save` writes), so that the new tournament is saved in their
+    place; a folder holding anything else is left as it is, for ``save`` to refuse."""
+    from cardzoo.tournament import SAVED_FILES
+
+    if not folder.is_dir() or any(path.name not in SAVED_FILES for path in folder.iterdir()):
         return
-    for name in REPORT_FILES:
+    for name in SAVED_FILES:
         (folder / name).unlink(missing_ok=True)
 
 

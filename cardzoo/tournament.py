@@ -108,6 +108,9 @@ LINEUPS_FOLDER = "lineups"
 FOLDER_FORMAT = 1
 #: the result's summary, which :meth:`TournamentResult.save` writes beside its plots
 SUMMARY_FILE = "tournament.json"
+#: ... and its two plots; the three are every file it writes
+RATINGS_FILE, PAIRWISE_FILE = "ratings.png", "pairwise.png"
+SAVED_FILES = (SUMMARY_FILE, RATINGS_FILE, PAIRWISE_FILE)
 #: how many sigmas the conservative ordinal subtracts from mu (openskill's default)
 ORDINAL_SIGMAS = 3.0
 
@@ -354,8 +357,8 @@ class TournamentResult:
             raise InputError(f"folder: {folder} is a file, not a folder")
         paths = {
             "json": folder / SUMMARY_FILE,
-            "ratings": folder / "ratings.png",
-            "pairwise": folder / "pairwise.png",
+            "ratings": folder / RATINGS_FILE,
+            "pairwise": folder / PAIRWISE_FILE,
         }
         summary = self.summary()
         same = False
