@@ -23,9 +23,11 @@ from cardzoo.evaluation import GameRecord, MatchResult, play_match
 from cardzoo.stats import wilson_interval
 from cardzoo.tournament import (
     ORDINAL_SIGMAS,
+    RATING_ORDERS,
     LineUp,
     PairRecord,
     _lineup_outcomes,
+    _rate,
     pattern_period,
     seating_patterns,
     tournament,
@@ -177,18 +179,68 @@ def test_ratings_rank_the_heuristics_above_random(nwi_result):
         assert rating.games == 80
 
 
-def test_ratings_are_plackett_luce_with_tau_zero_over_interleaved_lineups(nwi_result):
+def test_ratings_are_plackett_luce_with_tau_zero_averaged_over_random_orders(nwi_result):
+    """openskill's ratings after every game, rated in RATING_ORDERS orders drawn from the seed
+    (the games listed pair by pair, wins, losses, draws, before they are shuffled), averaged."""
     model = PlackettLuce(tau=0.0)
-    ratings = {agent: model.rating(name=agent) for agent in NWI_AGENTS}
-    outcomes = [_lineup_outcomes(lu, m) for lu, m in zip(nwi_result.lineups, nwi_result.matches)]
-    for g in range(40):
-        for lineup, results in zip(nwi_result.lineups, outcomes):
-            ranks = {1: [0, 1], -1: [1, 0], 0: [0, 0]}[results[g]]
-            teams = [[ratings[lineup.first]], [ratings[lineup.second]]]
-            [[ratings[lineup.first]], [ratings[lineup.second]]] = model.rate(teams, ranks=ranks)
+    games = []
+    for record in nwi_result.pairs:
+        first, second = sorted((record.first, record.second))
+        won, lost = (record.wins, record.losses)
+        if first != record.first:
+            won, lost = lost, won
+        games += [(first, second, (0, 1))] * won + [(first, second, (1, 0))] * lost
+        games += [(first, second, (0, 0))] * record.draws
+    games.sort()
+    rng = np.random.default_rng(3)  # the tournament's seed
+    mus = {agent: [] for agent in NWI_AGENTS}
+    sigmas = {agent: [] for agent in NWI_AGENTS}
+    for _ in range(RATING_ORDERS):
+        ratings = {agent: model.rating(name=agent) for agent in NWI_AGENTS}
+        for index in rng.permutation(len(games)):
+            first, second, ranks = games[index]
+            teams = [[ratings[first]], [ratings[second]]]
+            [[ratings[first]], [ratings[second]]] = model.rate(teams, ranks=list(ranks))
+        for agent in NWI_AGENTS:
+            mus[agent].append(ratings[agent].mu)
+            sigmas[agent].append(ratings[agent].sigma)
+    assert RATING_ORDERS == 100
     for agent in NWI_AGENTS:
-        assert nwi_result.ratings[agent].mu == pytest.approx(ratings[agent].mu)
-        assert nwi_result.ratings[agent].sigma == pytest.approx(ratings[agent].sigma)
+        assert nwi_result.ratings[agent].mu == pytest.approx(np.mean(mus[agent]))
+        assert nwi_result.ratings[agent].sigma == pytest.approx(np.mean(sigmas[agent]))
+        assert np.std(mus[agent]) > 0  # the orders differ, and so do their ratings
+
+
+def test_ratings_do_not_depend_on_the_order_of_the_pairs_or_their_sides():
+    """The same results listed in another order, each pair seen from its other side, give the
+    same ratings to the last digit (the old ratings rated the games in the order played)."""
+    pairs = [
+        PairRecord("a", "b", wins=30, losses=10, draws=2),
+        PairRecord("a", "c", wins=5, losses=35, draws=0),
+        PairRecord("b", "c", wins=21, losses=19, draws=4),
+    ]
+    flipped = [PairRecord(r.second, r.first, r.losses, r.wins, r.draws) for r in reversed(pairs)]
+    ratings = _rate(["a", "b", "c"], pairs, seed=7)
+    assert _rate(["c", "b", "a"], flipped, seed=7) == ratings
+    assert [ratings[agent].score for agent in "abc"] == pytest.approx([36 / 82, 34 / 86, 56 / 84])
+    assert sorted("abc", key=lambda agent: -ratings[agent].mu) == ["c", "a", "b"]
+    assert _rate(["a", "b", "c"], pairs, seed=8) != ratings  # another seed, other orders
+
+
+def test_ratings_rank_by_the_results_not_by_the_order_of_the_games():
+    """The case the averaging is for: "strong" beats "weak" 60-40, but "weak" won the last 40
+    games. Rated once in that order, openskill puts "weak" first; the averaged ratings put
+    "strong" first."""
+    model = PlackettLuce(tau=0.0)
+    one_pass = {agent: model.rating(name=agent) for agent in ("strong", "weak")}
+    for strong_won in [True] * 60 + [False] * 40:
+        ranks = [0, 1] if strong_won else [1, 0]
+        teams = [[one_pass["strong"]], [one_pass["weak"]]]
+        [[one_pass["strong"]], [one_pass["weak"]]] = model.rate(teams, ranks=ranks)
+    assert one_pass["weak"].mu > one_pass["strong"].mu + 20  # the defect of one order
+    ratings = _rate(["strong", "weak"], [PairRecord("strong", "weak", 60, 40)], seed=0)
+    assert ratings["strong"].ordinal > ratings["weak"].ordinal
+    assert 0 < ratings["strong"].mu - ratings["weak"].mu < 10
 
 
 def test_the_same_seed_gives_the_same_table_and_another_seed_another(nwi_result):
