@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 import types
 import warnings
 
@@ -472,3 +473,130 @@ def test_describe_observation_refuses_a_vector_of_another_shape(spec, config):
     with pytest.raises(ValueError, match=rf"has shape \({size},\); got \(3,\)"):
         env.describe_observation(np.zeros(3))
     assert set(env.describe_observation(np.zeros(size))) == set(env.game.observation_layout)
+
+
+# --- states belong to their game (cardzoo.envs.core, "States belong to their game") -----------
+
+#: per game: a game of other parameters than its default one, with fewer seats
+FEWER_SEATS = {
+    "nobody_wants_it": {"num_players": 3},
+    "believe_it_or_not": {"num_players": 3},
+    "minus_two": {"num_players": 3},
+    "foxy": {"num_players": 3},
+    "henhouse": {"num_players": 3},
+}
+
+
+def state_calls(game, state) -> dict:
+    """Every engine method that takes a state, called on ``state``."""
+    calls = {
+        "legal_mask": lambda: game.legal_mask(state, 0),
+        "observe": lambda: game.observe(state, 0),
+        "step": lambda: game.step(state, 0),
+        "scores": lambda: game.scores(state),
+        "winners": lambda: game.winners(state),
+        "render": lambda: game.render(state),
+        "picture": lambda: game.picture(state),
+        "snapshot": lambda: game.snapshot(state),
+        "copy_state": lambda: game.copy_state(state),
+    }
+    if game.can_resample():
+        calls["resample"] = lambda: game.resample(state, 0, np.random.default_rng(0))
+    return calls
+
+
+def not_refused(calls: dict, pattern: str) -> list[str]:
+    """The names of the ``calls`` that do not raise an InputError matching ``pattern``."""
+    missed = []
+    for method, call in calls.items():
+        try:
+            call()
+        except InputError as error:
+            if re.search(pattern, str(error)):
+                continue
+        missed.append(method)
+    return missed
+
+
+@pytest.mark.parametrize("name", list(FEWER_SEATS))
+def test_states_belong_to_their_game_a_state_of_other_parameters_is_refused(name):
+    """A state dealt by the game at 3 seats, handed to the game at its default seats: the
+    4-seat game observed a 3-seat Nobody Wants It state for seat 3 as numbers of nobody's hand.
+    Every method refuses it, naming both games, and leaves the state as it was."""
+    from cardzoo.envs import load_game
+
+    default, fewer = load_game(name), load_game(name, **FEWER_SEATS[name])
+    assert default.num_players != fewer.num_players
+    state = fewer.new_state(7)
+    before = json.dumps(fewer.snapshot(state), sort_keys=True)
+    made_by = re.escape(f"this state was made by {fewer.state_key}, and this game is "
+                        f"{default.state_key}")  # fmt: skip
+    assert not_refused(state_calls(default, state), made_by) == []
+    assert json.dumps(fewer.snapshot(state), sort_keys=True) == before
+
+
+def test_states_belong_to_their_game_the_key_names_the_game_version_and_parameters():
+    from cardzoo.envs import load_game
+
+    game = load_game("nobody_wants_it", num_players=3)
+    assert game.state_key == "nobody_wants_it_v0(num_players=3, num_rounds=3, reward='win')"
+    assert game.new_state(0).game_key == game.state_key
+    assert load_game("believe_it_or_not", variant="quick").state_key == (
+        "believe_it_or_not_v1(num_players=4, variant='quick', num_species=8, special_cards=True)"
+    )
+
+
+@pytest.mark.parametrize("name", list(FEWER_SEATS))
+def test_states_belong_to_their_game_of_the_same_parameters_too(name):
+    """Another game object of the same parameters (a search agent's, a restored environment's)
+    plays the state as its own: the same masks, observations and snapshot. Copies and restored
+    states keep their game, and a state built by hand (no game recorded) is accepted."""
+    from cardzoo.envs import load_game
+
+    game, same = load_game(name), load_game(name)
+    state = game.new_state(7)
+    assert same.state_key is game.state_key  # one string for equal games
+    for seat in range(game.num_players):
+        assert (same.legal_mask(state, seat) == game.legal_mask(state, seat)).all()
+        assert (same.observe(state, seat) == game.observe(state, seat)).all()
+    assert same.snapshot(state) == game.snapshot(state)
+    assert same.copy_state(state).game_key == game.state_key
+    assert same.restore(game.snapshot(state)).game_key == game.state_key
+    other = load_game(name, **FEWER_SEATS[name])
+    with pytest.raises(InputError, match="this state was made by"):
+        other.observe(same.restore(game.snapshot(state)), 0)
+    if not hasattr(state, "layout"):  # a dataclass state: one built field by field
+        by_hand = type(state)(**state.field_values())
+        assert by_hand.game_key is None
+        assert (game.observe(by_hand, 0) == game.observe(state, 0)).all()
+
+
+def test_states_belong_to_their_game_a_state_of_another_game_is_refused():
+    from cardzoo.envs import load_game
+
+    nobody_wants_it, foxy = load_game("nobody_wants_it"), load_game("foxy")
+    state = nobody_wants_it.new_state(7)
+    expected = r"foxy: expected a state of this game \(FoxyState\), got NobodyWantsItState"
+    assert not_refused(state_calls(foxy, state), expected) == []
+    with pytest.raises(InputError, match="expected a state of this game .*, got NoneType"):
+        nobody_wants_it.observe(None, 0)
+
+
+def test_decision_states_of_other_parameters_are_refused_even_where_they_fit():
+    """Nobody Wants It of 2 rounds and of 3: the same seats and fields, so the state fits, but
+    the rules read it differently (when the game ends): refused, as a snapshot of other
+    parameters is refused by restore."""
+    from cardzoo.envs import load_game
+
+    two = load_game("nobody_wants_it", num_rounds=2)
+    three = load_game("nobody_wants_it", num_rounds=3)
+    state = two.new_state(7)
+    with pytest.raises(InputError) as refused:
+        three.observe(state, 0)
+    assert str(refused.value) == (
+        "nobody_wants_it: this state was made by nobody_wants_it_v0(num_players=4, "
+        "num_rounds=2, reward='win'), and this game is nobody_wants_it_v0(num_players=4, "
+        "num_rounds=3, reward='win'): a state is played by a game of the same parameters only"
+    )
+    with pytest.raises(ValueError, match="parameters"):
+        three.restore(two.snapshot(state))

@@ -45,6 +45,17 @@ A reset that raises changes nothing
     ``reset`` leaves the game in progress (or the fresh environment) as it was, and the
     environment's generator too, so the next unseeded reset deals what it would have dealt.
 
+States belong to their game
+    A state is played by the game that made it, or by another game of the same name and
+    parameters (a search agent's copy of the environment's game). :meth:`Game.legal_mask`,
+    :meth:`Game.observe`, :meth:`Game.step`, :meth:`Game.scores`, :meth:`Game.winners`,
+    :meth:`Game.render`, :meth:`Game.picture`, :meth:`Game.snapshot`, :meth:`Game.copy_state`
+    and :meth:`Game.resample` refuse any other state with ``InputError`` naming both games
+    (:meth:`Game.check_state`). **Decision:** other parameters are refused even where the state
+    would fit (Nobody Wants It of 2 rounds or of 3): the rules read it differently, and a seat
+    or a field beyond the other game's would be read silently, as :meth:`Game.restore` refuses
+    a snapshot of other parameters. The unchecked :meth:`Game.apply` trusts its caller.
+
 Snapshots
     ``env.snapshot()`` / ``game.snapshot(state)`` are JSON-serialisable dicts carrying a format
     version (:data:`~cardzoo.envs.snapshot.SNAPSHOT_FORMAT`). ``env.restore(snapshot)`` and
@@ -68,6 +79,7 @@ import functools
 import importlib
 import inspect
 import json
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -118,10 +130,22 @@ class State:
         """The state's fields by name, as a snapshot holds them (``rng`` first)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    @property
+    def game_key(self) -> str | None:
+        """The :attr:`Game.state_key` of the game that made this state (None: not known, a state
+        built by hand). Not a field: a snapshot holds the game and its parameters instead."""
+        return self.__dict__.get("_game_key")
+
+    def set_game_key(self, key: str) -> None:
+        """Record the game that made this state (its :attr:`Game.state_key`); copies keep it."""
+        self.__dict__["_game_key"] = key
+
     @classmethod
     def from_field_values(cls, game: Game, values: dict[str, Any]) -> State:
         """The state of ``game`` that :meth:`field_values` gave (checked by the caller)."""
-        return cls(**values)
+        state = cls(**values)
+        state.set_game_key(game.state_key)
+        return state
 
     def copy(self, rng: np.random.Generator | None = None) -> State:
         """An independent copy (see :meth:`Game.copy_state`): the arrays copied, the generator
@@ -281,6 +305,8 @@ class Game(ABC):
         (the copy continues exactly as the original would), or ``rng`` itself if given: making a
         new generator is most of the cost of a copy, and a search that plays sampled worlds one
         after another can share one."""
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         return state.copy(rng)
 
     def resample(self, state: State, player: int, rng: np.random.Generator) -> State:
@@ -359,6 +385,7 @@ class Game(ABC):
         action of the latest move) in its header. H and W depend only on the game's parameters;
         the same state gives the same pixels. Drawn by the game's ``picture`` module, imported
         here on first use so that nothing of it is loaded unless a picture is asked for."""
+        self.check_state(state)
         if viewer is not None:
             viewer = self.check_player(viewer, "viewer")
         module = importlib.import_module(f"cardzoo.envs.{self.name}.picture")
@@ -389,15 +416,41 @@ class Game(ABC):
         except ValueError as error:
             raise type(error)(f"{self.name}: {error}") from None
 
+    @functools.cached_property
+    def state_key(self) -> str:
+        """What each state of this game records of it (:attr:`State.game_key`): the game's name,
+        version and parameters, ``nobody_wants_it_v0(num_players=4, ...)``, one (interned)
+        string for equal games."""
+        shown = ", ".join(f"{name}={value!r}" for name, value in self.params().items())
+        return sys.intern(f"{self.name}_v{self.version}({shown})")
+
+    def check_state(self, state: Any) -> None:
+        """Nothing if ``state`` is a state of this game (module docstring, "States belong to
+        their game"): of its state class, made by this game or one of the same name and
+        parameters, or by hand (no :attr:`State.game_key`). Otherwise
+        :class:`~cardzoo.errors.InputError` naming the game that made it and this one."""
+        if isinstance(state, self.state_class):
+            made_by = state.game_key
+            if made_by is None or made_by == self.state_key:
+                return
+            raise InputError(
+                f"{self.name}: this state was made by {made_by}, and this game is "
+                f"{self.state_key}: a state is played by a game of the same parameters only"
+            )
+        raise InputError(
+            f"{self.name}: expected a state of this game ({self.state_class.__name__}), got "
+            f"{type(state).__name__}"
+        )
+
     def step(self, state: State, action: int, mask: np.ndarray | None = None) -> np.ndarray | None:
         """Apply ``action`` for ``state.current_player`` after checking it; an illegal or
         out-of-range action raises ``ValueError`` naming the player, the action and the legal
         ones. ``mask``: that player's legal actions in ``state`` where the caller has them
         already (the table loop does), so they are not computed twice."""
+        if mask is None:
+            mask = self.legal_mask(state, state.current_player)  # checks the state
         if state.terminal:
             raise ValueError(f"{self.name}: the game is over; no action can be taken")
-        if mask is None:
-            mask = self.legal_mask(state, state.current_player)
         if not (is_index(action, self.num_actions) and mask[action]):
             raise self.action_error(state, action, mask)
         return self.apply(state, int(action))
@@ -423,6 +476,7 @@ class Game(ABC):
     def snapshot(self, state: State) -> dict[str, Any]:
         """A JSON-serialisable dict of the format version, the game's parameters and the whole
         state."""
+        self.check_state(state)
         fields = {name: encode(value) for name, value in state.field_values().items()}
         return {
             "format": SNAPSHOT_FORMAT,

@@ -73,6 +73,9 @@ class RowLayout:
     def __init__(self, parts: dict[str, tuple[int, tuple[int, ...]]], size: int):
         self.parts = {name: (int(start), tuple(shape)) for name, (start, shape) in parts.items()}
         self.size = int(size)
+        #: the :attr:`~cardzoo.envs.core.Game.state_key` of the game whose states it lays out
+        #: (one layout per game): what each of its states records of its game
+        self.game_key: str | None = None
 
 
 class Scalar:
@@ -172,6 +175,10 @@ class PackedState(State):
         self._legal = -1
 
     # --- what State asks for: snapshots, restores, copies -----------------------------------
+
+    @property
+    def game_key(self) -> str | None:
+        return self.layout.game_key
 
     def field_values(self) -> dict[str, Any]:
         values: dict[str, Any] = {"rng": self.rng}
@@ -312,6 +319,7 @@ class KernelGame(Game):
 
     def _set_up_kernel(self, layout: RowLayout) -> None:
         assert self.kernel_module is not None
+        layout.game_key = self.state_key
         self.row_layout = layout
         self.engine = KernelEngine(self.kernel_module, layout)
         self._parameters = self.kernel_parameters()
@@ -377,6 +385,8 @@ class KernelGame(Game):
         return state
 
     def legal_mask(self, state: State, player: int) -> np.ndarray:
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         if not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_player(player)
         row = state._row  # type: ignore[attr-defined]
@@ -417,11 +427,14 @@ class KernelGame(Game):
     def scores(self, state: State) -> np.ndarray:
         """Each player's score, as the kernel's ``seat_scores`` counts it (the game's module
         says what it counts)."""
+        self.check_state(state)
         scores = [0] * self.num_players
         self._plain_kernel.seat_scores(state._row, self.num_players, scores)  # type: ignore[attr-defined]
         return np.array(scores, np.int64)
 
     def observe(self, state: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         if not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_player(player)
         row = state._row  # type: ignore[attr-defined]

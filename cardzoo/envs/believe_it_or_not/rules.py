@@ -443,6 +443,7 @@ class BelieveItOrNot(KernelGame):
     # --- results --------------------------------------------------------------------------
 
     def winners(self, state: BelieveItOrNotState) -> np.ndarray:
+        self.check_state(state)
         return state.winner_mask.astype(bool)
 
     def _winners_if_over(self, state: BelieveItOrNotState) -> np.ndarray | None:
@@ -531,6 +532,7 @@ class BelieveItOrNot(KernelGame):
         return [SPECIES[s] for s in np.flatnonzero(state.out_of_game[:MAX_SPECIES] == SET_SIZE)]
 
     def render(self, state: BelieveItOrNotState, player: int | None = None) -> str:
+        self.check_state(state)
         player = None if player is None else self.check_player(player)
         seen_from = "" if player is None else f", seen by player_{player}"
         lines = [

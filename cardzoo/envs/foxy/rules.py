@@ -360,7 +360,7 @@ class Foxy(Game):
         options = known_options(self, options)
         stack = parse_stack(options["stack"]) if "stack" in options else self._random_stack(rng)
         counts, answers = true_answers(stack)
-        return FoxyState(
+        state = FoxyState(
             rng=rng,
             stack=stack,
             counts=counts,
@@ -368,6 +368,8 @@ class Foxy(Game):
             sheets=np.zeros((self.num_players, STACK_SIZE), np.int16),
             circled=self._no_circles.copy(),
         )
+        state.set_game_key(self.state_key)
+        return state
 
     @staticmethod
     def _random_stack(rng: np.random.Generator) -> np.ndarray:
@@ -392,6 +394,8 @@ class Foxy(Game):
         return self._write_only.copy()
 
     def legal_mask(self, state: FoxyState, player: int) -> np.ndarray:
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         if not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_player(player)
         if player != state.current_player:
@@ -434,6 +438,7 @@ class Foxy(Game):
         return points
 
     def scores(self, state: FoxyState) -> np.ndarray:
+        self.check_state(state)
         return self.points(state).sum(axis=1)
 
     def best_possible_score(self, state: FoxyState) -> int:
@@ -447,6 +452,7 @@ class Foxy(Game):
         return best
 
     def winners(self, state: FoxyState) -> np.ndarray:
+        self.check_state(state)
         if not state.terminal:
             return np.zeros(self.num_players, bool)
         scores = self.scores(state)
@@ -463,6 +469,8 @@ class Foxy(Game):
         return state.turned - 1 + (player < state.current_player)
 
     def observe(self, state: FoxyState, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         if not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_player(player)
         if out is None:
@@ -482,6 +490,7 @@ class Foxy(Game):
         return [card_name(kind) for kind in state.stack]
 
     def render(self, state: FoxyState, player: int | None = None) -> str:
+        self.check_state(state)
         player = None if player is None else self.check_player(player)
         if state.terminal:
             return self._render_sheets(state)

@@ -239,6 +239,7 @@ class Henhouse(Game):
         state.decks[self._deal_seat, self._deal_position] = deck
         state.deck_size[:] = self.deal_counts
         state.current_player = int(self._deal_seat[np.flatnonzero(deck == FOX)[0]])
+        state.set_game_key(self.state_key)
         return state
 
     def _deal_order(self) -> list[int]:
@@ -262,6 +263,8 @@ class Henhouse(Game):
     # --- play -----------------------------------------------------------------------------
 
     def legal_mask(self, state: HenhouseState, player: int) -> np.ndarray:
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         if not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_player(player)
         if state.terminal or player != state.current_player:
@@ -374,9 +377,11 @@ class Henhouse(Game):
     # --- results --------------------------------------------------------------------------
 
     def scores(self, state: HenhouseState) -> np.ndarray:
+        self.check_state(state)
         return state.deck_size.copy()
 
     def winners(self, state: HenhouseState) -> np.ndarray:
+        self.check_state(state)
         return (
             state.deck_size == self.num_cards
             if state.terminal
@@ -388,6 +393,8 @@ class Henhouse(Game):
     def observe(
         self, state: HenhouseState, player: int, out: np.ndarray | None = None
     ) -> np.ndarray:
+        if getattr(state, "game_key", None) is not self.state_key:
+            self.check_state(state)
         if not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_player(player)
         if out is None:
@@ -420,6 +427,7 @@ class Henhouse(Game):
         return [CARD_NAMES[card] for card in state.pile[: state.pile_size]]
 
     def render(self, state: HenhouseState, player: int | None = None) -> str:
+        self.check_state(state)
         player = None if player is None else self.check_player(player)
         lines = [f"Henhouse, {self.num_players} players"]
         for seat in range(self.num_players):

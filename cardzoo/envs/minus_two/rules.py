@@ -451,6 +451,7 @@ class MinusTwo(KernelGame):
     # --- results --------------------------------------------------------------------------
 
     def winners(self, state: MinusTwoState) -> np.ndarray:
+        self.check_state(state)
         if not state.terminal:
             return np.zeros(self.num_players, bool)
         return state.totals == state.totals.min()
@@ -551,6 +552,7 @@ class MinusTwo(KernelGame):
         return card_names(state.pile[: state.pile_size])
 
     def render(self, state: MinusTwoState, player: int | None = None) -> str:
+        self.check_state(state)
         player = None if player is None else self.check_player(player)
         n = self.num_players
         seen_from = "" if player is None else f", seen by player_{player}"

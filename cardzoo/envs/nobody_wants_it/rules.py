@@ -360,6 +360,7 @@ class NobodyWantsIt(KernelGame):
         return np.array([penalty(sizes, 0, n, closer, player) for player in range(n)], np.int64)
 
     def winners(self, state: NobodyWantsItState) -> np.ndarray:
+        self.check_state(state)
         if not state.terminal:
             return np.zeros(self.num_players, bool)
         return state.points == state.points.min()
@@ -441,6 +442,7 @@ class NobodyWantsIt(KernelGame):
     # --- what a player sees -----------------------------------------------------------------
 
     def render(self, state: NobodyWantsItState, player: int | None = None) -> str:
+        self.check_state(state)
         player = None if player is None else self.check_player(player)
         n = self.num_players
         if state.terminal:
