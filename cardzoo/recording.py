@@ -127,8 +127,9 @@ def record_games(
     ``env.reset(seed=...)`` does, and the agents are reseeded from it for every game.
     ``mirrored`` (default True) replays each deal under every rotation of the seats; False
     gives every game a deal of its own. ``fps`` is the pictures shown a second in the GIF
-    (default 2), from 100/65535 to 100, as a GIF holds each picture's time in whole hundredths
-    of a second, 1 to 65535 (:func:`~cardzoo.envs.recording.check_fps`). ``max_cycles`` is the
+    (default 2), from 100/65535 to 50, as a GIF holds each picture's time in whole hundredths
+    of a second, at most 65535, and browsers show a picture of one hundredth for ten
+    (:func:`~cardzoo.envs.recording.check_fps`). ``max_cycles`` is the
     most agent steps a game may take before it is cut short (truncated); None, the default, is
     the game's own limit."""
     game, lineup, num_games, seed, max_cycles = check_match(

@@ -54,8 +54,10 @@ PALETTE_SAMPLES = 8  # frames the palette is made from, spread over the game, fi
 MOST_DELAY = 65535
 #: the fewest pictures a second a GIF can show: one every 655.35 seconds
 MIN_FPS = 100 / MOST_DELAY
-#: the most pictures a second a GIF can show: one every hundredth of a second
-MAX_FPS = 100
+#: the most pictures a second a GIF plays as asked: one every 2/100 s. A GIF can hold one
+#: every 1/100 s, but browsers show a picture of 1/100 s (or none) for 1/10 s, so such a GIF
+#: played ten times too slowly where GIFs are mostly seen; 50 is the most they show as written
+MAX_FPS = 50
 #: the most pixels a GIF picture may have across or down (its sizes are 16 bits)
 MOST_PIXELS = 65535
 
@@ -72,8 +74,8 @@ def write_gif(
 
     Everything is checked before the file is opened (:class:`~cardzoo.errors.InputError`): no
     frames, a frame that is not an RGB uint8 array, frames of different sizes, an empty frame;
-    an ``fps`` outside what a GIF can hold (see :func:`check_fps`); an empty ``path``, a folder,
-    or a file in a folder that does not exist.
+    an ``fps`` outside what a GIF plays as asked (see :func:`check_fps`); an empty ``path``, a
+    folder, or a file in a folder that does not exist.
 
     Decision: this is the low-level writer, and like ``open(path, "wb")`` it replaces a file at
     ``path`` (a half-written file is removed if writing fails). Recordings that must never
@@ -142,17 +144,18 @@ def unchanged_clear(before: np.ndarray, part: np.ndarray, flags: int) -> tuple[i
 
 
 def check_fps(fps: Any) -> float:
-    """``fps`` as a float if it is a number (Python's or numpy's, not a bool) a GIF can show:
-    from :data:`MIN_FPS` (100/65535, one picture every 655.35 s) to :data:`MAX_FPS` (100). A GIF
-    holds each picture's time as a whole number of hundredths of a second, 1 to 65535 (0 makes
-    browsers pick their own); else :class:`~cardzoo.errors.InputError` naming it. The time
-    written is 100/fps hundredths, rounded (:func:`gif_delay`)."""
+    """``fps`` as a float if it is a number (Python's or numpy's, not a bool) a GIF plays as
+    asked: from :data:`MIN_FPS` (100/65535, one picture every 655.35 s) to :data:`MAX_FPS` (50).
+    A GIF holds each picture's time as a whole number of hundredths of a second, up to 65535;
+    browsers show 0 or 1 hundredth as 10. Else :class:`~cardzoo.errors.InputError` naming it.
+    The time written is 100/fps hundredths, rounded (:func:`gif_delay`)."""
     number = isinstance(fps, (int, float, np.integer, np.floating))
     if isinstance(fps, (bool, np.bool_)) or not number or not MIN_FPS <= fps <= MAX_FPS:
         raise InputError(
             f"fps must be a number from 100/65535 (about 0.00153: one picture every 655.35 "
-            f"seconds) to 100, got {fps!r:.80}: a GIF holds the time of each picture as a whole "
-            "number of hundredths of a second, from 1 to 65535"
+            f"seconds) to 50, got {fps!r:.80}: a GIF holds the time of each picture as a whole "
+            "number of hundredths of a second, at most 65535, and browsers show a picture of "
+            "one hundredth for ten"
         )
     return float(fps)
 
