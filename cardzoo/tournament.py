@@ -58,10 +58,11 @@ Such a fit of openskill's model is order-free too, but its sigma is then mostly 
 where the whole field sits, about 3 for every agent, and the ordinal would rank by mu alone;
 averaging keeps openskill's ratings as they are read elsewhere.) The orders are drawn from the
 tournament's seed, and the games are listed in one canonical order before they are shuffled, so the
-ratings depend on the games' results and the seed alone: not on the order of the agents, the line-
-ups or the games. With 100 orders the Monte Carlo error of the averages is about a tenth of sigma
-(in Nobody Wants It's tournament, 0.07 in mu and 0.10 in the difference of two agents' ordinals,
-over 12 seeds of the orders); a 4-player tournament of seven agents takes about 3 s to rate.
+ratings depend on the games' results and the seed alone: not on the order of the agents, the
+line-ups or the games. With 100 orders the Monte Carlo error of the averages is about a tenth of
+sigma (0.04 to 0.10 in mu, 0.08 to 0.12 in the difference of the two leading agents' ordinals, over
+12 seeds of the orders: ``benchmarks/rating_orders.py``); a 4-player tournament of seven agents
+takes about 3 s to rate.
 
 Budget. ``games`` is the number of games per pair, spread over the pair's line-ups. Decision: it
 is rounded up so that every line-up plays a whole number of deals in every rotation (a multiple
