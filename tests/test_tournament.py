@@ -745,3 +745,20 @@ def test_the_learning_benchmark_seats_every_earlier_agent_kept_newest_first(tmp_
     (tmp_path / "quick.npz").unlink()  # only older ones kept
     assert learning.earlier_policies("quick")[0] == tmp_path / "quick.v10.npz"
     assert learning.earlier_policies("nobody") == []
+
+
+def test_a_saved_tournaments_ratings_are_what_its_pairs_give():
+    """benchmarks/rating_orders.py reads each pair of a saved tournament once; rated again, the
+    pairs of the shipped Nobody Wants It tournament give the ratings it saved (the same games,
+    the same seed)."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "rating_orders.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_rating_orders", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    saved = json.loads((script.parent / "tournaments/nobody_wants_it/tournament.json").read_text())
+    agents, pairs = module.pair_records(saved)
+    assert len(pairs) == 21 and {record.games for record in pairs} == {112}
+    ratings = _rate(agents, pairs, saved["seed"])
+    for row in saved["ratings"]:
+        assert ratings[row["agent"]].mu == pytest.approx(row["mu"], abs=1e-9)
+        assert ratings[row["agent"]].sigma == pytest.approx(row["sigma"], abs=1e-9)
