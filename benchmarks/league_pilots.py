@@ -331,6 +331,15 @@ PILOTS: dict[str, TrainConfig] = {
 #: highest mean head-to-head score of the three that pass is the run's own choice's (0.551, to
 #: 0.548 and 0.540): it is to replace version 2, its final figures computed once on the deals
 #: from 14,000,000 (DEALS.md).
+#: Nobody Wants It's pilot g (pilot f's recipe at seed 1): its five policies win 0.393-0.4185
+#: against three dodgers (shipped version 3: 0.394), and a 1M best response gains -0.0355 to
+#: -0.0575 against them (version 3: -0.0345, the same figure as pilot f's, measured again); but
+#: head to head against version 3 four score 0.483-0.49975. Only its candidate from 62,029,824
+#: decisions passes all three: 0.4185 [0.397, 0.440], -0.054 [-0.081, -0.027], 0.50475 [0.483,
+#: 0.527] and 0.539 against versions 3 and 2 (the run's own choice, 54,001,664: 0.394, -0.044,
+#: 0.486). It is to replace version 3, its final figures computed once on the deals from
+#: 15,000,000 (DEALS.md). Head to head it is level with version 3: another seed of the same
+#: recipe, not a better one.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
