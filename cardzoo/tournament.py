@@ -60,7 +60,7 @@ averaging keeps openskill's ratings as they are read elsewhere.) The orders are 
 tournament's seed, and the games are listed in one canonical order before they are shuffled, so the
 ratings depend on the games' results and the seed alone: not on the order of the agents, the
 line-ups or the games. With 100 orders the Monte Carlo error of the averages is about a tenth of
-sigma (0.04 to 0.10 in mu, 0.08 to 0.12 in the difference of the two leading agents' ordinals, over
+sigma (0.04 to 0.10 in mu, 0.06 to 0.12 in the difference of the two leading agents' ordinals, over
 12 seeds of the orders: ``benchmarks/rating_orders.py``); a 4-player tournament of seven agents
 takes about 3 s to rate.
 
