@@ -22,7 +22,13 @@ from pathlib import Path
 import numpy as np
 from openskill.models import PlackettLuce
 
-from cardzoo.tournament import RATING_ORDERS, PairRecord, _canonical_games, _rate
+from cardzoo.tournament import (
+    RATING_ORDERS,
+    PairRecord,
+    _canonical_games,
+    _rate,
+    _rated_in_order,
+)
 
 HERE = Path(__file__).parent
 TOURNAMENTS = HERE / "tournaments"
@@ -47,12 +53,7 @@ def one_pass_spread(agents: list[str], pairs: list[PairRecord], orders: int) -> 
     rng = np.random.default_rng(0)
     mus = np.zeros((orders, len(agents)))
     for order in range(orders):
-        current = {agent: model.rating(name=agent) for agent in agents}
-        for index in rng.permutation(len(games)):
-            first, second, ranks = games[index]
-            [[current[first]], [current[second]]] = model.rate(
-                [[current[first]], [current[second]]], ranks=list(ranks)
-            )
+        current = _rated_in_order(model, agents, games, rng.permutation(len(games)))
         mus[order] = [current[agent].mu for agent in agents]
     return mus.std(axis=0)
 

@@ -804,12 +804,7 @@ def _rate(agents: list[str], pairs: list[PairRecord], seed: int) -> dict[str, Ra
     rng = np.random.default_rng(seed)
     sums = {agent: np.zeros(2) for agent in agents}
     for _ in range(RATING_ORDERS):
-        current = {agent: model.rating(name=agent) for agent in agents}
-        for index in rng.permutation(len(results)):
-            first, second, ranks = results[index]
-            [[current[first]], [current[second]]] = model.rate(
-                [[current[first]], [current[second]]], ranks=list(ranks)
-            )
+        current = _rated_in_order(model, agents, results, rng.permutation(len(results)))
         for agent in agents:
             sums[agent] += (current[agent].mu, current[agent].sigma)
     ratings = {}
@@ -826,6 +821,23 @@ def _rate(agents: list[str], pairs: list[PairRecord], seed: int) -> dict[str, Ra
             wilson_interval(points, games),
         )
     return ratings
+
+
+def _rated_in_order(
+    model: PlackettLuce,
+    agents: list[str],
+    games: list[tuple[str, str, tuple[int, int]]],
+    order: np.ndarray,
+) -> dict[str, Any]:
+    """openskill's rating of each agent after one pass over ``games`` (as
+    :func:`_canonical_games` lists them), rated one at a time in ``order``."""
+    current = {agent: model.rating(name=agent) for agent in agents}
+    for index in order:
+        first, second, ranks = games[index]
+        [[current[first]], [current[second]]] = model.rate(
+            [[current[first]], [current[second]]], ranks=list(ranks)
+        )
+    return current
 
 
 def _canonical_games(pairs: list[PairRecord]) -> list[tuple[str, str, tuple[int, int]]]:
