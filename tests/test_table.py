@@ -291,3 +291,34 @@ def test_sampling_seats_deciding_together_draw_what_choice_draws():
             assert drawn[row] == np.random.default_rng(seed).choice(size, p=alone)
     with pytest.raises(ValueError, match="Probabilities contain NaN"):
         choices(np.array([[0.5, np.nan]]), [np.random.default_rng(0)])
+
+
+def test_sampling_policy_seats_draw_from_the_softmax_exactly_as_choices_draws():
+    """_sampled, the sampling seats' path of act_batch (training's opponents: one to a few rows
+    a pass), draws for masked logits exactly what choices draws from their softmax computed
+    the plain way, row by row the same generator calls; a NaN row gets choice's error."""
+    from cardzoo.agents.policy import _sampled, choices
+
+    rng = np.random.default_rng(9)
+    for _ in range(500):
+        size, rows = int(rng.integers(2, 40)), int(rng.integers(1, 6))
+        logits = rng.normal(0, 3, (rows, size)).astype(np.float32)
+        logits[rng.random((rows, size)) < 0.4] = -np.inf
+        logits[:, -1] = np.maximum(logits[:, -1], 0)
+        plain = np.exp(logits - logits.max(axis=1, keepdims=True))
+        plain /= plain.sum(axis=1, keepdims=True)
+        seeds = rng.integers(0, 2**31, rows)
+        fast = [np.random.default_rng(seed) for seed in seeds]
+        slow = [np.random.default_rng(seed) for seed in seeds]
+        assert _sampled(logits.copy(), fast).tolist() == choices(plain, slow).tolist()
+        assert [g.random() for g in fast] == [g.random() for g in slow]  # as many draws
+
+    # the sums in float64, as choice makes them: ten equal actions, a draw between 0.1 and the
+    # first float32 sum (0.0999999896) takes the first action, not the second
+    class Drawn:
+        def random(self) -> float:
+            return 0.099999995
+
+    assert _sampled(np.zeros((1, 10), np.float32), [Drawn()]).tolist() == [0]  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="Probabilities contain NaN"):
+        _sampled(np.array([[0.5, np.nan]], np.float32), [np.random.default_rng(0)])

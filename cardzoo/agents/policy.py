@@ -64,6 +64,14 @@ _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "ReLU": lambda x: np.maximum(x, 0.0),
     "Identity": lambda x: x,
 }
+#: the activations applied in place, on a layer's own new array: the same numbers as
+#: :data:`_ACTIVATIONS`', without a new array per layer (training's opponents decide in
+#: forward passes of one to a few rows, where allocating is much of the cost)
+_IN_PLACE: dict[str, Callable[[np.ndarray], object] | None] = {
+    "Tanh": lambda x: np.tanh(x, out=x),
+    "ReLU": lambda x: np.maximum(x, 0.0, out=x),
+    "Identity": None,
+}
 
 
 def observation_scaling(high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -82,10 +90,11 @@ class ObservationScaler:
 
     def __init__(self, game: Game):
         self.scale, self.unbounded = observation_scaling(game.observation_bounds()[1])
+        self._squashes = bool(self.unbounded.any())
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         scaled = observation * self.scale
-        if self.unbounded.any():
+        if self._squashes:
             raw = scaled[..., self.unbounded]
             scaled[..., self.unbounded] = np.sign(raw) * np.log1p(np.abs(raw))
         return scaled.astype(np.float32, copy=False)
@@ -125,11 +134,8 @@ class PolicyInput:
         )
         self._frames = np.zeros(self.size, np.float32)
         self._previous = np.zeros(self.kept.size, np.float32)
-
-    @property
-    def stateless(self) -> bool:
-        """Whether the inputs are the observation alone (nothing carried from earlier ones)."""
-        return stateless_inputs(self.frame_stack, self.count_fields)
+        #: whether the inputs are the observation alone (nothing carried from earlier ones)
+        self.stateless = stateless_inputs(frame_stack, self.count_fields)
 
     def reset(self) -> None:
         """A new game: nothing seen yet."""
@@ -465,7 +471,11 @@ class NumpyPolicy:
         with a recurrent core, the core's outputs (:meth:`step` runs both)."""
         hidden = observations
         for weight, bias, activation in self.layers:
-            hidden = _ACTIVATIONS[activation](hidden @ weight + bias)
+            hidden = hidden @ weight  # a new array: the bias and activation go in place
+            hidden += bias
+            in_place = _IN_PLACE[activation]
+            if in_place is not None:
+                in_place(hidden)
         return hidden if self.head is None else self.head(hidden)
 
     def step(
@@ -555,7 +565,7 @@ def cumulative(probabilities: np.ndarray) -> np.ndarray:
     """The cumulative sums of each distribution (the last axis) that :func:`draw_index` and
     :func:`choices` draw from, made as ``Generator.choice`` makes them from ``p`` (summed,
     then divided by the last sum)."""
-    sums = np.cumsum(np.asarray(probabilities, np.float64), axis=-1)
+    sums = np.cumsum(probabilities, axis=-1, dtype=np.float64)
     sums /= sums[..., -1:]
     return sums
 
@@ -693,24 +703,42 @@ class PolicyAgent(Agent):
             assert hidden is not None
             for agent, row in zip(agents, hidden):
                 agent.hidden = row
-        logits = np.where(masks.astype(bool), logits, -np.inf)
-        actions = np.argmax(logits, axis=1)
-        empty = ~masks.any(axis=1)
-        if empty.any():
+        # ufuncs' own reductions, not the methods that wrap them: these passes are of one to a
+        # few rows, where the wrappers cost more than the sums
+        some = np.logical_or.reduce(masks, axis=1)
+        if not np.logical_and.reduce(some):
             raise ValueError(
-                f"{agents[int(np.argmax(empty))]!r} was asked to act with no legal action"
+                f"{agents[int(np.argmin(some))]!r} was asked to act with no legal action"
             )
+        logits = np.where(masks, logits, -np.inf)
         sampling = [index for index, agent in enumerate(agents) if not agent.deterministic]
+        if len(sampling) == len(agents):  # training's opponents: no argmax to take
+            return _sampled(logits, [agent.rng for agent in agents])
+        actions = np.argmax(logits, axis=1)
         if sampling:
-            rows = logits[sampling]
-            probabilities = np.exp(rows - rows.max(axis=1, keepdims=True))
-            probabilities /= probabilities.sum(axis=1, keepdims=True)
             generators = [agents[index].rng for index in sampling]
-            actions[sampling] = choices(probabilities, generators)
+            actions[sampling] = _sampled(logits[sampling], generators)
         return actions
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name}, {self.game.name})"
+
+
+def _sampled(logits: np.ndarray, generators: list[np.random.Generator]) -> np.ndarray:
+    """Row i's action drawn with ``generators[i]`` from the softmax of ``logits[i]`` (masked:
+    -inf where illegal, a legal action in every row), exactly as :func:`choices` draws it;
+    ``logits`` is the caller's own, overwritten. The ufuncs' own reductions: see
+    :meth:`PolicyAgent._forward`."""
+    logits -= np.maximum.reduce(logits, axis=1, keepdims=True)
+    probabilities = np.exp(logits, out=logits)  # in [0, 1], or NaN
+    probabilities /= np.add.reduce(probabilities, axis=1, keepdims=True)
+    sums = np.add.accumulate(probabilities, axis=1, dtype=np.float64)  # cumulative's
+    totals = sums[:, -1:]
+    if not np.isfinite(totals).all():  # a NaN: choices raises choice's own error
+        return choices(probabilities, generators)
+    sums /= totals
+    uniforms = np.array([generator.random() for generator in generators])
+    return np.add.reduce(sums <= uniforms[:, None], axis=1)
 
 
 # ----------------------------------------------------------------------------------------------
