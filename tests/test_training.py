@@ -7,6 +7,7 @@ thousand steps and check that everything a user relies on works.
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -801,6 +802,23 @@ def test_a_worker_process_plays_exactly_as_this_process():
         got = worker.wait(worker.start(policy, value, None))
         for name, array in expected.items():
             np.testing.assert_array_equal(getattr(got, name), array, err_msg=name)
+    finally:
+        worker.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this system")
+def test_a_worker_process_yields_the_cores_to_the_learner():
+    """The samplers wait for the learner on 2 cores: each worker runs SAMPLER_NICENESS below
+    the process that started it, so that the learner is not slowed by them."""
+    from cardzoo.training.sampler import SAMPLER_NICENESS
+
+    config = sampler_config(game_name="nobody_wants_it", params={}, num_games=2,
+                            reward=RewardMode.WIN, points_scale=0.0, seed=7)  # fmt: skip
+    worker = SamplerWorker(config, {"random": 1.0}, None, 8, 16)
+    try:
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert SAMPLER_NICENESS == 10
+        assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, ours + 10)
     finally:
         worker.close()
 

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import time
 import traceback
 from collections.abc import Sequence
@@ -78,6 +79,9 @@ from cardzoo.training.settings import RewardMode
 from cardzoo.vector.seated import SeatedGames
 
 SELF = "self"
+#: how much lower the sampling workers' scheduling priority is than the learner's (``os.nice``,
+#: where the system has it): see :func:`_work`
+SAMPLER_NICENESS = 10
 #: every sampler a training run builds plays its games on Tables (``SamplerConfig.tables``),
 #: even where they could be played as one batch: the benchmarks' reference, measured in the
 #: same run (``benchmarks/training_speed.py --paths``); read when a run builds its samplers
@@ -815,6 +819,12 @@ def _work(connection, config, mix_weights, pool, league, n_steps, memory_names, 
     # One BLAS thread: the forward passes are small, and a second thread spinning beside the
     # learner halved the learner's speed on 2 cores.
     threadpool_limits(1)
+    # The learner first: it is the slower side on 2 cores, and three busy processes sharing
+    # them gave it only 0.79 of a core (the samplers 0.41 each, waiting for it the rest).
+    # Lower priority only yields to the learner (and to other work): idle cores still go to
+    # the samplers, and the run is the same, as nothing in it depends on timing.
+    if SAMPLER_NICENESS and hasattr(os, "nice"):
+        os.nice(SAMPLER_NICENESS)
     memories = [shared_memory.SharedMemory(name=name) for name in memory_names]
     try:
         mix = OpponentMix(config.game_name, mix_weights, *config.inputs)
