@@ -59,15 +59,10 @@ BLIND_POLICY_FORMAT = 5
 #: 4: counted inputs or a shared-sharpness head, with or without a core; 5: blind positions)
 POLICY_FORMATS = (1, 2, 3, 4, 5)
 
-_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "Tanh": np.tanh,
-    "ReLU": lambda x: np.maximum(x, 0.0),
-    "Identity": lambda x: x,
-}
-#: the activations applied in place, on a layer's own new array: the same numbers as
-#: :data:`_ACTIVATIONS`', without a new array per layer (training's opponents decide in
-#: forward passes of one to a few rows, where allocating is much of the cost)
-_IN_PLACE: dict[str, Callable[[np.ndarray], object] | None] = {
+#: the activations a layer may have, by torch's module name, each applied in place to the
+#: layer's own new array (None: nothing to apply): no new array per layer, as training's
+#: opponents decide in forward passes of one to a few rows, where allocating is much of the cost
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], object] | None] = {
     "Tanh": lambda x: np.tanh(x, out=x),
     "ReLU": lambda x: np.maximum(x, 0.0, out=x),
     "Identity": None,
@@ -473,7 +468,7 @@ class NumpyPolicy:
         for weight, bias, activation in self.layers:
             hidden = hidden @ weight  # a new array: the bias and activation go in place
             hidden += bias
-            in_place = _IN_PLACE[activation]
+            in_place = _ACTIVATIONS[activation]
             if in_place is not None:
                 in_place(hidden)
         return hidden if self.head is None else self.head(hidden)
@@ -564,8 +559,9 @@ def check_positions(game_name: str, positions: str, stateless: bool, recurrent: 
 def cumulative(probabilities: np.ndarray) -> np.ndarray:
     """The cumulative sums of each distribution (the last axis) that :func:`draw_index` and
     :func:`choices` draw from, made as ``Generator.choice`` makes them from ``p`` (summed,
-    then divided by the last sum)."""
-    sums = np.cumsum(probabilities, axis=-1, dtype=np.float64)
+    then divided by the last sum). The ufunc's own accumulation, not ``np.cumsum``'s wrapper:
+    training's opponents draw from rows of one to a few at a time."""
+    sums = np.add.accumulate(probabilities, axis=-1, dtype=np.float64)
     sums /= sums[..., -1:]
     return sums
 
@@ -584,8 +580,14 @@ def choices(probabilities: np.ndarray, generators: list[np.random.Generator]) ->
     errors."""
     if not (np.isfinite(probabilities).all() and (probabilities >= 0).all()):
         return np.array([g.choice(len(p), p=p) for p, g in zip(probabilities, generators)])
+    return _drawn(cumulative(probabilities), generators)
+
+
+def _drawn(sums: np.ndarray, generators: list[np.random.Generator]) -> np.ndarray:
+    """Row i's draw with ``generators[i]`` from the cumulative sums ``sums[i]``
+    (:func:`cumulative`): one uniform each, as ``choice`` draws."""
     uniforms = np.array([generator.random() for generator in generators])
-    return (cumulative(probabilities) <= uniforms[:, None]).sum(axis=1)
+    return np.add.reduce(sums <= uniforms[:, None], axis=1)
 
 
 class PolicyAgent(Agent):
@@ -732,13 +734,10 @@ def _sampled(logits: np.ndarray, generators: list[np.random.Generator]) -> np.nd
     logits -= np.maximum.reduce(logits, axis=1, keepdims=True)
     probabilities = np.exp(logits, out=logits)  # in [0, 1], or NaN
     probabilities /= np.add.reduce(probabilities, axis=1, keepdims=True)
-    sums = np.add.accumulate(probabilities, axis=1, dtype=np.float64)  # cumulative's
-    totals = sums[:, -1:]
-    if not np.isfinite(totals).all():  # a NaN: choices raises choice's own error
+    sums = cumulative(probabilities)  # without choices' checks: only a NaN can be wrong here
+    if not np.isfinite(sums[:, -1]).all():  # choices raises choice's own error
         return choices(probabilities, generators)
-    sums /= totals
-    uniforms = np.array([generator.random() for generator in generators])
-    return np.add.reduce(sums <= uniforms[:, None], axis=1)
+    return _drawn(sums, generators)
 
 
 # ----------------------------------------------------------------------------------------------
