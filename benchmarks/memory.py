@@ -26,8 +26,9 @@ all (wall-clock on 2 cores, as measured: other work on the machine slows them).
 The other decision games ask whether a recurrent core helps where memory is not the game: for
 Nobody Wants It, Believe It or Not (quick) and Minus Two, a GRU learner and the feed-forward one,
 with budgets in the ratio of their speeds (``benchmarks/training_speed.md``, "Memory": the GRU
-samples at about 0.7-0.8 of the feed-forward speed) so that they train for about the same
-minutes, each against three copies of the game's best heuristic on the same deals.
+sampled at about 0.7-0.8 of the feed-forward speed when these runs were set, on a shared machine)
+so that they train for about the same minutes, each against three copies of the game's best
+heuristic on the same deals.
 
     python benchmarks/memory.py                  # every run (resumable), then the report
     python benchmarks/memory.py --only foxy-none-count,foxy-none-gru

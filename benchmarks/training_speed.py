@@ -39,6 +39,8 @@ from cardzoo.training.learner import DEFAULT_MEMORY_SIZE
 from cardzoo.training.ppo import GAME_DEFAULTS, TrainConfig, train
 
 HERE = Path(__file__).parent
+#: the heading of the section ``--paths`` writes; each run of the script keeps the other's part
+PATHS_HEADING = "## The sampler on the kernels (issue #30)"
 
 
 def cpu_seconds() -> float:
@@ -265,7 +267,7 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
     """The section comparing the sampler's two paths: each game's default run on Tables and
     as one batch, ``repeats`` times in turn, and both profiled."""
     lines = [
-        "## The sampler on the kernels (issue #30)",
+        PATHS_HEADING,
         "",
         "Each game's default run (its mix, its default sampling processes, feed-forward), its "
         "sampling processes playing their games on Tables (`sampler.TABLES`, the path before "
@@ -276,8 +278,8 @@ def paths(games: list[str], steps: int, repeats: int) -> list[str]:
         "(the rest: the policies' forward passes and the sampler's own work for the learner). "
         "In one batch no heuristic decides from Python (they play in the kernel): the line "
         "'heuristic opponents (from Python)' is then each game's agents reseeded and their "
-        "generators made to be copied into the kernel. The tables above were measured before "
-        "the sampler played batches, on Tables. cProfile's cost per Python call slows the "
+        "generators made to be copied into the kernel. The tables above measure the default "
+        "path: one batch, Foxy on Tables. cProfile's cost per Python call slows the "
         "driver's many small calls more than the forward passes' few large ones; the last "
         "column samples an unslowed sampling process instead (py-spy, "
         f"{SAMPLING_RATE:,} samples a second, {SAMPLED_ROLLOUTS} rollouts, the median of "
@@ -408,17 +410,36 @@ def main() -> None:
         )
         print(lines[-1], flush=True)
     lines += memory_lines
-    lines[2] += (
-        f" The load average was {load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} "
-        f"at the end: above {os.cpu_count()}, other processes shared the cores, and each "
-        "figure depends on what they did meanwhile (compare ratios within a row)."
-    )
+    lines[2] += " " + load_note(load_at_start)
     lines += ["", "## Where the time goes", "", "Profiled in this process (cProfile's own time "
               "per function, grouped by the part of the code it belongs to; profiling slows "
               "Python code more than numpy, so read the shares, not the totals):", ""]  # fmt: skip
     lines += ["\n\n".join(breakdowns)]
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"written to {args.out}")
+    write_part(args.out, lines, before_paths=True)
+
+
+def load_note(load_at_start: float) -> str:
+    """The load averages around a measurement begun at ``load_at_start``, and how to read them."""
+    return (
+        f"The load average was {load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} at "
+        "the end; it counts the benchmark's own processes (a learner and up to two sampling "
+        "processes) and lags a minute behind, and a figure measured beside other work depends "
+        "on what that work did (compare ratios within a row)."
+    )
+
+
+def write_part(out: Path, lines: list[str], before_paths: bool) -> None:
+    """Write one of the file's two parts, keeping the other from ``out``: the main tables come
+    before :data:`PATHS_HEADING`, the ``--paths`` section from it on."""
+    text = out.read_text() if out.exists() else ""
+    head, found, tail = text.partition("\n" + PATHS_HEADING + "\n")
+    part = "\n".join(lines).strip("\n") + "\n"
+    if before_paths:
+        kept = found + tail if found else ""
+        out.write_text(part + kept)
+    else:
+        out.write_text((head.rstrip("\n") + "\n\n" if head.strip() else "") + part)
+    print(f"written to {out}")
 
 
 def write_paths(args: argparse.Namespace, games: list[str], load_at_start: float) -> None:
@@ -426,13 +447,8 @@ def write_paths(args: argparse.Namespace, games: list[str], load_at_start: float
     section = paths(games, args.steps, args.repeats)
     section.insert(2, f"Measured by `python benchmarks/training_speed.py --paths --steps "
                       f"{args.steps} --repeats {args.repeats} --games {args.games}` on "
-                      f"{os.cpu_count()} cores; the load average was {load_at_start:.1f} at the "
-                      f"start and {os.getloadavg()[0]:.1f} at the end (other processes, training "
-                      "runs among them, shared the cores).\n")  # fmt: skip
-    text = args.out.read_text() if args.out.exists() else ""
-    head = text.split("\n" + section[0] + "\n")[0].rstrip("\n")
-    args.out.write_text(head + "\n\n" + "\n".join(section) + "\n")
-    print(f"written to {args.out}")
+                      f"{os.cpu_count()} cores. {load_note(load_at_start)}\n")  # fmt: skip
+    write_part(args.out, section, before_paths=False)
 
 
 if __name__ == "__main__":

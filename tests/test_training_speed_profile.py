@@ -1,5 +1,5 @@
 """How benchmarks/training_speed.py charges a sampling process's time to the parts of the code:
-py-spy's sampled stacks and cProfile's table, on fixed inputs."""
+py-spy's sampled stacks and cProfile's table, on fixed inputs; and how it writes its file."""
 
 from __future__ import annotations
 
@@ -69,3 +69,30 @@ def test_the_agents_base_class_is_charged_to_its_caller_in_cprofile_too(speed):
     parts = speed.profiled_parts(stats)
     assert parts[POLICY] == pytest.approx(1.3)
     assert parts[ENVIRONMENT] == pytest.approx(2.1)
+
+
+def test_each_measurement_rewrites_its_own_part_of_the_file_and_keeps_the_other(speed, tmp_path):
+    out = tmp_path / "training_speed.md"
+    speed.write_part(out, ["# Training speed", "", "main, first"], before_paths=True)
+    speed.write_part(out, [speed.PATHS_HEADING, "", "paths, first"], before_paths=False)
+    assert (
+        out.read_text()
+        == f"# Training speed\n\nmain, first\n\n{speed.PATHS_HEADING}\n\npaths, first\n"
+    )
+    speed.write_part(out, ["# Training speed", "", "main, second", ""], before_paths=True)
+    assert (
+        out.read_text()
+        == f"# Training speed\n\nmain, second\n\n{speed.PATHS_HEADING}\n\npaths, first\n"
+    )
+    speed.write_part(out, [speed.PATHS_HEADING, "", "paths, second"], before_paths=False)
+    assert (
+        out.read_text()
+        == f"# Training speed\n\nmain, second\n\n{speed.PATHS_HEADING}\n\npaths, second\n"
+    )
+
+
+def test_the_load_note_gives_both_load_averages(speed, monkeypatch):
+    monkeypatch.setattr(speed.os, "getloadavg", lambda: (2.6, 0.0, 0.0))
+    assert speed.load_note(0.4).startswith(
+        "The load average was 0.4 at the start and 2.6 at the end; it counts the benchmark's own"
+    )

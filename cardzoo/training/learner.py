@@ -46,8 +46,8 @@ ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 #: the recurrent cores a learner may have (the numpy policy plays both: RecurrentCore)
 CORES = {"gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
 #: the core's hidden size unless a run sets it (the setting's default): the update's cost grows
-#: with its square; a GRU of 64 trained at 0.68-1.10 of the feed-forward speed, one of 128 at
-#: 0.41-0.69 (benchmarks/training_speed.md, "Memory")
+#: with its square; a GRU of 64 trained at 0.44-0.69 of the feed-forward speed, one of 128 at
+#: 0.25-0.50 (benchmarks/training_speed.md, "Memory")
 DEFAULT_MEMORY_SIZE: int = MEMORY_SIZE.default
 
 
