@@ -346,6 +346,11 @@ PILOTS: dict[str, TrainConfig] = {
 #: 0.486). It is to replace version 3, its final figures computed once on the deals from
 #: 15,000,000 (DEALS.md). Head to head it is level with version 3: another seed of the same
 #: recipe, not a better one.
+#: Nobody Wants It's pilot h (the recipe at seed 2): its five policies win 0.3675-0.3875 against
+#: three dodgers (shipped version 4: 0.4185) and a 1M best response gains -0.005 to -0.029
+#: against them (version 4: -0.054); its own choice (58,032,128 decisions) scores 0.512 and 0.514
+#: head to head against versions 4 and 3, the others 0.444-0.497 against version 4. None passes
+#: rules 1 and 2: version 4 stays, and the deals from 16,000,000 are not used.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from
