@@ -183,7 +183,8 @@ PILOTS: dict[str, TrainConfig] = {
     # Pilot g (shipped as version 4) won 0.397 against three dodgers on its final deals, its
     # five candidates 0.393-0.4185 here: the third seed of the recipe, which replaces version 4
     # only by the rule below. (Averaging the weights of pilot g's last three, four or five
-    # candidates won 0.4085, 0.4035 and 0.4045 here: no stronger than its best candidate.)
+    # candidates won 0.4085, 0.4035 and 0.4045 here, in a probe not kept in the repository: no
+    # stronger than its best candidate.)
     "nobody_wants_it-h": dataclasses.replace(NWI_G, seed=2),
     # Minus Two's shipped recipe (pilot a) ran with PFSP idle too: pilot a's league with the
     # standard game's winning changes (16M, exploiters of 1M trained as `cardzoo exploit`,
@@ -350,7 +351,7 @@ PILOTS: dict[str, TrainConfig] = {
 #: three dodgers (shipped version 4: 0.4185) and a 1M best response gains -0.005 to -0.029
 #: against them (version 4: -0.054); its own choice (58,032,128 decisions) scores 0.512 and 0.514
 #: head to head against versions 4 and 3, the others 0.444-0.497 against version 4. None passes
-#: rules 1 and 2: version 4 stays, and the deals from 16,000,000 are not used.
+#: rule 1 or rule 2: version 4 stays, and the deals from 16,000,000 are not used.
 
 #: The candidates of a pilot's run (``candidates/<decisions>.npz``, kept by ``--select-top``)
 #: are measured as pilots of their own, named ``<pilot>@<decisions>``. Pilot h's choice came from

@@ -422,23 +422,20 @@ def load_note(load_at_start: float) -> str:
     """The load averages around a measurement begun at ``load_at_start``, and how to read them."""
     return (
         f"The load average was {load_at_start:.1f} at the start and {os.getloadavg()[0]:.1f} at "
-        "the end; it counts the benchmark's own processes (a learner and up to two sampling "
-        "processes) and lags a minute behind, and a figure measured beside other work depends "
-        "on what that work did (compare ratios within a row)."
+        "the end; it includes the benchmark's own processes (a learner and up to two sampling "
+        "processes) as well as any other work, and lags a minute behind; a figure measured "
+        "beside other work depends on what that work did (compare ratios within a row)."
     )
 
 
 def write_part(out: Path, lines: list[str], before_paths: bool) -> None:
     """Write one of the file's two parts, keeping the other from ``out``: the main tables come
     before :data:`PATHS_HEADING`, the ``--paths`` section from it on."""
-    text = out.read_text() if out.exists() else ""
+    text = "\n" + (out.read_text() if out.exists() else "")
     head, found, tail = text.partition("\n" + PATHS_HEADING + "\n")
-    part = "\n".join(lines).strip("\n") + "\n"
-    if before_paths:
-        kept = found + tail if found else ""
-        out.write_text(part + kept)
-    else:
-        out.write_text((head.rstrip("\n") + "\n\n" if head.strip() else "") + part)
+    parts = [head.strip("\n"), (PATHS_HEADING + "\n" + tail).strip("\n") if found else ""]
+    parts[0 if before_paths else 1] = "\n".join(lines).strip("\n")
+    out.write_text("\n\n".join(part for part in parts if part) + "\n")
     print(f"written to {out}")
 
 

@@ -73,26 +73,37 @@ def test_the_agents_base_class_is_charged_to_its_caller_in_cprofile_too(speed):
 
 def test_each_measurement_rewrites_its_own_part_of_the_file_and_keeps_the_other(speed, tmp_path):
     out = tmp_path / "training_speed.md"
+    paths = speed.PATHS_HEADING
+    speed.write_part(out, [paths, "", "paths, first"], before_paths=False)  # no file yet
+    assert out.read_text() == f"{paths}\n\npaths, first\n"
+    speed.write_part(out, [paths, "", "paths, second"], before_paths=False)
+    assert out.read_text() == f"{paths}\n\npaths, second\n"
     speed.write_part(out, ["# Training speed", "", "main, first"], before_paths=True)
-    speed.write_part(out, [speed.PATHS_HEADING, "", "paths, first"], before_paths=False)
-    assert (
-        out.read_text()
-        == f"# Training speed\n\nmain, first\n\n{speed.PATHS_HEADING}\n\npaths, first\n"
-    )
+    assert out.read_text() == f"# Training speed\n\nmain, first\n\n{paths}\n\npaths, second\n"
     speed.write_part(out, ["# Training speed", "", "main, second", ""], before_paths=True)
-    assert (
-        out.read_text()
-        == f"# Training speed\n\nmain, second\n\n{speed.PATHS_HEADING}\n\npaths, first\n"
-    )
-    speed.write_part(out, [speed.PATHS_HEADING, "", "paths, second"], before_paths=False)
-    assert (
-        out.read_text()
-        == f"# Training speed\n\nmain, second\n\n{speed.PATHS_HEADING}\n\npaths, second\n"
-    )
+    assert out.read_text() == f"# Training speed\n\nmain, second\n\n{paths}\n\npaths, second\n"
+    speed.write_part(out, [paths, "", "paths, third"], before_paths=False)
+    assert out.read_text() == f"# Training speed\n\nmain, second\n\n{paths}\n\npaths, third\n"
+
+
+def test_the_main_measurement_keeps_the_paths_section(speed, tmp_path, monkeypatch):
+    out = tmp_path / "training_speed.md"
+    out.write_text(f"# Training speed\n\nold tables\n\n{speed.PATHS_HEADING}\n\npaths\n")
+    monkeypatch.setattr(speed, "breakdown", lambda game, tables=False: ("where it went", 0.3))
+    monkeypatch.setattr(speed, "user_default", lambda game, steps: (100.0, 1.0))
+    monkeypatch.setattr(speed, "ours", lambda game, steps, processes, **settings: (400.0, 1.5))
+    monkeypatch.setattr(speed.torch, "set_num_threads", lambda threads: None)
+    monkeypatch.setattr(speed, "threadpool_limits", lambda limit: None)
+    monkeypatch.setattr(sys, "argv", ["training_speed.py", "--games", "foxy", "--out", str(out)])
+    speed.main()
+    text = out.read_text()
+    assert "old tables" not in text
+    assert "| foxy | 100 | 1.00 | 400 | 1.50 | 4.0 | 400 | 1.50 | 4.0 | 400 | 400 | 1.00 |" in text
+    assert text.endswith(f"where it went\n\n{speed.PATHS_HEADING}\n\npaths\n")
 
 
 def test_the_load_note_gives_both_load_averages(speed, monkeypatch):
     monkeypatch.setattr(speed.os, "getloadavg", lambda: (2.6, 0.0, 0.0))
     assert speed.load_note(0.4).startswith(
-        "The load average was 0.4 at the start and 2.6 at the end; it counts the benchmark's own"
+        "The load average was 0.4 at the start and 2.6 at the end; it includes the benchmark's own"
     )
