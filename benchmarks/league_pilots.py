@@ -184,7 +184,8 @@ PILOTS: dict[str, TrainConfig] = {
     # five candidates 0.393-0.4185 here: the third seed of the recipe, which replaces version 4
     # only by the rule below. (Averaging the weights of pilot g's last three, four or five
     # candidates won 0.4085, 0.4035 and 0.4045 here, in a probe not kept in the repository: no
-    # stronger than its best candidate.)
+    # stronger than its best candidate. Nor was an ensemble playing the action of highest mean
+    # probability: versions 3 and 4 with pilot h's choice 0.412, pilot g's five candidates 0.400.)
     "nobody_wants_it-h": dataclasses.replace(NWI_G, seed=2),
     # Minus Two's shipped recipe (pilot a) ran with PFSP idle too: pilot a's league with the
     # standard game's winning changes (16M, exploiters of 1M trained as `cardzoo exploit`,
