@@ -103,6 +103,48 @@ def test_the_scan_covers_the_package_the_docs_and_the_readme():
     assert {f"docs/{game}.md" for game in GAMES} <= scanned
 
 
+# --- the calls the docs show match the functions ----------------------------------------------
+
+
+def written_agent_calls(text: str) -> list[tuple[str, int]]:
+    """Every ``make_agent(...)`` call written in ``text`` (not its ``def``): the call as written
+    and how many positional arguments it passes."""
+    calls = []
+    for match in re.finditer(r"(?<!def )\bmake_agent\(", text):
+        depth, start, parts, index = 1, match.end(), [], match.end()
+        while depth and index < len(text):
+            char = text[index]
+            depth += char in "([{"
+            depth -= char in ")]}"
+            if char == "," and depth == 1 or not depth:
+                parts.append(text[start:index].strip())
+                start = index + 1
+            index += 1
+        positional = [part for part in parts if part and not re.match(r"^\w+\s*=", part)]
+        calls.append((text[match.start() : index], len(positional)))
+    return calls
+
+
+def test_every_make_agent_call_in_the_docs_and_docstrings_passes_name_agent_and_game():
+    """``make_agent(game_name, agent_name, game)``: a page or docstring that leaves out the
+    engine shows users a call that raises TypeError."""
+    wrong = []
+    for path in user_facing_files():
+        if path.suffix not in (".py", ".md"):
+            continue
+        for call, positional in written_agent_calls(path.read_text(encoding="utf-8")):
+            if 0 < positional < 3:  # make_agent() names the function
+                wrong.append(f"{path.relative_to(ROOT)}: {call}")
+    assert not wrong, "make_agent calls without the game's engine: " + "; ".join(wrong)
+
+
+def test_the_call_check_counts_positional_arguments():
+    text = 'x = make_agent(game, "ppo:RUN")\ny = make_agent("nwi", f(a, b), game, seed=0)'
+    assert [count for _, count in written_agent_calls(text)] == [2, 3]
+    assert written_agent_calls("def make_agent(game_name, agent_name, game):") == []
+    assert written_agent_calls("the one factory make_agent()") == [("make_agent()", 0)]
+
+
 # --- every Decision of a rules engine is on its page -------------------------------------------
 
 

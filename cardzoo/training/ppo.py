@@ -21,7 +21,7 @@
 The run folder (``out``) holds everything needed to reload, resume, evaluate and plot the run:
 
 - ``policy.npz`` — the selected policy (best periodic evaluation against the best heuristic),
-  numpy only; ``make_agent(game, "ppo:RUN")`` plays it;
+  numpy only; ``make_agent(game_name, "ppo:RUN", game)`` plays it;
 - ``checkpoint.pt`` + ``progress.json`` — the latest learner (weights, optimiser) and the loop's
   state, for ``resume``;
 - ``metrics.json`` — settings, versions, git commit, seed, evaluations with CIs, wall-clock,

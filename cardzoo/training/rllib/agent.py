@@ -3,10 +3,10 @@
 When the run saves a checkpoint it also writes each policy's network as the numpy policy file
 both back ends share (:func:`cardzoo.agents.policy.save_policy`), in the checkpoint's
 ``policies/<policy>.npz`` and, for the latest checkpoint, in the run folder's ``policies/``.
-``make_agent(game, "rllib:RUN")`` plays it with :class:`~cardzoo.agents.policy.PolicyAgent`:
-no Ray, no torch. The network's scaling of the observations is the shared one
-(:func:`cardzoo.agents.policy.observation_scaling`), so the numpy copy acts exactly as the
-trained module does.
+``make_agent(game_name, "rllib:RUN", game)`` plays it with
+:class:`~cardzoo.agents.policy.PolicyAgent`: no Ray, no torch. The network's scaling of the
+observations is the shared one (:func:`cardzoo.agents.policy.observation_scaling`), so the numpy
+copy acts exactly as the trained module does.
 """
 
 from __future__ import annotations
