@@ -21,6 +21,7 @@ LAYERS = {
     "cardzoo.stats": 0,
     "cardzoo.io": 0,
     "cardzoo.errors": 0,
+    "cardzoo.extras": 0,
     "cardzoo.envs": 1,
     "cardzoo.agents": 2,
     "cardzoo.table": 3,

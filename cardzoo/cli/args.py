@@ -42,6 +42,7 @@ from typing import Any
 from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import GAMES, load_game
 from cardzoo.errors import InputError, SettingError
+from cardzoo.extras import TRAIN_MODULES, require_modules
 from cardzoo.training.config import GAME_DEFAULTS, SETTING
 from cardzoo.training.settings import Flag, KindError, Setting
 
@@ -65,15 +66,9 @@ def require_train_extra(command: str) -> None:
     train`` and ``cardzoo exploit`` import is missing (the base install has no torch), before
     any work."""
     try:
-        import tensorboard  # noqa: F401
-        import threadpoolctl  # noqa: F401
-        import torch  # noqa: F401
+        require_modules("train", f"cardzoo {command}", TRAIN_MODULES)
     except ImportError as error:
-        raise UsageError(
-            None,
-            f"cardzoo {command} needs the train extra ({error.name} is missing): "
-            "pip install 'cardzoo[train]'",
-        ) from None
+        raise UsageError(None, str(error)) from None
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 
 from cardzoo.cli.args import UsageError, option_errors, positive_int
+from cardzoo.extras import require_modules
 
 HOST = "127.0.0.1"  # never another interface: the page has no login
 #: how long Ctrl-C waits for requests in progress before cancelling them (a cancelled request
@@ -57,15 +58,13 @@ def existing_folder(text: str) -> Path:
 
 def run_serve(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
-        from cardzoo.web.app import create_app
+        require_modules("web", "cardzoo serve", ("uvicorn", "starlette"))
     except ImportError as error:
-        raise UsageError(
-            None,
-            f"cardzoo serve needs the web extra ({error.name} is missing): "
-            "pip install 'cardzoo[web]'",
-        ) from None
+        raise UsageError(None, str(error)) from None
+    import uvicorn
+
+    from cardzoo.web.app import create_app
+
     _check_offered_agents(args.agent)
     _check_port_free(args.port)
     app = create_app(args.replays, args.agent)

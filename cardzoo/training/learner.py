@@ -33,7 +33,13 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import torch
+
+from cardzoo.extras import missing_extra
+
+try:
+    import torch
+except ImportError as error:
+    raise missing_extra("train", "cardzoo.training", error.name) from None
 
 from cardzoo.agents.policy import NumpyPolicy, OrdinalHead, core_step
 from cardzoo.training.config import MEMORY_SIZE

@@ -67,6 +67,7 @@ from cardzoo.agents.policy import (
 from cardzoo.envs.core import Game
 from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
+from cardzoo.extras import TRAIN_MODULES, require_modules
 from cardzoo.io import write_bytes_atomic, write_json_atomic
 from cardzoo.stats import mean_interval
 from cardzoo.training.config import (
@@ -91,6 +92,10 @@ from cardzoo.training.learner import Learner
 from cardzoo.training.run_info import machine, source_state, versions
 from cardzoo.training.sampler import SELF, Rollout, SamplerWorker, parse_mix
 from cardzoo.training.threads import torch_threads
+
+# torch is checked as the learner is imported; the trainer's other modules are imported when a
+# run starts, and checked here, before any work
+require_modules("train", "cardzoo.training", TRAIN_MODULES)
 
 FORMAT_VERSION = 1
 #: the first deal of the periodic evaluations (which choose the checkpoint and draw the

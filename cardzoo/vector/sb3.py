@@ -20,8 +20,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+
+from cardzoo.extras import missing_extra
+
+try:
+    from stable_baselines3.common.vec_env import VecEnv
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+except ImportError as error:
+    raise missing_extra("train", "cardzoo.vector.sb3", error.name) from None
 
 from cardzoo.errors import InputError
 from cardzoo.vector.gymnasium_env import VectorEnv

@@ -48,13 +48,18 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, TypeVar
 
-from starlette.applications import Starlette
-from starlette.datastructures import Headers
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from cardzoo.extras import missing_extra
+
+try:
+    from starlette.applications import Starlette
+    from starlette.datastructures import Headers
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+except ImportError as error:
+    raise missing_extra("web", "cardzoo.web", error.name) from None
 
 from cardzoo.web.replays import Replays
 from cardzoo.web.sessions import (

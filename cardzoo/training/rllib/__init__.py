@@ -30,10 +30,9 @@ from typing import Any
 
 from cardzoo.envs import load_game
 from cardzoo.errors import InputError
+from cardzoo.extras import missing_extra
 from cardzoo.training.config import SETTING
 from cardzoo.training.rllib.run import RUN_KIND, RunFolder
-
-INSTALL_HINT = "Ray RLlib is not installed: pip install 'cardzoo[rllib]' (or: make rllib-demo)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,4 +222,4 @@ def _require_ray() -> None:
     try:
         import ray.rllib  # noqa: F401
     except ImportError as error:
-        raise ImportError(INSTALL_HINT) from error
+        raise missing_extra("rllib", "cardzoo.training.rllib", error.name) from None
