@@ -15,6 +15,8 @@ Importing cardzoo imports only the list of games and their engines' ``Game`` cla
 which games have a parallel form): each other layer loads when it is used.
 """
 
+__all__ = ["__version__"]
+
 from cardzoo.envs.registry import register_gymnasium, register_pettingzoo
 
 __version__ = "0.2.0.dev0"

@@ -16,6 +16,16 @@ the line-up can sit at a batch of games, a match plays on one
 
 from __future__ import annotations
 
+__all__ = [
+    "AgentRecord",
+    "GameRecord",
+    "MatchResult",
+    "SimulationResult",
+    "play_game",
+    "play_match",
+    "simulate",
+]
+
 import contextlib
 import dataclasses
 import math

@@ -30,6 +30,8 @@ Decisions:
 
 from __future__ import annotations
 
+__all__ = ["PlayResult", "play"]
+
 import dataclasses
 import re
 import sys

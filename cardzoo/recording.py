@@ -27,6 +27,8 @@ Layer: the table (with :mod:`cardzoo.evaluation`); the environments and agents n
 
 from __future__ import annotations
 
+__all__ = ["record_games"]
+
 import contextlib
 import os
 import tempfile

@@ -71,6 +71,8 @@ reset options is never dealt again: if it does not reach the learner, ``reset()`
 
 from __future__ import annotations
 
+__all__ = ["SingleAgentEnv"]
+
 import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn

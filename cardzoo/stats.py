@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+__all__ = ["mean_interval", "wilson_interval"]
+
 import math
 from collections.abc import Sequence
 from typing import Any

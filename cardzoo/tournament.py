@@ -90,6 +90,8 @@ or foreign file in the folder is refused too, naming the file, before any game.
 
 from __future__ import annotations
 
+__all__ = ["Rating", "TournamentResult", "tournament"]
+
 import dataclasses
 import itertools
 import json

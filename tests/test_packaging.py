@@ -28,7 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 NAME, VERSION = PROJECT["name"], PROJECT["version"]
 #: what the build reads: the project files a source distribution holds
-SOURCES = ["pyproject.toml", "MANIFEST.in", "README.md", "LICENSE", "CHANGELOG.md", "CITATION.cff"]
+SOURCES = [
+    "pyproject.toml",
+    "MANIFEST.in",
+    "README.md",
+    "LICENSE",
+    "CHANGELOG.md",
+    "CITATION.cff",
+    "mkdocs.yml",
+]
 PRETRAINED = sorted(
     path.relative_to(ROOT).as_posix()
     for path in (ROOT / "cardzoo" / "agents" / "pretrained").iterdir()
@@ -112,7 +120,14 @@ def test_the_sdist_carries_the_sources_the_license_and_the_release_files(dist):
     metadata = email.parser.Parser().parsestr(info)
     assert metadata["Name"] == NAME and metadata["Version"] == VERSION
     assert metadata["License-Expression"] == "MIT"
-    for name in ["LICENSE", "README.md", "pyproject.toml", "CHANGELOG.md", "CITATION.cff"]:
+    for name in [
+        "LICENSE",
+        "README.md",
+        "pyproject.toml",
+        "CHANGELOG.md",
+        "CITATION.cff",
+        "mkdocs.yml",
+    ]:
         assert f"{top}/{name}" in names, name
     assert f"{top}/cardzoo/py.typed" in names
     assert [name for name in PRETRAINED if f"{top}/{name}" not in names] == []

@@ -77,6 +77,13 @@ class Agent:
         self.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        """The action to take, an index into the game's action table, chosen from what the
+        acting seat may see: ``observation["observation"]``, the seat's observation vector (as the
+        environment gives it; :meth:`fields` splits it into its named fields), and
+        ``observation["action_mask"]``, 1 for each legal action. An agent whose
+        :attr:`uses_state` is True also gets ``observation["state"]``, the true state, to read
+        only through the game's resampler. It must return a legal action; draw any randomness
+        from :attr:`rng`, so that the same seed plays the same game. Subclasses implement it."""
         raise NotImplementedError
 
     def fields(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

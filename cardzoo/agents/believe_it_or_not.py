@@ -38,6 +38,8 @@ always has.
 
 from __future__ import annotations
 
+__all__ = ["BlufferAgent", "HonestAgent"]
+
 import numpy as np
 
 from cardzoo.agents.kernel_heuristic import KernelHeuristic

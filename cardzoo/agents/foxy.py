@@ -21,6 +21,8 @@ still to come from the next card on, computed once by optimal stopping over rand
 
 from __future__ import annotations
 
+__all__ = ["ForgetfulAgent", "MemoryAgent"]
+
 import functools
 import itertools
 from collections import deque

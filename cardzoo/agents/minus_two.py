@@ -26,6 +26,8 @@ action when a position repeats exactly within a game; see :class:`_LoopBreaker`.
 
 from __future__ import annotations
 
+__all__ = ["Attacker", "HighCards"]
+
 import numpy as np
 
 from cardzoo.agents.kernel_heuristic import KernelHeuristic

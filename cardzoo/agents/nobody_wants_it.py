@@ -23,6 +23,8 @@ them compiled as opponents.
 
 from __future__ import annotations
 
+__all__ = ["HandShedder", "NwiDodger"]
+
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.envs.kernels import plain_copy
 

@@ -25,6 +25,8 @@ stable-baselines3 only inside :func:`load_sb3_policy`, for model files of older 
 
 from __future__ import annotations
 
+__all__ = ["NumpyPolicy", "OrdinalHead", "PolicyAgent", "read_policy", "save_policy"]
+
 import functools
 import io
 import json

@@ -31,6 +31,8 @@ with Pillow's GIF encoder (``GifImagePlugin.getdata``). The same frames give the
 
 from __future__ import annotations
 
+__all__ = ["write_gif"]
+
 import contextlib
 import math
 import os
