@@ -38,7 +38,7 @@ from cardzoo.agents.registry import check_fits
 from cardzoo.envs import load_game
 from cardzoo.envs.batch import TRUNCATED, has_batch
 from cardzoo.envs.core import Game
-from cardzoo.envs.helpers import check_int, game_rng_from_seed
+from cardzoo.envs.helpers import check_bool, check_int, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.io import to_json_value
 from cardzoo.stats import mean_interval, wilson_interval
@@ -468,8 +468,9 @@ def play_match(
     hold them equal, compiled and plain): only the speed differs.
 
     Every argument is checked before the first game: ``num_games`` an int >= 1, ``seed`` an
-    int >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1;
-    anything else is a ``ValueError`` naming the argument. Decision: the result's ``params`` are
+    int >= 0, ``max_cycles`` None (the game's limit) or an int >= 1, ``parallel`` an int >= 1,
+    ``mirrored``, ``tables`` and ``progress`` True or False; anything else is a ``ValueError``
+    naming the argument. Decision: the result's ``params`` are
     the game's full parameters (defaults included), so a saved summary says exactly what was
     played.
     """
@@ -478,6 +479,8 @@ def play_match(
     )
     n = game.num_players
     labels = [agent_label(entry) for entry in lineup]
+    mirrored, tables = check_bool("mirrored", mirrored), check_bool("tables", tables)
+    progress = check_bool("progress", progress)
     rotations = _check_rotations(rotations, labels, mirrored)
     slots = min(check_int("parallel", parallel, 1), num_games)
     # Agents are built once per game slot and reseeded for every game from (seed, game, entry):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 import stat
@@ -77,8 +78,27 @@ def write_bytes_new(path: str | os.PathLike, data: bytes) -> Path:
 
 
 def write_json_new(path: str | os.PathLike, data: Any) -> Path:
-    """:func:`write_bytes_new` of ``data`` as indented JSON (numpy values as plain numbers)."""
-    return write_bytes_new(path, (json.dumps(to_json_value(data), indent=2) + "\n").encode())
+    """:func:`write_bytes_new` of ``data`` as :func:`report_json`."""
+    return write_bytes_new(path, report_json(data).encode())
+
+
+def report_json(data: Any) -> str:
+    """``data`` as the indented JSON of a result written for users (``cardzoo match --out``, a
+    tournament's summary): numpy values as plain numbers, and a number that is not finite (the
+    interval of an agent that played one game) as null. NaN is not JSON: JavaScript's
+    ``JSON.parse`` and strict readers refuse the file, and ``jq`` turns it into null anyway.
+    The run folders' own files, which only cardzoo reads back, keep their infinities."""
+    return json.dumps(_finite(to_json_value(data)), indent=2, allow_nan=False) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 #: how many siblings (``name-1``, ``name-2``, ...) :func:`publish_new` tries before it gives up

@@ -112,7 +112,13 @@ from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
 from cardzoo.errors import InputError, SettingError
 from cardzoo.evaluation import AgentFactory, MatchResult, check_match, match_seating, play_match
-from cardzoo.io import file_sha256, to_json_value, write_json_atomic
+from cardzoo.io import (
+    file_sha256,
+    report_json,
+    to_json_value,
+    write_bytes_atomic,
+    write_json_atomic,
+)
 from cardzoo.stats import wilson_interval
 
 if TYPE_CHECKING:  # matplotlib is imported when a picture is drawn
@@ -386,7 +392,7 @@ class TournamentResult:
         same = False
         if paths["json"].exists():
             try:
-                same = json.loads(paths["json"].read_text()) == json.loads(json.dumps(summary))
+                same = json.loads(paths["json"].read_text()) == json.loads(report_json(summary))
             except (OSError, ValueError):
                 same = False
             if not same:
@@ -400,7 +406,7 @@ class TournamentResult:
                 f"folder: {folder} holds {' and '.join(pictures)} of no tournament saved there "
                 f"(no {SUMMARY_FILE} of this one); save it in a folder of its own"
             )
-        write_json_atomic(paths["json"], summary)
+        write_bytes_atomic(paths["json"], report_json(summary).encode())
         save_figure(self.plot_ratings(), paths["ratings"])
         save_figure(self.plot_pairwise(), paths["pairwise"])
         return paths

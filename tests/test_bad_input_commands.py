@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("torch")
 
 from cardzoo.cli import main  # noqa: E402
+from cardzoo.errors import InputError  # noqa: E402
 
 TINY_RUN = ["--timesteps", "128", "--n-envs", "2", "--eval-every", "64", "--eval-games", "4",
             "--final-eval-games", "4", "--quiet"]  # fmt: skip
@@ -99,6 +100,44 @@ CASES = {
             str(tmp / "new"),
         ],  # fmt: skip
         "--timesteps: 100,000,000,000 is out of range; allowed 1..10,000,000,000",
+    ),
+    # match and play have no --players: the message named it
+    "match --param num_players": (
+        lambda tmp, run: [
+            "match",
+            "nobody_wants_it",
+            "--agents",
+            "random,random",
+            "--param",
+            "num_players=3",
+        ],  # fmt: skip
+        "--param: the number of players is set by --agents, one for each seat, not --param",
+    ),
+    "play --param num_players": (
+        lambda tmp, run: [
+            "play",
+            "nobody_wants_it",
+            "--opponents",
+            "random,random",
+            "--param",
+            "num_players=4",
+        ],  # fmt: skip
+        "--param: the number of players is set by --opponents, not --param",
+    ),
+    "match one agent": (
+        lambda tmp, run: ["match", "nobody_wants_it", "--agents", "random"],
+        "--agents: 1 agent given, one for each seat; num_players=1 is out of range; allowed 2..7",
+    ),
+    "train --seed beyond 64 bits": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--seed",
+            str(2**64),
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--seed: 18,446,744,073,709,551,616 is out of range; allowed 0..18,446,744,073,709,551,615",
     ),
     "match --games absurd": (
         lambda tmp, run: ["match", "henhouse", "--agents", "random,random", "--games", str(10**9)],
@@ -442,11 +481,75 @@ def test_run_files_follow_the_users_umask(finished):
         # an unbounded range says ">= low" (issue 32), not "allowed 1"
         (lambda: _play_match(max_cycles=0), "^max_cycles=0 is out of range; allowed >= 1$"),
         (lambda: _play_match(seed=-1), "^seed=-1 is out of range; allowed >= 0$"),
+        # a string is true to Python: "no" played mirrored deals
+        (lambda: _play_match(mirrored="no"), "^mirrored must be True or False, got 'no'$"),
+        (lambda: _play_match(tables=1), "^tables must be True or False, got 1$"),
     ],
 )
 def test_play_match_and_simulate_name_what_they_refuse(call, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         call()
+
+
+@pytest.mark.parametrize(
+    "game_name, agent_name, engine, message",
+    [
+        # an engine of another game: a bare AssertionError in the heuristic's first move, an
+        # AttributeError, or (random) an agent of the wrong game without a word
+        ("nobody_wants_it", "nwi_dodger", "foxy", "make_agent: game is a foxy game, not nobody"),
+        ("foxy", "perfect_memory", "nobody_wants_it", "game is a nobody_wants_it game, not foxy"),
+        ("foxy", "random", "nobody_wants_it", "game is a nobody_wants_it game, not foxy"),
+        ("nobody_wants_it", "random", None, "game must be the game's engine, load_game"),
+        # an empty path is never the current folder (it played ./policy.npz)
+        ("nobody_wants_it", "ppo:", "nobody_wants_it", "^ppo: an empty path names no policy"),
+        ("nobody_wants_it", "ppo: ", "nobody_wants_it", "^ppo: an empty path names no policy"),
+        ("nobody_wants_it", "rllib:", "nobody_wants_it", "^rllib: an empty path names no"),
+    ],
+)
+def test_make_agent_refuses_an_engine_of_another_game_and_an_empty_policy_path(
+    game_name, agent_name, engine, message, tmp_path, monkeypatch
+):
+    from cardzoo.agents import make_agent
+    from cardzoo.agents.policy import POLICY_FILE, save_policy
+    from cardzoo.envs import load_game
+
+    if agent_name.startswith("ppo"):  # a policy in the current folder, which it must not play
+        monkeypatch.chdir(tmp_path)
+        policy, info = read_policy_of_pretrained()
+        save_policy(tmp_path / POLICY_FILE, policy, info)
+    game = None if engine is None else load_game(engine)
+    with pytest.raises(InputError, match=message):
+        make_agent(game_name, agent_name, game)
+
+
+def test_a_policy_that_does_not_fit_names_the_parameter_that_matters():
+    """The message listed both parameter sets; a user who then set the reward too (which
+    changes nothing a seat sees) got the same refusal."""
+    from cardzoo.agents import make_agent
+    from cardzoo.agents.policy import pretrained_file
+    from cardzoo.envs import load_game
+
+    game = load_game("nobody_wants_it", num_players=3, reward="win")
+    with pytest.raises(InputError) as refused:
+        make_agent("nobody_wants_it", f"ppo:{pretrained_file('nobody_wants_it')}", game)
+    assert str(refused.value).endswith(
+        "differ from this game's ({'num_players': 3, 'num_rounds': 3, 'reward': 'win'}): "
+        "num_players is 4 there and 3 here (reward may differ)"
+    )
+
+
+def read_policy_of_pretrained():
+    from cardzoo.agents.policy import pretrained_file, read_policy
+
+    return read_policy(pretrained_file("nobody_wants_it"))
+
+
+def test_read_policy_refuses_what_is_not_a_path():
+    from cardzoo.agents.policy import read_policy
+
+    for path in (None, "", 3):
+        with pytest.raises(InputError, match="^read_policy: path must name a policy file"):
+            read_policy(path)
 
 
 def _returns_none(game, seed):

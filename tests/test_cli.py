@@ -156,7 +156,10 @@ BAD_ARGUMENTS = [
     (["match", "henhouse", "--agents", " , "], "--agents: give at least one agent name"),
     (["match", "nobody_wants_it", "--agents", "nope,random"], "--agents: unknown agent 'nope'"),
     (["match", "henhouse", "--agents", "xyz:model,random"], "--agents: unknown policy kind 'xyz'"),
-    (["match", "henhouse", "--agents", "random"], "--agents: num_players=1 is out of range"),
+    (
+        ["match", "henhouse", "--agents", "random"],
+        "--agents: 1 agent given, one for each seat; num_players=1 is out of range",
+    ),
     (
         ["match", "nobody_wants_it", "--agents", "pimc:simulations=abc,random"],
         "--agents: agent 'pimc': parameter simulations must be int, got 'abc'",
@@ -249,6 +252,23 @@ def test_out_in_a_folder_without_write_permission_is_refused(tmp_path, capsys, m
     assert code == 2
     assert err.startswith(f"cardzoo: error: --out: cannot write '{tmp_path / 'r.json'}': no ")
     assert f"no permission to write in '{tmp_path}'" in err
+
+
+def test_out_of_a_match_of_one_game_is_strict_json_with_null_intervals(tmp_path, capsys):
+    """An agent of one game has no interval: the file said NaN, which is not JSON (JavaScript's
+    JSON.parse refuses the file)."""
+    out = tmp_path / "r.json"
+    argv = ["match", "nobody_wants_it", "--agents", "random,nwi_dodger,random", "--games", "1",
+            "--quiet", "--out", str(out)]  # fmt: skip
+    assert cli.main(argv) == 0
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} in the file")
+
+    summary = json.loads(out.read_text(), parse_constant=refuse)
+    nwi_dodger = next(a for a in summary["agents"] if a["agent"] == "nwi_dodger")
+    assert nwi_dodger["seat_games"] == 1 and nwi_dodger["mean_reward_ci"] == [None, None]
+    assert isinstance(nwi_dodger["mean_reward"], float)
 
 
 def test_out_into_missing_folders_is_created_and_mode_follows_umask(tmp_path, capsys):
@@ -464,11 +484,15 @@ def test_param_cannot_set_what_has_an_option_of_its_own(capsys):
     for argv in (
         ["simulate", "henhouse", "--param", "num_players=3"],
         ["simulate", "henhouse", "--param", "num_players=4", "--players", "4"],
-        ["match", "henhouse", "--agents", "random,random", "--param", "num_players=2"],
     ):
         code, _, err = run(capsys, *argv)
         assert (code, err) == (2, "cardzoo: error: --param: set num_players with --players, "
                                   "not --param\n")  # fmt: skip
+    # match has no --players: the count is that of --agents
+    argv = ["match", "henhouse", "--agents", "random,random", "--param", "num_players=2"]
+    code, _, err = run(capsys, *argv)
+    assert (code, err) == (2, "cardzoo: error: --param: the number of players is set by "
+                              "--agents, one for each seat, not --param\n")  # fmt: skip
 
 
 def test_the_same_param_given_twice_must_agree(capsys):

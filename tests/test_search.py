@@ -331,6 +331,13 @@ def test_seconds_budget_stops_the_search():
         ({"seconds": -1.0}, "seconds must be a finite number > 0"),
         ({"seconds": 0}, "seconds must be a finite number > 0"),
         ({"seconds": "fast"}, "seconds must be a number > 0"),
+        # a typo's budget sat on the first move for days
+        (
+            {"simulations": 99999999999999},
+            r"^simulations=99,999,999,999,999 is out of range; "
+            r"allowed 1\.\.10,000,000$",
+        ),
+        ({"seconds": 3601}, r"seconds must be a finite number > 0 and <= 3600"),
         ({"depth": 3}, r"unknown parameter\(s\) \['depth'\]; allowed"),
         ({"seed": -1}, "seed must be None or an integer >= 0"),
     ],

@@ -80,6 +80,31 @@ def test_a_refused_setting_names_itself_as_data(config, setting):
 
 
 @pytest.mark.parametrize(
+    "setting, value, reason",
+    [
+        ("gamma", 5.0, "must be a finite number >= 0 and <= 1, got 5.0"),
+        ("gae_lambda", 1.5, "must be a finite number >= 0 and <= 1, got 1.5"),
+        ("learning_rate", 0.0, "must be a finite number > 0, got 0.0"),
+        ("clip_range", 0, "must be a finite number > 0, got 0"),
+        ("max_grad_norm", -1.0, "must be a finite number > 0, got -1.0"),
+        ("seed", 2**64, "18,446,744,073,709,551,616 is out of range; allowed "
+                        "0..18,446,744,073,709,551,615"),
+    ],
+)  # fmt: skip
+def test_a_setting_that_would_break_the_run_later_is_refused_before_it(setting, value, reason):
+    """A discount of 5 trained until the weights were NaN, then failed in a sampling process
+    saying an agent had no legal action; a seed of 2**64 failed in torch with a traceback."""
+    with pytest.raises(SettingError) as refused:
+        TrainConfig("nobody_wants_it", **{setting: value}).resolved()
+    assert (refused.value.setting, refused.value.reason) == (setting, reason)
+
+
+def test_the_bounds_of_the_ppo_settings_hold_their_edges():
+    edges = {"gamma": 1.0, "gae_lambda": 0.0, "learning_rate": 1e-9, "seed": 2**64 - 1}
+    assert TrainConfig("nobody_wants_it", **edges).resolved().gamma == 1.0
+
+
+@pytest.mark.parametrize(
     "argv, message",
     [
         (["train", "believe_it_or_not", "--reward", "points"], "--reward: believe_it_or_not has"),

@@ -6,6 +6,7 @@ thousand steps and check that everything a user relies on works.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -63,6 +64,24 @@ def test_a_run_folder_holds_model_metrics_curve_checkpoint_and_logs(finished_run
     assert metrics["versions"]["torch"]
     assert metrics["samples_per_second"] > 0
     assert len(metrics["history"]) == 2  # an evaluation every 512 steps
+
+
+def test_timesteps_are_rounded_up_to_whole_rollouts_and_the_progress_bar_says_so(
+    tmp_path, monkeypatch
+):
+    """A run asked for 600 decisions trains two rollouts of 4 games x 128 (1,024); the progress
+    bar's total was the 600 asked, and ran past it."""
+    totals = []
+    real_bar = ppo._progress_bar
+    monkeypatch.setattr(ppo, "_progress_bar", lambda total, done: totals.append(total) or
+                        real_bar(total, done))  # fmt: skip
+    config = TrainConfig("nobody_wants_it", **{**TINY, "timesteps": 600})
+    result = train(config, tmp_path / "run", progress=True)
+    assert result.metrics["timesteps"] == 1024 and totals == [1024]
+    resolved = config.resolved(build_agents=False)
+    assert ppo.rounded_timesteps(resolved, 0) == 1024
+    assert ppo.rounded_timesteps(dataclasses.replace(resolved, timesteps=1025), 1024) == 1536
+    assert ppo.rounded_timesteps(dataclasses.replace(resolved, timesteps=512), 1024) == 1024
 
 
 def test_final_evaluation_has_random_best_heuristic_and_its_fair_share(finished_run):

@@ -207,7 +207,7 @@ BAD_STARTS = [
     ),
     (
         {"game": "nobody_wants_it", "lineup": ["you", "pimc:seconds=1e300"]},
-        "at most seconds=2 per move on the web page, got seconds=1e+300",
+        "seconds must be a finite number > 0 and <= 3600 (seconds per move), got 1e+300",
     ),
     (
         {"game": "nobody_wants_it", "lineup": ["you", "ismcts:simulations=5001"]},
@@ -215,7 +215,7 @@ BAD_STARTS = [
     ),
     (
         {"game": "nobody_wants_it", "lineup": ["you", "pimc:simulations=1000000000000:seconds=1"]},
-        "at most simulations=5000 per move on the web page, got simulations=1000000000000",
+        "simulations=1,000,000,000,000 is out of range; allowed 1..10,000,000",
     ),
     ({"game": "nobody_wants_it", "lineup": ["you", "random"], "x": 1}, "unknown field(s) ['x']"),
     ({"game": "nobody_wants_it", "lineup": ["you", "ppo:/etc"]}, "is not offered by this"),

@@ -30,6 +30,7 @@ __all__ = ["NumpyPolicy", "OrdinalHead", "PolicyAgent", "read_policy", "save_pol
 import functools
 import io
 import json
+import os
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
@@ -40,6 +41,7 @@ import numpy as np
 
 from cardzoo.agents.base import Agent
 from cardzoo.envs.core import Game
+from cardzoo.envs.registry import load_game
 from cardzoo.errors import InputError, SettingError
 
 #: what a saved model records about the game it was trained on (``model.cardzoo`` in SB3's zip)
@@ -787,6 +789,8 @@ def read_policy(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     one layer to the next up to the actions (or the head), in finite floating-point numbers.
     Anything else is an :class:`~cardzoo.errors.InputError` naming the file and what is wrong
     (:func:`check_policy_fits` then checks it against the game)."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise InputError(f"read_policy: path must name a policy file, got {path!r:.80}")
     path = Path(path).resolve()
     try:
         status = path.stat()
@@ -976,7 +980,8 @@ def check_policy_fits(
     ):
         raise InputError(
             f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
-            f"or actions differ from this game's ({game.params()})"
+            f"or actions differ from this game's ({game.params()}): "
+            + _what_differs(game_name, info.get("params") or {}, game.params())
         )
     trained_on = int(info.get("version", 0))
     if trained_on != game.version:
@@ -1016,9 +1021,34 @@ def load_ppo_agent(game_name: str, path: str, game: Game, seed: int | None = Non
     return PolicyAgent(game, policy, seed=seed, label=f"ppo:{path}", **play_settings(info))
 
 
+def _what_differs(game_name: str, trained: dict[str, Any], here: dict[str, Any]) -> str:
+    """The parameters, of those that differ, that change what a seat sees or does (each set
+    alone to this game's value in the trained game), and those that do not: a user told only
+    that the parameters differ set the reward too, and got the same refusal."""
+    shape = _shape(game_name, trained)
+    differ = [key for key in here if key in trained and trained[key] != here[key]]
+    matters = [key for key in differ if _shape(game_name, {**trained, key: here[key]}) != shape]
+    said = "; ".join(f"{key} is {trained[key]!r} there and {here[key]!r} here" for key in matters)
+    rest = [key for key in differ if key not in matters]
+    if not matters:
+        return "play it with the parameters it was trained with"
+    return said + (f" ({', '.join(rest)} may differ)" if rest else "")
+
+
+def _shape(game_name: str, params: dict[str, Any]) -> tuple[int, int] | None:
+    """The observation size and action count of the game with ``params`` (None: refused)."""
+    try:
+        game = load_game(game_name, **params)
+    except InputError:
+        return None
+    return game.observation_size, int(game.num_actions)
+
+
 def _ppo_file(path: str) -> Path:
     """The file ``ppo:PATH`` plays: PATH itself, or a run folder's policy (or model) file
     (``~`` is the user's home, as a shell reads it)."""
+    if not path.strip():  # Path("") is the current folder, which a user never meant
+        raise InputError("ppo: an empty path names no policy; give ppo:PATH")
     location = Path(path).expanduser()
     if location.is_dir():
         numpy_file = location / POLICY_FILE
@@ -1045,6 +1075,8 @@ def load_rllib_agent(game_name: str, path: str, game: Game, seed: int | None = N
 def _rllib_file(path: str) -> tuple[Path, Path, list[str]]:
     """For ``rllib:PATH``: the run (or checkpoint) folder, the file of the policy it plays,
     and the run's policies."""
+    if not path.strip():  # Path("") is the current folder, which a user never meant
+        raise InputError("rllib: an empty path names no policy; give rllib:PATH")
     text, module_id = path, None
     if not Path(path).exists() and "@" in path:
         text, _, module_id = path.rpartition("@")

@@ -76,7 +76,17 @@ def agent_names(game_name: str) -> list[str]:
 def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = None) -> Agent:
     """A new agent ``agent_name`` for ``game`` (a :class:`~cardzoo.envs.core.Game`): a registry
     name (:func:`agent_classes`), ``KIND:PATH`` for a saved policy, or ``NAME:KEY=VALUE...`` for
-    an agent with parameters. Anything unknown is a ``ValueError`` saying what is allowed."""
+    an agent with parameters. Anything unknown is a ``ValueError`` saying what is allowed, and
+    so is a ``game`` that is not a game of ``game_name`` (an agent built for another game's
+    engine fails later, in its first move, or plays that game by rules it was not made for)."""
+    game_spec(game_name)  # an unknown game is named first
+    if not isinstance(game, Game):
+        raise InputError(
+            f"make_agent: game must be the game's engine, load_game({game_name!r}), "
+            f"got {type(game).__name__}"
+        )
+    if game.name != game_name:
+        raise InputError(f"make_agent: game is a {game.name} game, not {game_name}")
     kind, colon, rest = agent_name.partition(":")
     if colon and kind in POLICY_LOADERS:
         return POLICY_LOADERS[kind](game_name, rest, game, seed=seed)

@@ -287,11 +287,19 @@ def _option(game: Game, name: str, what: str, params: dict, allowed: tuple[str, 
     return value
 
 
+#: the largest budgets a move may have: far beyond any sensible search (3,000 rollouts take
+#: about 0.1 s), they stop a typo (simulations=99999999999999) from sitting on the first move
+#: for days
+MAX_SIMULATIONS, MAX_SECONDS = 10_000_000, 3600.0
+
+
 def _positive_int(name: str, value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be an integer >= 1, got {value!r}")
+    if value > MAX_SIMULATIONS:
+        raise InputError(f"{name}={value:,} is out of range; allowed 1..{MAX_SIMULATIONS:,}")
     return int(value)
 
 
@@ -300,8 +308,11 @@ def _positive_seconds(value: Any) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
         raise InputError(f"seconds must be a number > 0 (seconds per move), got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise InputError(f"seconds must be a finite number > 0 (seconds per move), got {value!r}")
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise InputError(
+            f"seconds must be a finite number > 0 and <= {MAX_SECONDS:g} (seconds per move), "
+            f"got {value!r}"
+        )
     return float(value)
 
 

@@ -448,6 +448,9 @@ def game_params(args: argparse.Namespace, num_players: int | None = None) -> dic
     params: dict[str, Any] = {}
     known = _known_params(args.game)
     for key, value in getattr(args, "param", []):
+        if key == "num_players" and not hasattr(args, "players"):  # match, play: no --players
+            seats = "--agents, one for each seat" if hasattr(args, "agents") else "--opponents"
+            raise UsageError("--param", f"the number of players is set by {seats}, not --param")
         if key in _OWN_OPTIONS:
             raise UsageError("--param", f"set {key} with {_OWN_OPTIONS[key]}, not --param")
         if key not in known:
@@ -467,7 +470,9 @@ def game_params(args: argparse.Namespace, num_players: int | None = None) -> dic
     try:
         load_game(args.game, **params)
     except InputError as error:
-        raise UsageError(_option_of(error, args, num_players), str(error)) from None
+        option = _option_of(error, args, num_players)
+        given = f"{num_players} agent{'s' * (num_players != 1)} given, one for each seat; "
+        raise UsageError(option, (given if option == "--agents" else "") + str(error)) from None
     return params
 
 

@@ -21,12 +21,20 @@ from cardzoo.cli.args import (
     require_train_extra,
     setting_errors,
 )
-from cardzoo.training.config import GAME_DEFAULTS, SETTINGS
+from cardzoo.training.config import GAME_DEFAULTS, OPTION_SPELLING, SETTINGS
 
 #: the settings ``cardzoo train`` has options for, by name, and their options
 OPTIONS = {declared.name: declared.flag for declared in SETTINGS if declared.option}
 #: where a refused setting came from on the command line (the rest have options of their own)
 FLAGS = {**OPTIONS, "params": "--param", "game": "GAME"}
+#: how the run folder's messages name a setting while this command runs
+#: (:func:`~cardzoo.training.config.option_name`): by its option, or, where the command has
+#: none, as a setting, so that no message points to an option the command lacks
+SPELLING = {
+    **{declared.name: f"{declared.name} (a setting of the Python API)" for declared in SETTINGS},
+    **OPTIONS,
+    "params": "--players/--param",
+}
 
 
 def add_parser(subparsers) -> None:
@@ -64,7 +72,7 @@ def run_train(args: argparse.Namespace) -> int:
     import torch
 
     from cardzoo.training.config import LEAGUE_SETTINGS, SETTING, TrainConfig
-    from cardzoo.training.ppo import report, resumed_settings, train
+    from cardzoo.training.ppo import refuse_exploit_run, report, resumed_settings, train
 
     # The command owns its process: one torch thread is 5-10x faster than torch's default on
     # these small networks and few cores.
@@ -75,16 +83,22 @@ def run_train(args: argparse.Namespace) -> int:
     params = game_params(args)
     given = given_settings(args, OPTIONS)
     out = out_folder(args.out, Path("runs") / args.game)
-    with setting_errors(FLAGS):
-        config = TrainConfig(args.game, params=params, **given)
-        if args.resume:  # what is left out keeps the run's own, not the game's default
-            kept = [name for name in SETTING if name not in given]
-            config = resumed_settings(config, out, [n for n in kept if n != "params" or not params])
-        config = config.resolved()
-    stray = [name for name in LEAGUE_SETTINGS if name in given and not config.league]
-    if stray:  # given, though a run without a league would ignore it (even at its default)
-        raise UsageError(FLAGS[stray[0]], "a league's setting; turn league on (--league)")
-    result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
+    spelling = OPTION_SPELLING.set(SPELLING)  # the run folder's messages name these options
+    try:
+        refuse_exploit_run(out, args.resume, args.force)  # before its settings are read
+        with setting_errors(FLAGS):
+            config = TrainConfig(args.game, params=params, **given)
+            if args.resume:  # what is left out keeps the run's own, not the game's default
+                kept = [name for name in SETTING if name not in given]
+                kept = [name for name in kept if name != "params" or not params]
+                config = resumed_settings(config, out, kept)
+            config = config.resolved()
+        stray = [name for name in LEAGUE_SETTINGS if name in given and not config.league]
+        if stray:  # given, though a run without a league would ignore it (even at its default)
+            raise UsageError(FLAGS[stray[0]], "a league's setting; turn league on (--league)")
+        result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
+    finally:
+        OPTION_SPELLING.reset(spelling)
     print(report(result))
     return 0
 

@@ -42,6 +42,14 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` if it is True or False (numpy's too); else :class:`~cardzoo.errors.InputError`
+    naming the parameter (a string such as "no" is true to Python, and would be taken as yes)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {value!r:.80}")
+    return bool(value)
+
+
 def check_seed(seed: Any, name: str = "seed") -> int | None:
     """``seed`` as an int (or None); ``ValueError`` naming it unless it is None or an integer
     >= 0 (see "Seeds" in the docstring of :mod:`cardzoo.envs.core`)."""

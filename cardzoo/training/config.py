@@ -106,11 +106,12 @@ class TrainConfig:
     timesteps: int | None = setting(
         Count(1, MOST_DECISIONS),
         300_000,
-        "learner decisions to train for",
+        "learner decisions to train for, rounded up to whole rollouts (n_envs x n_steps "
+        "decisions each: 20,000 trains 20,480 with 64 games of 64)",
         per_game=True,
     )
     seed: int = setting(
-        Count(0, metavar="S"),
+        Count(0, 2**64 - 1, metavar="S"),  # torch's generator takes 64 bits
         0,
         "seeds the learner, the games and the opponents: the same command trains the same policy",
     )
@@ -251,7 +252,7 @@ class TrainConfig:
         "(the game's training defaults), or with the learner's own settings",
         saved_before="learner",
     )
-    learning_rate: float = setting(Number(), 3e-4, "Adam's step size", option=False)
+    learning_rate: float = setting(Number(positive=True), 3e-4, "Adam's step size", option=False)
     lr_schedule: str | None = setting(
         Choice(("constant", "linear")),
         "constant",
@@ -269,8 +270,10 @@ class TrainConfig:
     n_epochs: int | None = setting(
         Count(1, 1000), 4, "passes of the update over each rollout", per_game=True, option=False
     )
-    gamma: float | None = setting(Number(), 0.995, "the discount", per_game=True, option=False)
-    gae_lambda: float = setting(Number(), 0.95, "GAE's lambda", option=False)
+    gamma: float | None = setting(
+        Number(high=1.0), 0.995, "the discount", per_game=True, option=False
+    )
+    gae_lambda: float = setting(Number(high=1.0), 0.95, "GAE's lambda", option=False)
     ent_coef: float | None = setting(
         Number(), 0.01, "the entropy bonus's weight", per_game=True, option=False
     )
@@ -336,10 +339,12 @@ class TrainConfig:
         per_game=True,
         saved_before="learned",
     )
-    clip_range: float = setting(Number(), 0.2, "PPO's clipping of the ratio", option=False)
+    clip_range: float = setting(
+        Number(positive=True), 0.2, "PPO's clipping of the ratio", option=False
+    )
     vf_coef: float = setting(Number(), 0.5, "the value loss's weight", option=False)
     max_grad_norm: float = setting(
-        Number(), 0.5, "the gradients' norm is clipped to this", option=False
+        Number(positive=True), 0.5, "the gradients' norm is clipped to this", option=False
     )
 
     def resolved(self, build_agents: bool = True) -> TrainConfig:

@@ -60,20 +60,23 @@ from cardzoo.agents.policy import (
     OrdinalHead,
     PolicyAgent,
     PolicyInput,
+    check_policy_fits,
     read_policy,
     restarted_rows,
     save_policy,
 )
+from cardzoo.agents.registry import policy_file
 from cardzoo.envs.core import Game
 from cardzoo.errors import InputError
 from cardzoo.evaluation import play_match
 from cardzoo.extras import TRAIN_MODULES, require_modules
-from cardzoo.io import write_bytes_atomic, write_json_atomic
+from cardzoo.io import file_sha256, write_bytes_atomic, write_json_atomic
 from cardzoo.stats import mean_interval
 from cardzoo.training.config import (
     GAME_DEFAULTS,
     RESUMABLE_CHANGES,
     SELECTION_EVAL_SEED,
+    SETTING,
     SETTINGS,
     TrainConfig,
     best_response_config,
@@ -106,6 +109,10 @@ PERIODIC_EVAL_SEED = 1_000_000
 #: the first deal of an exploiter's evaluation against the frozen learner (a diagnostic of the
 #: league, never a report)
 EXPLOITER_EVAL_SEED = 1_500_000
+#: the report ``cardzoo exploit`` writes beside its run's files
+#: (:mod:`cardzoo.training.exploit`): a folder holding it holds an exploit run, which
+#: :func:`train` does not resume (the report would be left describing another run)
+EXPLOIT_REPORT = "exploit.json"
 #: the files a run folder holds: what --force replaces (nothing else in the folder is touched)
 RUN_FILES = (
     "league",
@@ -117,6 +124,7 @@ RUN_FILES = (
     "metrics.json",
     "learning_curve.png",
     "tb",
+    EXPLOIT_REPORT,
 )
 
 #: what a run writes inside its folders of :data:`RUN_FILES` (anything else there is a user's,
@@ -159,21 +167,58 @@ def train(
 
     ``force`` starts again in a folder that holds a run, finished or interrupted (even with
     ``resume``): it removes only the files a run writes, and a user's other files stay. Without
-    it, a folder that holds a run is refused unless ``resume`` is given. ``progress`` shows a
-    progress bar of the training steps (tqdm, on standard error); the final evaluation is not
-    printed either way (:func:`report` formats it).
+    it, a folder that holds a run is refused unless ``resume`` is given. A folder that holds a
+    run of ``cardzoo exploit`` (with its report, ``exploit.json``) is refused too, resumed or
+    not: resume it with :func:`~cardzoo.training.exploit.exploit`, which rewrites the report;
+    ``force`` replaces it, the report included. ``progress`` shows a progress bar of the
+    training steps (tqdm, on standard error); the final evaluation is not printed either way
+    (:func:`report` formats it).
 
     **Decision:** on ``resume``, a setting left None keeps the run's own (not the game's
     default, which may have changed since): a run is extended only by asking for a longer one
     (``timesteps``), and resuming a finished run without a new length is refused as having
     nothing to do, unless the final evaluation's size changes (``final_eval_games``, e.g. a
-    larger one): then the policy is evaluated again on that many games, without training."""
+    larger one): then the policy is evaluated again on that many games, without training.
+
+    **Decision:** an opponent that plays a file (``ppo:PATH``, ``rllib:PATH``, ``pretrained``)
+    is recorded by the file's sha256 when the run starts (in ``progress.json``, with the
+    checkpoint trained against it; ``metrics.json`` shows it), and a resume refuses a file
+    whose contents changed since, naming it: the run would go on against another policy. The
+    contents are what is compared, not the path: PATH is read from the current folder, as
+    every agent name is, so a relative PATH may be resumed from another folder where it names
+    a file of the same contents (the same policy), and is refused where it names another.
+    Runs saved before the files were recorded have no record: they resume unchecked, and their
+    next checkpoint records the files."""
+    refuse_exploit_run(out, resume, force)
+    return train_run(config, out, resume, force, progress)
+
+
+def train_run(
+    config: TrainConfig, out: str | os.PathLike, resume: bool, force: bool, progress: bool
+) -> TrainResult:
+    """:func:`train`, for a run of any kind: ``cardzoo exploit``'s runs
+    (:func:`~cardzoo.training.exploit.exploit`), whose folders :func:`train` refuses, go
+    through here."""
     from threadpoolctl import threadpool_limits
 
     if resume and not force:
         config = resumed_settings(config, out)
     with torch_threads(1), threadpool_limits(1):
         return _train(config.resolved(), out, resume, force, progress)
+
+
+def refuse_exploit_run(out: str | os.PathLike, resume: bool, force: bool) -> None:
+    """:func:`train` refuses a folder holding a run of ``cardzoo exploit`` (a run and its report,
+    :data:`EXPLOIT_REPORT`) unless ``force`` replaces both: resumed, or started again without
+    the report removed, the folder would hold a report that describes another run."""
+    run = RunFolder(Path(out))
+    if force or not run.holds_exploit_run():
+        return
+    raise InputError(
+        f"{'resume' if resume else 'out'}: {run.path} holds a run of cardzoo exploit (with its "
+        f"{EXPLOIT_REPORT}); resume it with cardzoo exploit, or choose another --out (--force "
+        "replaces it, the report too)"
+    )
 
 
 def resumed_settings(
@@ -208,6 +253,7 @@ def _train(
     resumed = run.check(config, resume=resume, force=force)
     game = run_game(config)
     loop = run.load_progress() if resumed else LoopState()
+    run.check_opponent_files(loop, opponent_files(config, game))  # and records them
     loop.sources.append(source_state())
     if loop.next_evaluation < 0:
         loop.next_evaluation = config.eval_every
@@ -226,6 +272,7 @@ def _train(
     if resumed:
         run.restore(learner)
         _check_pool_fits(loop, learner.numpy_policy(), run.progress)
+        run.check_policy(config, game, loop, learner.numpy_policy())
     mix = parse_mix(config.game, config.opponents)
     league = _league(config, mix, loop, learner.numpy_policy())
     run.start(config, replace=force)  # everything above was read and checked, nothing written
@@ -237,7 +284,11 @@ def _train(
     workers = start_workers(config, mix, config.seed + 7919 * len(loop.history), loop.pool,
                             _draws(league, league.roster() if league else None))  # fmt: skip
     writer = _summary_writer(run.path / "tb")
-    bar = _progress_bar(config.timesteps, loop.timesteps) if progress else None
+    bar = (
+        _progress_bar(rounded_timesteps(config, loop.timesteps), loop.timesteps)
+        if progress
+        else None
+    )
     try:
         pool = [NumpyPolicy(**state) for state in loop.pool] if uses_pool else None
         roster = league.roster() if league else None  # sent again only when it changes
@@ -479,6 +530,20 @@ def policy_head(config: TrainConfig, game: Game) -> OrdinalHead | None:
 def full_params(config: TrainConfig) -> dict[str, Any]:
     """Every parameter of the game the run plays, defaults included."""
     return run_game(config).params()
+
+
+def opponent_files(config: TrainConfig, game: Game) -> dict[str, dict[str, str]]:
+    """The file each opponent and evaluation opponent that plays one reads (``ppo:PATH``,
+    ``rllib:PATH``, ``pretrained``: :func:`~cardzoo.agents.registry.policy_file`, the files a
+    tournament records), by agent name: its path, absolute, and its sha256."""
+    assert config.opponents is not None  # resolved
+    names = [*parse_mix(config.game, config.opponents), *config.evaluation_opponents]
+    files = {}
+    for name in dict.fromkeys(names):
+        path = None if name == SELF else policy_file(config.game, name, game)
+        if path is not None:
+            files[name] = {"path": str(Path(path).resolve()), "sha256": file_sha256(path)}
+    return files
 
 
 def _model_info(config: TrainConfig, game: Game) -> dict[str, Any]:
@@ -744,6 +809,10 @@ class LoopState:
     #: with ``select_top`` above 1, the candidates' figures when training ended
     #: (:func:`select_candidate`)
     selection: list[dict[str, Any]] | None = None
+    #: the files the opponents play, as the run recorded them when it started
+    #: (:func:`opponent_files`; a resume refuses one whose contents changed); None: a run saved
+    #: before they were recorded
+    opponent_files: dict[str, dict[str, str]] | None = None
 
 
 def remove_run_files(path: Path) -> None:
@@ -875,13 +944,26 @@ class RunFolder:
             return None
 
     def read_config(self) -> TrainConfig:
+        """The run's settings, checked as they were resolved when it started. A null among them
+        is damage, as a wrong type is: a run saves the value it used, never None, which
+        resolving would silently turn into today's default (a run of 16 games at once resumed
+        with 64)."""
         try:
-            config = TrainConfig.from_json(json.loads(self.config.read_text()))
+            data = json.loads(self.config.read_text())
+            unset = [name for name in SETTING if isinstance(data, dict) and name in data
+                     and data[name] is None]  # fmt: skip
+            if unset:
+                raise ValueError(", ".join(f"{name}: null" for name in unset))
+            config = TrainConfig.from_json(data)
             return config.resolved(build_agents=False)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise InputError(
                 f"resume: {self.config} is damaged ({error}); --force starts the run again"
             ) from None
+
+    def holds_exploit_run(self) -> bool:
+        """Whether the folder holds a run of ``cardzoo exploit``: a run and its report."""
+        return (self.path / EXPLOIT_REPORT).is_file() and self.holds_run()
 
     def holds_run(self) -> bool:
         """Whether the folder holds a run: its ``config.json`` is a run's settings, or, damaged,
@@ -933,6 +1015,61 @@ class RunFolder:
                 f"resume: {self.checkpoint} is damaged ({type(error).__name__}); --force starts "
                 "the run again"
             ) from None
+
+    def check_opponent_files(self, loop: LoopState, files: dict[str, dict[str, str]]) -> None:
+        """The run plays the opponents' files (:func:`opponent_files`) it recorded when it
+        started: a file whose contents changed since is an
+        :class:`~cardzoo.errors.InputError` naming it (a resumed run would go on against
+        another policy). Then ``files`` are the record: a new run's, or, for a run saved before
+        the record, from this resume on."""
+        for name, now in files.items():
+            then = (loop.opponent_files or {}).get(name)
+            if then is None or then["sha256"] == now["sha256"]:
+                continue
+            where = now["path"]
+            if then["path"] != now["path"]:  # a relative path read from another folder
+                where += f" (read from the current folder; the run read {then['path']})"
+            if name.partition(":")[0] == "pretrained":
+                advice = "resume with the cardzoo version the run started with"
+            else:
+                advice = "put the policy the run trained against back there"
+            raise InputError(
+                f"resume: {name} plays {where}, whose contents changed since the run in "
+                f"{self.path} recorded them (sha256 {then['sha256'][:12]}... then, "
+                f"{now['sha256'][:12]}... now); {advice}, or start a new run (--force, or "
+                "another --out)"
+            )
+        loop.opponent_files = files
+
+    def check_policy(
+        self, config: TrainConfig, game: Game, loop: LoopState, learner: NumpyPolicy
+    ) -> None:
+        """The selected policy of a resumed run that has evaluated (``policy.npz``, written at
+        its first evaluation, played at its final one) is there, readable, of the run's game
+        and of its learner's shape: checked before anything is written, not found damaged at
+        the final evaluation after more training and a rewritten ``config.json``."""
+        if not loop.history:
+            return
+        if not self.policy.is_file():
+            raise InputError(
+                f"resume: {self.policy} is missing, though the run has evaluated "
+                f"({self.progress.name}); --force starts the run again"
+            )
+        try:
+            policy, info = read_policy(self.policy)
+            check_policy_fits(info, config.game, game, str(self.policy), policy)
+        except InputError as error:
+            raise InputError(f"resume: {error}; --force starts the run again") from None
+        if (
+            [(layer[0].shape, layer[2]) for layer in policy.layers]
+            != [(layer[0].shape, layer[2]) for layer in learner.layers]
+            or (policy.head is None) != (learner.head is None)
+            or getattr(policy.core, "kind", None) != getattr(learner.core, "kind", None)
+        ):
+            raise InputError(
+                f"resume: {self.policy} is not this run's policy (its network differs from the "
+                "checkpoint's); --force starts the run again"
+            )
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
@@ -1019,6 +1156,8 @@ class RunFolder:
             # with a league: every exploiter's gain over the learner, the members at the end,
             # and the wall-clock the exploiters' training took (not in train_seconds)
             "league": self._league_summary(loop),
+            # the file each opponent that plays one read (ppo:PATH, pretrained): path, sha256
+            "opponent_files": loop.opponent_files,
             "versions": versions(),
             # the source training started from, and every stretch's (a resumed run has several)
             "git_commit": loop.sources[0] if loop.sources else None,
@@ -1060,6 +1199,16 @@ def _check_loop_state(loop: LoopState) -> None:
         source is None or isinstance(source, str) for source in loop.sources
     ):
         raise ValueError("sources must be a list of commits")
+    files = loop.opponent_files
+    if files is not None and not (
+        isinstance(files, dict)
+        and all(
+            isinstance(file, dict)
+            and all(isinstance(file.get(key), str) for key in ("path", "sha256"))
+            for file in files.values()
+        )
+    ):
+        raise ValueError("opponent_files must map agents to their file's path and sha256")
 
 
 def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
@@ -1077,6 +1226,14 @@ def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
                 f"resume: the self-play pool in {where} does not fit this run's policy "
                 "(written by an older cardzoo?); --force starts the run again"
             )
+
+
+def rounded_timesteps(config: TrainConfig, done: int) -> int:
+    """The decisions a run from ``done`` trains to: ``timesteps`` rounded up to whole rollouts
+    (``n_envs`` games of ``n_steps`` decisions each), as the loop stops after the rollout that
+    reaches it."""
+    rollout = config.n_envs * config.n_steps
+    return done + max(0, math.ceil((config.timesteps - done) / rollout)) * rollout
 
 
 def _progress_bar(total: int, done: int):

@@ -120,20 +120,29 @@ class StepsOrShare(Kind):
 
 @dataclasses.dataclass(frozen=True)
 class Number(Kind):
-    """A finite number >= 0."""
+    """A finite number >= 0; with ``positive`` above 0, with ``high`` at most ``high`` (a
+    discount of 5 or a learning rate of 0 would not fail until the run's weights turned to NaN,
+    in a sampling process, with a message about something else)."""
 
     metavar: str | None = "X"
+    positive: bool = False
+    high: float | None = None
 
     def parse(self, text: str) -> float:
         return _read(text, float, "a number")
 
     def check(self, value: Any) -> None:
+        low = "> 0" if self.positive else ">= 0"
+        allowed = f"a finite number {low}" + ("" if self.high is None else f" and <= {self.high:g}")
         if (
             isinstance(value, bool)
             or not isinstance(value, (int, float))
-            or not (math.isfinite(value) and value >= 0)
+            or not math.isfinite(value)
+            or value < 0
+            or (self.positive and value == 0)
+            or (self.high is not None and value > self.high)
         ):
-            raise KindError(f"must be a finite number >= 0, got {value!r}")
+            raise KindError(f"must be {allowed}, got {value!r}")
 
     def show(self, value: Any) -> str:
         return f"{value:g}"

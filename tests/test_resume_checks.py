@@ -1,0 +1,326 @@
+"""What a resume checks before it writes anything: the opponents' policy files it recorded when
+it started, its own ``policy.npz``, nulls in its ``config.json``, an exploit run's folder, and
+messages that name only the options the command has (each found by a review of bad input)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from tiny_runs import TINY  # noqa: E402
+
+from cardzoo.cli import main  # noqa: E402
+from cardzoo.errors import InputError  # noqa: E402
+from cardzoo.training import ppo  # noqa: E402
+from cardzoo.training.exploit import REPORT_FILE, exploit  # noqa: E402
+from cardzoo.training.ppo import LoopState, RunFolder, TrainConfig, train  # noqa: E402
+
+#: the smallest runs: one rollout of 128 decisions, evaluated once on 4 games
+SMALL = {**TINY, "timesteps": 128, "n_envs": 2, "processes": 1, "eval_every": 64,
+         "eval_games": 4, "final_eval_games": 4}  # fmt: skip
+#: the same run from the command line
+SMALL_ARGS = ["--timesteps", "128", "--n-envs", "2", "--processes", "1", "--eval-every", "64",
+              "--eval-games", "4", "--final-eval-games", "4", "--net-arch", "16",
+              "--quiet"]  # fmt: skip
+
+
+def small(**changes) -> TrainConfig:
+    return TrainConfig("nobody_wants_it", **{**SMALL, **changes})
+
+
+def disk(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` and its content's hash."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """A refused resume must be refused before any training starts."""
+
+    def must_not_train(*args, **kwargs):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(ppo, "start_workers", must_not_train)
+
+
+@pytest.fixture(scope="module")
+def policies(tmp_path_factory) -> tuple[Path, Path]:
+    """Two finished runs of other seeds: two different policies of the game."""
+    root = tmp_path_factory.mktemp("policies")
+    for seed in (0, 1):
+        train(small(seed=seed), root / f"seed{seed}", progress=False)
+    first, second = root / "seed0" / "policy.npz", root / "seed1" / "policy.npz"
+    assert first.read_bytes() != second.read_bytes()
+    return first, second
+
+
+@pytest.fixture(scope="module")
+def finished(policies) -> Path:
+    return policies[0].parent
+
+
+@pytest.fixture(scope="module")
+def against_a_policy(policies, tmp_path_factory) -> tuple[Path, Path]:
+    """A finished run against ``ppo:TARGET`` (an absolute path), and the target folder."""
+    root = tmp_path_factory.mktemp("against")
+    target = root / "target"
+    target.mkdir()
+    shutil.copy(policies[0], target / "policy.npz")
+    train(small(opponents=f"ppo:{target}"), root / "run", progress=False)
+    return root / "run", target
+
+
+def _copy(run: Path, to: Path) -> Path:
+    shutil.copytree(run, to)
+    return to
+
+
+# --- 1. an opponent's policy file that changed ------------------------------------------------
+
+
+def test_a_run_records_the_sha256_of_each_saved_policy_opponent(against_a_policy):
+    run, target = against_a_policy
+    digest = hashlib.sha256((target / "policy.npz").read_bytes()).hexdigest()
+    record = {f"ppo:{target}": {"path": str((target / "policy.npz").resolve()), "sha256": digest}}
+    assert json.loads((run / "progress.json").read_text())["opponent_files"] == record
+    assert json.loads((run / "metrics.json").read_text())["opponent_files"] == record
+
+
+def test_resume_refuses_an_opponent_whose_file_changed(against_a_policy, policies, no_training):
+    run, target = against_a_policy
+    before = disk(run)
+    (target / "policy.npz").write_bytes(policies[1].read_bytes())
+    try:
+        with pytest.raises(InputError) as refused:
+            config = small(opponents=f"ppo:{target}", timesteps=256)
+            train(config, run, resume=True, progress=False)
+    finally:
+        (target / "policy.npz").write_bytes(policies[0].read_bytes())
+    message = str(refused.value)
+    assert message.startswith(f"resume: ppo:{target} plays {target}/policy.npz, whose contents ")
+    assert "changed since the run in" in message
+    assert "put the policy the run trained against back there" in message
+    assert "--force" in message and "\n" not in message
+    assert disk(run) == before
+
+
+def test_a_relative_path_is_read_from_the_current_folder_and_checked_by_its_contents(
+    policies, tmp_path, monkeypatch
+):
+    """Decision: ``ppo:PATH`` is read from the current folder, as every agent name is. Resumed
+    from another folder, a relative PATH that names the same bytes is the same opponent, and one
+    that names other bytes is refused, naming the file the run read."""
+    for folder, policy in (("here", policies[0]), ("same", policies[0]), ("other", policies[1])):
+        (tmp_path / folder / "target").mkdir(parents=True)
+        shutil.copy(policy, tmp_path / folder / "target" / "policy.npz")
+    run = tmp_path / "run"
+    monkeypatch.chdir(tmp_path / "here")
+    train(small(opponents="ppo:target"), run, progress=False)
+    monkeypatch.chdir(tmp_path / "other")
+    with pytest.raises(InputError, match="read from the current folder; the run read .*here/tar"):
+        train(small(opponents="ppo:target", final_eval_games=8), run, resume=True, progress=False)
+    monkeypatch.chdir(tmp_path / "same")  # evaluated again on more games: no training
+    train(small(opponents="ppo:target", final_eval_games=8), run, resume=True, progress=False)
+    assert json.loads((run / "metrics.json").read_text())["final_evaluation"]["games"] == 8
+
+
+def test_a_run_saved_before_the_record_still_resumes(against_a_policy, policies, tmp_path):
+    run, target = against_a_policy
+    run = _copy(run, tmp_path / "run")
+    progress = json.loads((run / "progress.json").read_text())
+    del progress["opponent_files"]
+    (run / "progress.json").write_text(json.dumps(progress))
+    result = train(small(opponents=f"ppo:{target}", final_eval_games=8), run, resume=True,
+                   progress=False)  # fmt: skip
+    assert result.metrics["opponent_files"][f"ppo:{target}"]["path"].endswith("policy.npz")
+
+
+def test_a_changed_pretrained_policy_is_refused_naming_the_cardzoo_version(tmp_path):
+    shipped = tmp_path / "pretrained.npz"
+    shipped.write_bytes(b"the new version's weights")
+    loop = LoopState(opponent_files={"pretrained": {"path": str(shipped), "sha256": "0" * 64}})
+    now = {"pretrained": {"path": str(shipped), "sha256": "1" * 64}}
+    with pytest.raises(InputError, match="resume with the cardzoo version the run started with"):
+        RunFolder(tmp_path / "run").check_opponent_files(loop, now)
+
+
+def test_exploit_resume_refuses_a_target_whose_file_changed(policies, tmp_path, capsys):
+    target = tmp_path / "target"
+    target.mkdir()
+    shutil.copy(policies[0], target / "policy.npz")
+    out = tmp_path / "run"
+    budget = dict(n_envs=2, processes=1, eval_every=64, eval_games=4, net_arch=(16,))
+    exploit("nobody_wants_it", f"ppo:{target}", out, timesteps=128, progress=False, **budget)
+    shutil.copy(policies[1], target / "policy.npz")
+    before = disk(out)
+    argv = ["exploit", "nobody_wants_it", f"ppo:{target}", "--timesteps", "256", "--resume"]
+    assert main([*argv, "--out", str(out), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"cardzoo: error: --resume: ppo:{target} plays {target}/policy.npz,")
+    assert error.count("\n") == 1
+    assert disk(out) == before
+
+
+# --- 2. the run's own policy.npz ----------------------------------------------------------------
+
+
+def _damaged_policy(run: Path, folder: Path) -> list[str]:
+    (folder / "policy.npz").write_bytes(run.joinpath("policy.npz").read_bytes()[:300])
+    return ["policy.npz is not a cardzoo policy file: not a numpy .npz archive"]
+
+
+def _missing_policy(run: Path, folder: Path) -> list[str]:
+    (folder / "policy.npz").unlink()
+    return ["policy.npz is missing, though the run has evaluated (progress.json)"]
+
+
+def _another_games_policy(run: Path, folder: Path) -> list[str]:
+    from cardzoo.agents.policy import pretrained_file
+
+    shipped = pretrained_file("minus_two")
+    assert shipped is not None
+    shutil.copy(shipped, folder / "policy.npz")
+    return ["policy.npz was trained on minus_two, not nobody_wants_it"]
+
+
+def _another_runs_policy(run: Path, folder: Path) -> list[str]:
+    other = folder.parent / "wider"
+    train(small(net_arch=(8,)), other, progress=False)
+    shutil.copy(other / "policy.npz", folder / "policy.npz")
+    shutil.rmtree(other)
+    return ["policy.npz is not this run's policy (its network differs from the checkpoint's)"]
+
+
+@pytest.mark.parametrize(
+    "spoil", [_damaged_policy, _missing_policy, _another_games_policy, _another_runs_policy]
+)
+def test_resume_checks_policy_npz_before_any_work(spoil, finished, tmp_path, capsys, monkeypatch):
+    run = _copy(finished, tmp_path / "run")
+    expected = spoil(finished, run)
+    before = disk(tmp_path)
+    monkeypatch.setattr(ppo, "start_workers", _must_not_train)  # spoil may train: patched after
+    argv = ["train", "nobody_wants_it", *SMALL_ARGS, "--timesteps", "256", "--resume"]
+    assert main([*argv, "--out", str(run)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"cardzoo: error: --resume: {run}/"), error
+    assert all(part in error for part in expected), error
+    assert error.endswith("; --force starts the run again\n") and error.count("\n") == 1
+    assert disk(tmp_path) == before  # config.json too: the run keeps its length
+
+
+def _must_not_train(*args, **kwargs):
+    raise AssertionError("training started")
+
+
+# --- 4. an exploit run's folder -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def exploit_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("exploit") / "run"
+    budget = dict(n_envs=2, processes=1, eval_every=64, eval_games=4, net_arch=(16,))
+    exploit("nobody_wants_it", "nwi_dodger", out, timesteps=128, progress=False, **budget)
+    assert (out / REPORT_FILE).is_file()
+    return out
+
+
+@pytest.mark.parametrize(
+    ("extra", "option"), [(["--resume", "--timesteps", "256"], "--resume"), ([], "--out")]
+)
+def test_cardzoo_train_refuses_an_exploit_runs_folder(extra, option, exploit_run, tmp_path,
+                                                      capsys, no_training):  # fmt: skip
+    run = _copy(exploit_run, tmp_path / "run")
+    before = disk(run)
+    assert main(["train", "nobody_wants_it", *SMALL_ARGS, *extra, "--out", str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"cardzoo: error: {option}: {run} holds a run of cardzoo exploit (with its "
+        "exploit.json); resume it with cardzoo exploit, or choose another --out (--force "
+        "replaces it, the report too)\n"
+    )
+    assert disk(run) == before
+
+
+def test_train_from_python_refuses_an_exploit_runs_folder(exploit_run, tmp_path, no_training):
+    run = _copy(exploit_run, tmp_path / "run")
+    before = disk(run)
+    config = small(opponents="nwi_dodger", eval_opponents=("nwi_dodger",), timesteps=256)
+    with pytest.raises(InputError, match="^resume: .* holds a run of cardzoo exploit"):
+        train(config, run, resume=True, progress=False)
+    assert disk(run) == before
+
+
+def test_force_replaces_an_exploit_run_report_included(exploit_run, tmp_path, capsys):
+    """Decision: ``cardzoo train --force`` over an exploit run replaces it, as it replaces any
+    run: the report goes with the run's other files (it would describe a run no longer there),
+    and a user's own files stay."""
+    run = _copy(exploit_run, tmp_path / "run")
+    (run / "notes.txt").write_text("mine")
+    assert main(["train", "nobody_wants_it", *SMALL_ARGS, "--force", "--out", str(run)]) == 0
+    assert not (run / REPORT_FILE).exists()
+    assert (run / "notes.txt").read_text() == "mine"
+    assert json.loads((run / "config.json").read_text())["eval_opponents"] == []
+
+
+def test_exploit_force_removes_the_old_report_when_the_new_run_starts(
+    exploit_run, tmp_path, monkeypatch
+):
+    """An interrupted ``cardzoo exploit --force`` leaves no report of the run it replaced."""
+    run = _copy(exploit_run, tmp_path / "run")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ppo, "start_workers", interrupted)
+    budget = dict(n_envs=2, processes=1, eval_every=64, eval_games=4, net_arch=(16,))
+    with pytest.raises(KeyboardInterrupt):
+        exploit("nobody_wants_it", "random", run, timesteps=128, force=True, progress=False,
+                **budget)  # fmt: skip
+    assert not (run / REPORT_FILE).exists()
+
+
+# --- 6. a null in config.json -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("setting", ["n_envs", "learning_rate", "timesteps"])
+def test_a_null_in_config_json_is_damage_not_the_games_default(setting, finished, tmp_path,
+                                                               capsys, no_training):  # fmt: skip
+    run = _copy(finished, tmp_path / "run")
+    saved = json.loads((run / "config.json").read_text())
+    saved[setting] = None
+    (run / "config.json").write_text(json.dumps(saved))
+    before = disk(run)
+    argv = ["train", "nobody_wants_it", "--timesteps", "256", "--resume", "--quiet"]
+    assert main([*argv, "--out", str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"cardzoo: error: --resume: {run}/config.json is damaged ({setting}: null); --force "
+        "starts the run again\n"
+    )
+    assert disk(run) == before
+
+
+# --- 9. the options a message names -------------------------------------------------------------
+
+
+def test_a_changed_setting_is_named_by_the_options_cardzoo_train_has(finished, capsys,
+                                                                     no_training):  # fmt: skip
+    before = disk(finished)
+    argv = ["train", "nobody_wants_it", "--players", "3", "--timesteps", "256", "--resume"]
+    assert main([*argv, "--quiet", "--out", str(finished)]) == 2
+    error = capsys.readouterr().err
+    assert "(--players/--param {} there, {'num_players': 3} here)" in error, error
+    assert error.endswith(
+        "use the same ones (only --timesteps, --final-eval-games, final_eval_seed (a setting "
+        "of the Python API) may change)\n"
+    )
+    assert "--params" not in error and "--final-eval-seed" not in error
+    assert disk(finished) == before
