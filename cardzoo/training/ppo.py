@@ -1229,9 +1229,10 @@ def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
 
 
 def rounded_timesteps(config: TrainConfig, done: int) -> int:
-    """The decisions a run from ``done`` trains to: ``timesteps`` rounded up to whole rollouts
-    (``n_envs`` games of ``n_steps`` decisions each), as the loop stops after the rollout that
-    reaches it."""
+    """The decisions a run (``config`` resolved) from ``done`` trains to: ``timesteps`` rounded
+    up to whole rollouts (``n_envs`` games of ``n_steps`` decisions each), as the loop stops
+    after the rollout that reaches it."""
+    assert config.n_envs is not None and config.timesteps is not None  # resolved
     rollout = config.n_envs * config.n_steps
     return done + max(0, math.ceil((config.timesteps - done) / rollout)) * rollout
 
