@@ -225,9 +225,13 @@ RUNS: dict[str, TrainConfig] = {
     # its six policies that passed the rule written before (benchmarks/league_pilots.py): on the
     # pilots' deals 0.351 [0.330, 0.372] against three attackers (version 1: 0.344), a 1M best
     # response's gain -0.093 (version 1: -0.087 on the same machine), and 0.531 and 0.564 head
-    # to head against versions 1 and 0. Version 1 (replaced, MINUS_TWO_BEFORE): the league, 8M
-    # decisions, an exploiter of 500k every 2M (league pilot a), which had replaced version 0,
-    # the self-play agent, on the same two counts (0.344 against 0.332, -0.060 against -0.051).
+    # to head against versions 1 and 0. Its card says it was trained at 6251674 with uncommitted
+    # changes: that commit alone, trained again (2026-12-07, a clean clone, an Intel Xeon), makes
+    # the same file byte for byte (benchmarks/learning.md, "Minus Two: met"). Today's code makes
+    # another run of the recipe (the league change of 5fb9bda). Version 1 (replaced,
+    # MINUS_TWO_BEFORE): the league, 8M decisions, an exploiter of 500k every 2M (league pilot
+    # a), which had replaced version 0, the self-play agent, on the same two counts (0.344
+    # against 0.332, -0.060 against -0.051).
     "minus_two": MINUS_TWO_G,
     # Foxy: the ordinal head (a bell over the numbers) on ReLU layers, counts of the cards seen
     # (--count-fields card: the species seen so far, and those on the card now), 6M decisions,
