@@ -324,3 +324,18 @@ def test_a_changed_setting_is_named_by_the_options_cardzoo_train_has(finished, c
     )
     assert "--params" not in error and "--final-eval-seed" not in error
     assert disk(finished) == before
+
+
+def test_from_python_a_changed_setting_is_named_as_train_takes_it(finished, no_training):
+    """Called from Python, the message named command-line options (``--params``,
+    ``--final-eval-seed``) of a command the caller was not running."""
+    before = disk(finished)
+    with pytest.raises(InputError) as refused:
+        train(small(params={"num_players": 3}, timesteps=256), finished, resume=True)
+    message = str(refused.value)
+    assert "(params {} there, {'num_players': 3} here)" in message, message
+    assert message.endswith(
+        "use the same ones (only timesteps, final_eval_games, final_eval_seed may change)"
+    )
+    assert "--" not in message
+    assert disk(finished) == before

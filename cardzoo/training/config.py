@@ -60,16 +60,19 @@ SELECTION_EVAL_SEED = 1_250_000
 #: the settings a resumed run may change: none changes what has been learned so far
 RESUMABLE_CHANGES = ("timesteps", "final_eval_games", "final_eval_seed")
 #: how messages about a run spell the settings they name: the options of the command running
-#: it (``cardzoo train``'s, ``--final-eval-games``, unless a command sets its own while it runs,
-#: as ``cardzoo exploit`` does: ``--eval-games``)
+#: it, which sets its own while it runs (``cardzoo train``: ``--final-eval-games``; ``cardzoo
+#: exploit``: ``--eval-games``); called from Python, the settings' own names
+#: (``final_eval_games``), as :class:`TrainConfig` and :func:`~cardzoo.training.ppo.train`
+#: take them, not options of a command the caller is not running
 OPTION_SPELLING: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
     "OPTION_SPELLING", default=None
 )
 
 
 def option_name(setting: str) -> str:
-    """A setting's name as :data:`OPTION_SPELLING` spells it now (``--final-eval-games``)."""
-    return (OPTION_SPELLING.get() or {}).get(setting, "--" + setting.replace("_", "-"))
+    """A setting's name as :data:`OPTION_SPELLING` spells it now (``--final-eval-games`` in
+    ``cardzoo train``, ``final_eval_games`` from Python)."""
+    return (OPTION_SPELLING.get() or {}).get(setting, setting)
 
 
 #: the most decisions a run, an evaluation period or an exploiter may take
