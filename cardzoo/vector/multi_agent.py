@@ -17,7 +17,7 @@ import numpy as np
 from cardzoo.envs import load_game
 from cardzoo.envs.aec import agent_spaces
 from cardzoo.envs.batch import OVER, RUNNING, TRUNCATED, GameBatch
-from cardzoo.envs.helpers import check_seed
+from cardzoo.envs.helpers import check_bool, check_seed
 from cardzoo.errors import InputError
 
 __all__ = ["MultiAgentVectorEnv", "VectorStep"]
@@ -167,9 +167,7 @@ class MultiAgentVectorEnv:
         self.num_envs = self.batch.num_games
         self.max_cycles = self.batch.max_cycles
         self.compiled = self.batch.compiled
-        if not isinstance(autoreset, (bool, np.bool_)):
-            raise InputError(f"autoreset must be True or False, got {autoreset!r:.80}")
-        self.autoreset = bool(autoreset)
+        self.autoreset = check_bool("autoreset", autoreset)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
         #: the observation and action space of one seat of one game (the observation vector

@@ -223,6 +223,7 @@ import numpy as np
 
 from cardzoo.envs.helpers import (
     card_types,
+    check_bool,
     check_card_counts,
     check_choice,
     check_int,
@@ -234,7 +235,6 @@ from cardzoo.envs.helpers import (
 )
 from cardzoo.envs.kernels import plain_copy
 from cardzoo.envs.packed import KernelGame, PackedState, Part, RowLayout, Scalar
-from cardzoo.errors import InputError
 
 #: the game's kernel as plain Python, read without loading numba: the rules' numbers, and the
 #: rules themselves where they are asked outside a step (the checks of a state's invariants)
@@ -351,9 +351,7 @@ class BelieveItOrNot(KernelGame):
         check_choice("variant", variant, VARIANTS)
         self.variant = variant
         self.num_species = check_int("num_species", num_species, 4, MAX_SPECIES)
-        if not isinstance(special_cards, (bool, np.bool_)):
-            raise InputError(f"special_cards must be True or False, got {special_cards!r}")
-        self.special_cards = bool(special_cards)
+        self.special_cards = check_bool("special_cards", special_cards)
         self.composition = np.zeros(NUM_TYPES, np.int64)  # copies of each type in the game
         self.composition[: self.num_species] = SET_SIZE
         self.composition[ELEPHANT] = 1
