@@ -71,6 +71,18 @@ def require_train_extra(command: str) -> None:
         raise UsageError(None, str(error)) from None
 
 
+def option_spelling(options: dict[str, str]) -> dict[str, str]:
+    """How the run folder's messages name each setting while a command that has ``options``
+    (setting -> option) runs (:data:`~cardzoo.training.config.OPTION_SPELLING`): by its option,
+    the game's parameters by ``--players/--param``, and a setting the command has no option for
+    as a setting, so that no message points to an option the command lacks."""
+    return {
+        **{name: f"{name} (a setting of the Python API)" for name in SETTING},
+        **options,
+        "params": "--players/--param",
+    }
+
+
 @contextlib.contextmanager
 def option_errors(option: str) -> Iterator[None]:
     """Turn an :class:`~cardzoo.errors.InputError` raised inside the block into a

@@ -17,6 +17,7 @@ from cardzoo.cli.args import (
     add_setting_options,
     game_params,
     given_settings,
+    option_spelling,
     out_folder,
     require_train_extra,
     setting_errors,
@@ -28,13 +29,7 @@ OPTIONS = {declared.name: declared.flag for declared in SETTINGS if declared.opt
 #: where a refused setting came from on the command line (the rest have options of their own)
 FLAGS = {**OPTIONS, "params": "--param", "game": "GAME"}
 #: how the run folder's messages name a setting while this command runs
-#: (:func:`~cardzoo.training.config.option_name`): by its option, or, where the command has
-#: none, as a setting, so that no message points to an option the command lacks
-SPELLING = {
-    **{declared.name: f"{declared.name} (a setting of the Python API)" for declared in SETTINGS},
-    **OPTIONS,
-    "params": "--players/--param",
-}
+SPELLING = option_spelling(OPTIONS)
 
 
 def add_parser(subparsers) -> None:
