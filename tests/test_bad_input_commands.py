@@ -3,7 +3,6 @@ code 2, and nothing on disk changed (a table of cases, each reproduced from a us
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import stat
@@ -13,6 +12,8 @@ import pytest
 
 pytest.importorskip("torch")
 
+from tiny_runs import disk  # noqa: E402
+
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.errors import InputError  # noqa: E402
 
@@ -20,18 +21,6 @@ TINY_RUN = ["--timesteps", "128", "--n-envs", "2", "--eval-every", "64", "--eval
             "--final-eval-games", "4", "--quiet"]  # fmt: skip
 #: the same settings without the run's length and final evaluation (what --resume may leave out)
 UNSIZED_RUN = ["--n-envs", "2", "--eval-every", "64", "--eval-games", "4", "--quiet"]
-
-
-def disk(folder: Path) -> dict[str, tuple[str, int]]:
-    """Every file under ``folder``: its content's hash and mode."""
-    return {
-        str(path.relative_to(folder)): (
-            hashlib.sha256(path.read_bytes()).hexdigest(),
-            stat.S_IMODE(path.stat().st_mode),
-        )  # fmt: skip
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture(scope="module")

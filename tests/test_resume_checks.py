@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from tiny_runs import TINY  # noqa: E402
+from tiny_runs import TINY, disk  # noqa: E402
 
 from cardzoo.cli import main  # noqa: E402
 from cardzoo.errors import InputError  # noqa: E402
@@ -32,15 +32,6 @@ SMALL_ARGS = ["--timesteps", "128", "--n-envs", "2", "--processes", "1", "--eval
 
 def small(**changes) -> TrainConfig:
     return TrainConfig("nobody_wants_it", **{**SMALL, **changes})
-
-
-def disk(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` and its content's hash."""
-    return {
-        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture
