@@ -1,6 +1,7 @@
 """What a resume checks before it writes anything: the opponents' policy files it recorded when
-it started, its own ``policy.npz``, nulls in its ``config.json``, an exploit run's folder, and
-messages that name only the options the command has (each found by a review of bad input)."""
+it started, its own ``policy.npz`` and candidates, nulls in its ``config.json``, an exploit run's
+folder, and messages that name only the options the command has (each found by a review of bad
+input); and an evaluation's files, written after its record."""
 
 from __future__ import annotations
 
@@ -162,49 +163,53 @@ def test_exploit_resume_refuses_a_target_whose_file_changed(policies, tmp_path, 
     assert disk(out) == before
 
 
-# --- 2. the run's own policy.npz ----------------------------------------------------------------
+# --- 2. the run's own policy.npz and candidates ------------------------------------------------
 
 
-def _damaged_policy(run: Path, folder: Path) -> list[str]:
-    (folder / "policy.npz").write_bytes(run.joinpath("policy.npz").read_bytes()[:300])
-    return ["policy.npz is not a cardzoo policy file: not a numpy .npz archive"]
+def _damaged(folder: Path, name: str) -> str:
+    (folder / name).write_bytes((folder / name).read_bytes()[:300])
+    return f"{name} is not a cardzoo policy file: not a numpy .npz archive"
 
 
-def _missing_policy(run: Path, folder: Path) -> list[str]:
-    (folder / "policy.npz").unlink()
-    return ["policy.npz is missing, though the run has evaluated (progress.json)"]
+def _missing(folder: Path, name: str) -> str:
+    (folder / name).unlink()
+    return f"{name} is missing, though the run has evaluated (progress.json)"
 
 
-def _another_games_policy(run: Path, folder: Path) -> list[str]:
+def _another_games(folder: Path, name: str) -> str:
     from cardzoo.agents.policy import pretrained_file
 
     shipped = pretrained_file("minus_two")
     assert shipped is not None
-    shutil.copy(shipped, folder / "policy.npz")
-    return ["policy.npz was trained on minus_two, not nobody_wants_it"]
+    shutil.copy(shipped, folder / name)
+    return f"{name} was trained on minus_two, not nobody_wants_it"
 
 
-def _another_runs_policy(run: Path, folder: Path) -> list[str]:
+def _another_runs(folder: Path, name: str) -> str:
     other = folder.parent / "wider"
     train(small(net_arch=(8,)), other, progress=False)
-    shutil.copy(other / "policy.npz", folder / "policy.npz")
+    shutil.copy(other / "policy.npz", folder / name)
     shutil.rmtree(other)
-    return ["policy.npz is not this run's policy (its network differs from the checkpoint's)"]
+    return f"{name} is not this run's policy (its network differs from the checkpoint's)"
 
 
-@pytest.mark.parametrize(
-    "spoil", [_damaged_policy, _missing_policy, _another_games_policy, _another_runs_policy]
-)
-def test_resume_checks_policy_npz_before_any_work(spoil, finished, tmp_path, capsys, monkeypatch):
-    run = _copy(finished, tmp_path / "run")
-    expected = spoil(finished, run)
+@pytest.mark.parametrize("name", ["policy.npz", "candidates/1024.npz"])
+@pytest.mark.parametrize("spoil", [_damaged, _missing, _another_games, _another_runs])
+def test_resume_checks_policy_npz_and_candidates_before_any_work(
+    spoil, name, first_best, tmp_path, capsys, monkeypatch
+):
+    """policy.npz is played at the final evaluation and the candidates are evaluated again when
+    training ends: a missing or damaged one was found there, after all the training the resume
+    did (and a rewritten config.json), candidates with a traceback."""
+    run = _copy(first_best, tmp_path / "run")
+    expected = spoil(run, name)
     before = disk(tmp_path)
+    monkeypatch.setattr(ppo, "_selection_score", _first_is_best)
     monkeypatch.setattr(ppo, "start_workers", _must_not_train)  # spoil may train: patched after
-    argv = ["train", "nobody_wants_it", *SMALL_ARGS, "--timesteps", "256", "--resume"]
+    argv = ["train", "nobody_wants_it", "--timesteps", "4096", "--resume", "--quiet"]
     assert main([*argv, "--out", str(run)]) == 2
     error = capsys.readouterr().err
-    assert error.startswith(f"cardzoo: error: --resume: {run}/"), error
-    assert all(part in error for part in expected), error
+    assert error.startswith(f"cardzoo: error: --resume: {run}/{expected}"), error
     assert error.endswith("; --force starts the run again\n") and error.count("\n") == 1
     assert disk(tmp_path) == before  # config.json too: the run keeps its length
 
@@ -330,3 +335,89 @@ def test_from_python_a_changed_setting_is_named_as_train_takes_it(finished, no_t
     )
     assert "--" not in message
     assert disk(finished) == before
+
+
+# --- 10. an evaluation's files and its record ----------------------------------------------------
+
+#: four evaluations (512, 1024, 1536, 2048 decisions), the two best kept as candidates
+CANDIDATES = {**TINY, "timesteps": 2048, "eval_every": 256, "select_top": 2, "select_games": 8}
+
+
+def _interrupted(monkeypatch, out: Path, method: str, call: int) -> None:
+    """A run of :data:`CANDIDATES` with a Ctrl-C at the ``call``-th call of ``RunFolder.method``
+    (the call does not happen)."""
+    real, calls = getattr(RunFolder, method), []
+
+    def interrupted(self, *args):
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return real(self, *args)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(RunFolder, method, interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            train(TrainConfig("nobody_wants_it", **CANDIDATES), out, progress=False)
+
+
+def _files_and_record(out: Path) -> tuple[list[int], list[int], bool]:
+    """The candidates the record keeps, those the folder holds, and whether policy.npz is the
+    record's best evaluation (its candidate's file)."""
+    config = TrainConfig("nobody_wants_it", **CANDIDATES).resolved()
+    loop = RunFolder(out).load_progress()
+    kept = [timesteps for timesteps, _ in RunFolder.candidates(config, loop)]
+    held = sorted(int(path.stem) for path in (out / "candidates").glob("*.npz"))
+    best = out / "candidates" / f"{loop.best_timesteps}.npz"
+    return kept, held, best.is_file() and best.read_bytes() == (out / "policy.npz").read_bytes()
+
+
+@pytest.mark.parametrize("evaluation", [2, 3, 4])
+def test_a_run_interrupted_before_an_evaluations_record_holds_none_of_its_files(
+    evaluation, tmp_path, monkeypatch
+):
+    """The run wrote policy.npz and the candidates of an evaluation before its record
+    (progress.json): interrupted in between, the folder kept a candidate the record did not know
+    and had removed one the record still kept (at the second evaluation: [512] kept, [512,
+    1024] held; at the third, [512, 1024] kept, [512, 1536] held), so a resume went on without
+    it and could fail when training ended, or choose among other policies than its record named."""
+    out = tmp_path / "run"
+    _interrupted(monkeypatch, out, "save_checkpoint", evaluation)  # saved with the record
+    kept, held, policy_is_best = _files_and_record(out)
+    assert kept == held and policy_is_best, (kept, held, policy_is_best)
+    assert len(kept) == min(evaluation - 1, 2)
+
+
+def test_a_resume_writes_the_files_of_an_evaluation_recorded_before_the_interruption(
+    tmp_path, monkeypatch
+):
+    """Interrupted after the second evaluation's record, before its files: the resume writes
+    them from the checkpoint saved with the record, the same files an uninterrupted run wrote."""
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    _interrupted(monkeypatch, whole, "save_checkpoint", 3)  # the second evaluation done
+    _interrupted(monkeypatch, cut, "write_evaluated", 2)
+    assert _files_and_record(cut)[:2] == ([512, 1024], [512])
+    with monkeypatch.context() as patched:  # stop the resume when training would start again
+        patched.setattr(ppo, "start_workers", _must_not_train)
+        with pytest.raises(AssertionError, match="training started"):
+            train(TrainConfig("nobody_wants_it", **CANDIDATES), cut, resume=True, progress=False)
+    assert _files_and_record(cut) == ([512, 1024], [512, 1024], True)
+    for name in ("policy.npz", "candidates/512.npz", "candidates/1024.npz"):
+        assert (cut / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def _first_is_best(config, evaluation) -> float:
+    """A selection score by which every evaluation is worse than the one before."""
+    return -evaluation["timesteps"]
+
+
+@pytest.fixture(scope="module")
+def first_best(tmp_path_factory) -> Path:
+    """A run of :data:`CANDIDATES` interrupted after three evaluations (512, 1,024 and 1,536
+    decisions), scored so that the first is the best: policy.npz and both candidates (512 and
+    1,024) are of evaluations before the checkpoint's, and a resume checks them."""
+    out = tmp_path_factory.mktemp("first_best") / "run"
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(ppo, "_selection_score", _first_is_best)
+        _interrupted(patched, out, "save_checkpoint", 4)
+        assert _files_and_record(out) == ([512, 1024], [512, 1024], True)
+    return out

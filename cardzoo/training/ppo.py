@@ -272,10 +272,12 @@ def _train(
     if resumed:
         run.restore(learner)
         _check_pool_fits(loop, learner.numpy_policy(), run.progress)
-        run.check_policy(config, game, loop, learner.numpy_policy())
+        run.check_policies(config, game, loop, learner.numpy_policy())
     mix = parse_mix(config.game, config.opponents)
     league = _league(config, mix, loop, learner.numpy_policy())
     run.start(config, replace=force)  # everything above was read and checked, nothing written
+    if loop.history:  # the checkpoint is the last evaluation's learner: write its files again
+        run.write_evaluated(config, loop, learner.numpy_policy(), _model_info(config, game))
     uses_pool = SELF in mix and league is None
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
@@ -345,16 +347,13 @@ def _train(
             loop.history.append(evaluation)
             _log_evaluation(writer, loop.timesteps, evaluation)
             score = _selection_score(config, evaluation)
-            info = _model_info(config, game)
             if score >= loop.best_score:
                 loop.best_score, loop.best_timesteps = score, loop.timesteps
-                save_policy(run.policy, policy, info)
-            if config.select_top > 1:
-                run.keep_candidate(config, loop, policy, info)
             if league is not None:
                 roster = _grow_league(config, run, league, loop, policy, writer)
             run.save_checkpoint(learner.state())
-            run.save_progress(loop)
+            run.save_progress(loop)  # the evaluation's commit: its files are written after it
+            run.write_evaluated(config, loop, policy, _model_info(config, game))
             if league is not None and loop.exploiter_due:
                 _train_exploiter(config, run, league, loop)
                 roster = league.roster()
@@ -1041,35 +1040,52 @@ class RunFolder:
             )
         loop.opponent_files = files
 
-    def check_policy(
+    def check_policies(
         self, config: TrainConfig, game: Game, loop: LoopState, learner: NumpyPolicy
     ) -> None:
-        """The selected policy of a resumed run that has evaluated (``policy.npz``, written at
-        its first evaluation, played at its final one) is there, readable, of the run's game
-        and of its learner's shape: checked before anything is written, not found damaged at
-        the final evaluation after more training and a rewritten ``config.json``."""
-        if not loop.history:
-            return
-        if not self.policy.is_file():
-            raise InputError(
-                f"resume: {self.policy} is missing, though the run has evaluated "
-                f"({self.progress.name}); --force starts the run again"
-            )
-        try:
-            policy, info = read_policy(self.policy)
-            check_policy_fits(info, config.game, game, str(self.policy), policy)
-        except InputError as error:
-            raise InputError(f"resume: {error}; --force starts the run again") from None
-        if (
-            [(layer[0].shape, layer[2]) for layer in policy.layers]
-            != [(layer[0].shape, layer[2]) for layer in learner.layers]
-            or (policy.head is None) != (learner.head is None)
-            or getattr(policy.core, "kind", None) != getattr(learner.core, "kind", None)
-        ):
-            raise InputError(
-                f"resume: {self.policy} is not this run's policy (its network differs from the "
-                "checkpoint's); --force starts the run again"
-            )
+        """The policy files a resumed run has written and will play or choose from
+        (``policy.npz``, written at its best evaluation, played at its final one; with
+        ``select_top`` above 1 the candidates' files, evaluated again when training ends) are
+        there, readable, of the run's game and of its learner's network: checked before
+        anything is written, not found missing or damaged after more training and a rewritten
+        ``config.json``. The last evaluation's files are not checked: the checkpoint is that
+        evaluation's learner, and the resume writes them again from it (:meth:`write_evaluated`;
+        the run may have stopped between the evaluation's record and its files)."""
+        files = [] if not loop.history else [(self.policy, loop.best_timesteps)]
+        if config.select_top > 1:
+            files += [(self.candidate(t), t) for t, _ in self.candidates(config, loop)]
+        for path, timesteps in files:
+            if timesteps == loop.timesteps:  # the checkpoint's evaluation: written again
+                continue
+            if not path.is_file():
+                raise InputError(
+                    f"resume: {path} is missing, though the run has evaluated "
+                    f"({self.progress.name}); --force starts the run again"
+                )
+            try:
+                policy, info = read_policy(path)
+                check_policy_fits(info, config.game, game, str(path), policy)
+            except InputError as error:
+                raise InputError(f"resume: {error}; --force starts the run again") from None
+            if network_shape(policy.state()) != network_shape(learner.state()):
+                raise InputError(
+                    f"resume: {path} is not this run's policy (its network differs from the "
+                    "checkpoint's); --force starts the run again"
+                )
+
+    def write_evaluated(
+        self, config: TrainConfig, loop: LoopState, policy: NumpyPolicy, info: dict[str, Any]
+    ) -> None:
+        """The files of the evaluation ``loop`` recorded last, of ``policy``: ``policy.npz``
+        where it is the best so far, and with ``select_top`` above 1 its candidate's file, and
+        only the candidates' files. Written after ``progress.json`` (the evaluation's record,
+        with the checkpoint of ``policy``), so that the folder never holds the files of an
+        evaluation its record does not know: an interrupted run resumed then wrote policy.npz
+        from an evaluation it trained again, and removed a candidate its record still kept."""
+        if loop.best_timesteps == loop.timesteps:
+            save_policy(self.policy, policy, info)
+        if config.select_top > 1:
+            self.keep_candidate(config, loop, policy, info)
 
     def save_progress(self, loop: LoopState) -> None:
         data = dataclasses.asdict(loop)
@@ -1211,17 +1227,23 @@ def _check_loop_state(loop: LoopState) -> None:
         raise ValueError("opponent_files must map agents to their file's path and sha256")
 
 
+def network_shape(state: dict[str, Any]) -> tuple:
+    """What a policy's network is, from its :meth:`~cardzoo.agents.policy.NumpyPolicy.state`:
+    each layer's weight shape and activation, whether it has a head, and its core's kind. Two
+    policies of one run have the same; weights aside, they play alike."""
+    return (
+        [(layer[0].shape, layer[2]) for layer in state["layers"]],
+        state.get("head") is None,
+        (state.get("core") or {}).get("kind"),
+    )
+
+
 def _check_pool_fits(loop: LoopState, policy: NumpyPolicy, where: Path) -> None:
-    """A resumed run's self-play snapshots play as this run's policy does: the same outputs,
-    head and core (progress files written before the ordinal head kept no head)."""
-    outputs = policy.layers[-1][0].shape[1]
-    core = None if policy.core is None else policy.core.kind
+    """A resumed run's self-play snapshots are of this run's network (progress files written
+    before the ordinal head kept no head)."""
+    shape = network_shape(policy.state())
     for state in loop.pool:
-        if (
-            state["layers"][-1][0].shape[1] != outputs
-            or (state.get("head") is None) != (policy.head is None)
-            or (state.get("core") or {}).get("kind") != core
-        ):
+        if network_shape(state) != shape:
             raise InputError(
                 f"resume: the self-play pool in {where} does not fit this run's policy "
                 "(written by an older cardzoo?); --force starts the run again"
