@@ -106,6 +106,39 @@ def test_resume_refuses_an_opponent_whose_file_changed(against_a_policy, policie
     assert disk(run) == before
 
 
+def test_a_run_stops_at_an_evaluation_when_an_opponents_file_changed_during_it(
+    policies, tmp_path, monkeypatch
+):
+    """Each evaluation reads the opponents' files again: a run extended in place (its
+    policy.npz rewritten at its evaluations) while another trained against it was measured
+    against another policy than it trained against, without a word."""
+    target, out = tmp_path / "target", tmp_path / "run"
+    target.mkdir()
+    shutil.copy(policies[0], target / "policy.npz")
+    real_evaluate = ppo.evaluate
+
+    def evaluate_then_change_the_file(*args, **kwargs):
+        result = real_evaluate(*args, **kwargs)
+        shutil.copy(policies[1], target / "policy.npz")
+        return result
+
+    config = small(opponents=f"ppo:{target}", timesteps=512, eval_every=256, n_steps=128)
+    with monkeypatch.context() as patched:
+        patched.setattr(ppo, "evaluate", evaluate_then_change_the_file)
+        with pytest.raises(InputError) as stopped:
+            train(config, out, progress=False)
+    message = str(stopped.value)
+    assert message.startswith(f"ppo:{target} plays {target}/policy.npz, whose contents changed ")
+    assert f"during the run in {out} (sha256 " in message
+    assert message.endswith(
+        "; the run stopped at its last checkpoint: put the policy the run trained against back "
+        "there (--resume), or start a new run (--force, or another --out)"
+    )
+    assert [entry["timesteps"] for entry in RunFolder(out).load_progress().history] == [256]
+    shutil.copy(policies[0], target / "policy.npz")  # put back: the run resumes to its end
+    assert train(config, out, resume=True, progress=False).metrics["timesteps"] == 512
+
+
 def test_a_relative_path_is_read_from_the_current_folder_and_checked_by_its_contents(
     policies, tmp_path, monkeypatch
 ):

@@ -339,6 +339,7 @@ def _train(
                 loop.pool = (loop.pool + [policy.state()])[-config.pool_size :]
                 # From the next rollout but one: the rollout under way already has its pool.
                 pool = [NumpyPolicy(**state) for state in loop.pool]
+            run.check_opponent_files(loop, opponent_files(config, game), during=True)
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
             evaluation["timesteps"] = loop.timesteps
             evaluation["train_seconds"] = round(loop.train_seconds, 1)  # time to strength
@@ -366,6 +367,7 @@ def _train(
         for worker in workers:
             worker.close()
 
+    run.check_opponent_files(loop, opponent_files(config, game), during=True)
     if config.select_top > 1:
         loop.selection = select_candidate(config, run, loop)
     best, _ = read_policy(run.policy)
@@ -1015,12 +1017,16 @@ class RunFolder:
                 "the run again"
             ) from None
 
-    def check_opponent_files(self, loop: LoopState, files: dict[str, dict[str, str]]) -> None:
+    def check_opponent_files(
+        self, loop: LoopState, files: dict[str, dict[str, str]], during: bool = False
+    ) -> None:
         """The run plays the opponents' files (:func:`opponent_files`) it recorded when it
         started: a file whose contents changed since is an
         :class:`~cardzoo.errors.InputError` naming it (a resumed run would go on against
         another policy). Then ``files`` are the record: a new run's, or, for a run saved before
-        the record, from this resume on."""
+        the record, from this resume on. ``during``: checked at an evaluation, which reads the
+        files again (a run may extend the policy another trains against: its ``policy.npz``
+        changes); the run stops there, at its last checkpoint."""
         for name, now in files.items():
             then = (loop.opponent_files or {}).get(name)
             if then is None or then["sha256"] == now["sha256"]:
@@ -1032,11 +1038,15 @@ class RunFolder:
                 advice = "resume with the cardzoo version the run started with"
             else:
                 advice = "put the policy the run trained against back there"
+            if during:
+                changed = f"during the run in {self.path}"
+                advice = f"the run stopped at its last checkpoint: {advice} (--resume)"
+            else:
+                changed = f"since the run in {self.path} recorded them"
             raise InputError(
-                f"resume: {name} plays {where}, whose contents changed since the run in "
-                f"{self.path} recorded them (sha256 {then['sha256'][:12]}... then, "
-                f"{now['sha256'][:12]}... now); {advice}, or start a new run (--force, or "
-                "another --out)"
+                f"{'' if during else 'resume: '}{name} plays {where}, whose contents changed "
+                f"{changed} (sha256 {then['sha256'][:12]}... then, {now['sha256'][:12]}... "
+                f"now); {advice}, or start a new run (--force, or another --out)"
             )
         loop.opponent_files = files
 
