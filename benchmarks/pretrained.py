@@ -7,8 +7,8 @@ game's heuristics and of random in every other seat, next to that opponent's own
 same seat against copies of itself, copy the policy into the package and write its model card
 beside it.
 
-The deals of this evaluation start at seed 7·10⁶ (Foxy: 10·10⁶; Nobody Wants It's version 3:
-14·10⁶, its pilot's final range): ranges written down in
+The deals of this evaluation start at seed 7·10⁶ (Foxy: 10·10⁶; Nobody Wants It's version 4:
+15·10⁶, its pilot's final range): ranges written down in
 ``benchmarks/DEALS.md`` before the runs, on which nothing was chosen — the checkpoints are chosen
 on the periodic evaluations (from 10⁶), the recipes on pilots' own deals (from 3·10⁶, and for
 Foxy's kind of input the memory report's, from 8·10⁶). Training deals come from the run's own
