@@ -854,6 +854,25 @@ def test_a_worker_that_dies_ends_training_with_a_clear_error():
         worker.close()
 
 
+def test_a_worker_that_died_between_rollouts_ends_training_with_a_clear_error():
+    """Asked for its next rollout, a dead worker's pipe is broken: the BrokenPipeError reached
+    the command line, which took it for its own output closing (exit 141, no word)."""
+    config = sampler_config(game_name="nobody_wants_it", params={}, num_games=2,
+                            reward=RewardMode.WIN, points_scale=0.0, seed=7)  # fmt: skip
+    mix = parse_mix("nobody_wants_it", "random")
+    worker = SamplerWorker(config, mix, None, 8, 16)
+    try:
+        policy, value = _uniform(Sampler(config, OpponentMix("nobody_wants_it", mix)))
+        worker.process.kill()
+        worker.process.join()
+        with pytest.raises(
+            RuntimeError, match=r"the sampling worker \(pid \d+\) died \(exit code -9\)"
+        ):
+            worker.start(policy, value, None)
+    finally:
+        worker.close()
+
+
 def test_a_run_with_two_sampling_processes_trains(tmp_path):
     result = train(
         tiny(timesteps=512, processes=2, final_eval_games=4), tmp_path / "r", progress=False

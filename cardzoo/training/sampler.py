@@ -752,9 +752,12 @@ class SamplerWorker:
         buffer = self._next
         self._next = 1 - self._next
         pool_states = None if pool is None else [p.state() for p in pool]
-        self.connection.send(
-            ("collect", buffer, policy.state(), value.state(), pool_states, league, held)
-        )
+        try:
+            self.connection.send(
+                ("collect", buffer, policy.state(), value.state(), pool_states, league, held)
+            )
+        except OSError:  # a broken pipe: it died while the learner evaluated or updated
+            self._died()
         return buffer
 
     def wait(self, buffer: int) -> Rollout:
