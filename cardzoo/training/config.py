@@ -554,23 +554,25 @@ def best_response_config(
     params: dict[str, Any] | None,
     timesteps: int,
     seed: int,
-    eval_games: int,
-    eval_seed: int,
+    report_games: int,
+    report_seed: int,
     **settings: Any,
 ) -> TrainConfig:
     """The run that learns a best response to ``agent`` (``cardzoo exploit``'s, and a league's
     exploiters'): the game's training defaults, every other seat ``agent``, the evaluations
-    against ``agent`` alone, its positions its own choice (a best response is there to find any
-    habit of its target, of positions too); ``settings`` are further fields. Nothing checked
-    here (:func:`cardzoo.training.exploit.exploit_config` checks the agent)."""
+    against ``agent`` alone, the final one (the report) of ``report_games`` from
+    ``report_seed``, its positions its own choice (a best response is there to find any habit
+    of its target, of positions too); ``settings`` are further fields (``eval_games``: the
+    periodic evaluations'). Nothing checked here
+    (:func:`cardzoo.training.exploit.exploit_config` checks the agent)."""
     return TrainConfig(
         game,
         params=dict(params or {}),
         opponents=agent,
         timesteps=timesteps,
         seed=seed,
-        final_eval_games=eval_games,
-        final_eval_seed=eval_seed,
+        final_eval_games=report_games,
+        final_eval_seed=report_seed,
         eval_opponents=(agent,),
         **{"positions": "learned", **settings},
     )
