@@ -113,6 +113,21 @@ def test_the_bounds_of_the_ppo_settings_hold_their_edges():
         (["train", "foxy", "--memory", "gru", "--frame-stack", "2"], "--memory: a gru core"),
         (["train", "nobody_wants_it", "--n-envs", "2", "--processes", "3"], "--processes: at"),
         (["train", "nobody_wants_it", "--exploiter-every", "5"], "--exploiter-every: exploiters"),
+        (
+            [
+                "train",
+                "nobody_wants_it",
+                "--league",
+                "--opponents",
+                "self",
+                "--exploiter-every",
+                "3000",
+                "--eval-every",
+                "10000",
+            ],
+            "--exploiter-every: 3,000 is below --eval-every (10,000): an exploiter falls due at "
+            "an evaluation, so one at most each; give 10,000 or more",
+        ),
         (["exploit", "nobody_wants_it", "random", "--eval-games", "0"], "--eval-games: 0 is out"),
         (["exploit", "nobody_wants_it", "nobody"], "AGENT: unknown agent 'nobody'"),
     ],

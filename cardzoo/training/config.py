@@ -240,8 +240,9 @@ class TrainConfig:
     exploiter_every: int = setting(
         Count(0, MOST_DECISIONS, metavar="STEPS"),
         0,
-        "with --league: every STEPS decisions, train an exploiter against the learner and add "
-        "it to the league (0: never)",
+        "with --league: train an exploiter against the learner at the first evaluation after "
+        "every STEPS decisions (no fewer than between evaluations) and add it to the league "
+        "(0: never)",
     )
     exploiter_timesteps: int = setting(
         Count(1, MOST_DECISIONS, metavar="STEPS"),
@@ -429,6 +430,13 @@ class TrainConfig:
                 "a league's exploiters are drawn with the weight of self in the opponent mix, "
                 f"which has none ({self.opponents}); add self to it (as in "
                 f"{self.opponents.split(',')[0].split(':')[0]}:0.5,self:0.5)",
+            )
+        if self.league and self.exploiter_every and self.exploiter_every < self.eval_every:
+            raise SettingError(
+                "exploiter_every",
+                f"{self.exploiter_every:,} is below {option_name('eval_every')} "
+                f"({self.eval_every:,}): an exploiter falls due at an evaluation, so one at "
+                f"most each; give {self.eval_every:,} or more",
             )
         if RewardMode(self.reward).uses_points and not game.has_points_reward:
             raise SettingError("reward", f"{self.game} has no points reward; use win or "
