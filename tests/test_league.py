@@ -197,6 +197,38 @@ def test_resume_restores_the_league_and_finishes_an_interrupted_exploiter(tmp_pa
     assert [m["member"] for m in before] == after[: len(before)]  # nobody lost, order kept
 
 
+def test_an_exploiter_interrupted_mid_training_is_trained_again_even_in_a_moved_folder(
+    tmp_path, monkeypatch
+):
+    """An exploiter has no checkpoint before its end: interrupted, it was resumed from its saved
+    settings, which name the frozen learner by its absolute path, so the run could not resume
+    once its folder had moved ('started with other settings', naming --opponents the user never
+    gave), and its aborted TensorBoard log stayed beside the new one (a review). Now it is
+    trained again from its start in a clean folder: the same exploiter as without the
+    interruption."""
+    whole = train(tiny_league(timesteps=1024), tmp_path / "whole", progress=False)
+    real_evaluate = ppo.evaluate
+
+    def interrupted_in_an_exploiter(config, *args, **kwargs):
+        if "learner-" in str(config.eval_opponents):  # the exploiter's evaluation, at its end
+            raise KeyboardInterrupt
+        return real_evaluate(config, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ppo, "evaluate", interrupted_in_an_exploiter)
+        with pytest.raises(KeyboardInterrupt):
+            train(tiny_league(timesteps=1024), tmp_path / "run", progress=False)
+    exploiter = tmp_path / "run" / "league" / "exploiter-1"
+    assert (exploiter / "config.json").is_file() and not (exploiter / "metrics.json").exists()
+    (tmp_path / "run").rename(tmp_path / "moved")
+    train(tiny_league(timesteps=1024), tmp_path / "moved", resume=True, progress=False)
+    again = tmp_path / "moved" / "league" / "exploiter-1"
+    assert (again / "policy.npz").read_bytes() == (
+        whole.run_dir / "league" / "exploiter-1" / "policy.npz"
+    ).read_bytes()
+    assert len(list((again / "tb").iterdir())) == 1  # the aborted attempt's log is gone
+
+
 #: a policy file of Believe It or Not (standard), standing in for a frozen learner
 SHIPPED = Path(cardzoo.__file__).parent / "agents/pretrained/believe_it_or_not.npz"
 

@@ -428,18 +428,21 @@ def _exploiter_target(run: RunFolder, league: League) -> Path:
 
 def _train_exploiter(config: TrainConfig, run: RunFolder, league: League, loop: LoopState):
     """Train the due exploiter against the frozen learner (:func:`_exploiter_config`, in the
-    run folder's ``league/exploiter-K``, resumable), freeze it into the league, and record its
-    gain over the learner's own share: a running estimate of the learner's exploitability."""
+    run folder's ``league/exploiter-K``), freeze it into the league, and record its gain over
+    the learner's own share: a running estimate of the learner's exploitability. One
+    interrupted before it finished is trained again from its start, into a clean folder: it
+    evaluates (and saves a checkpoint) only at its end, so nothing of it was kept, and its seed
+    gives the same exploiter. (Resumed, it had compared its saved settings, which name the
+    frozen learner by its absolute path, and refused a run folder that had moved.)"""
     number = league.exploiters + 1
     target = _exploiter_target(run, league).resolve()
     folder = run.path / "league" / f"exploiter-{number}"
     started = time.perf_counter()
     if (folder / "metrics.json").exists():  # trained before an interruption
         metrics = json.loads((folder / "metrics.json").read_text())
-    else:
+    else:  # from its start: its one checkpoint is at its end, and its seed makes it again
         exploiter = _exploiter_config(config, f"ppo:{target}", config.seed + 104_729 * number)
-        resume = (folder / "config.json").exists()
-        metrics = _train(exploiter, folder, resume=resume, force=False, progress=False).metrics
+        metrics = _train(exploiter, folder, resume=False, force=True, progress=False).metrics
     policy, _ = read_policy(folder / POLICY_FILE)
     league.add(EXPLOITER, f"exploiter-{number}@{loop.timesteps}", policy)
     gain = metrics["final_evaluation"]["gain"]
