@@ -240,7 +240,7 @@ def test_an_exploiter_trains_as_the_exploit_command_trains_a_best_response_by_de
         "believe_it_or_not", params={"variant": "standard"}, timesteps=12_000_000,
         n_envs=128, batch_size=1024, lr_schedule="linear", league=True, seed=3,
         exploiter_every=2_000_000, exploiter_timesteps=1_000_000, frame_stack=2,
-        eval_games=300,
+        eval_games=300, processes=1,
     ).resolved()  # fmt: skip
     assert learner.exploiter_recipe == "exploit"
     target = f"ppo:{SHIPPED}"  # a frozen learner of this game (it must exist: it is read)
@@ -250,7 +250,11 @@ def test_an_exploiter_trains_as_the_exploit_command_trains_a_best_response_by_de
         "believe_it_or_not", "random", {"variant": "standard"}, timesteps=1_000_000, seed=11,
         eval_games=300, eval_seed=ppo.EXPLOITER_EVAL_SEED, eval_every=1_000_000, frame_stack=2,
     ).resolved()  # fmt: skip
-    assert exploiter == dataclasses.replace(command, opponents=target, eval_opponents=(target,))
+    # with the learner's sampling processes: they ran on the game's 2 in a run limited to 1
+    assert command.processes == 2
+    assert exploiter == dataclasses.replace(
+        command, opponents=target, eval_opponents=(target,), processes=1
+    )
     assert (exploiter.n_envs, exploiter.batch_size, exploiter.lr_schedule) == (64, 512, "constant")
     assert (exploiter.timesteps, exploiter.seed, exploiter.frame_stack) == (1_000_000, 11, 2)
     assert (exploiter.opponents, exploiter.eval_opponents) == (target, (target,))

@@ -456,17 +456,21 @@ def _exploiter_config(config: TrainConfig, target: str, seed: int) -> TrainConfi
     """The run of an exploiter of ``target`` (the frozen learner) in ``config``'s league, by its
     ``exploiter_recipe``: ``cardzoo exploit``'s best response at ``exploiter_timesteps`` (the
     game's training defaults), reading its inputs as the learner does, since the league plays it
-    so; or the learner's own settings at that length ("learner", the runs before the setting:
+    so, with as many sampling processes as the learner; or the learner's own settings at that
+    length ("learner", the runs before the setting:
     their exploiters, trained with a long run's batch and falling learning rate, were weaker
     than the 1M-decision best response that measures the learner)."""
     assert config.hold_special is not None and config.timesteps is not None  # resolved
     length = config.exploiter_timesteps
     if config.exploiter_recipe == "exploit":
-        return best_response_config(
+        exploiter = best_response_config(
             config.game, target, config.params, length, seed, config.eval_games,
             EXPLOITER_EVAL_SEED, eval_every=length, frame_stack=config.frame_stack,
             stack_fields=config.stack_fields, count_fields=config.count_fields,
         ).resolved()  # fmt: skip
+        # the sampling processes the learner's run may start, not the game's default number
+        assert config.processes is not None and exploiter.n_envs is not None  # resolved
+        return dataclasses.replace(exploiter, processes=min(config.processes, exploiter.n_envs))
     return dataclasses.replace(
         config,
         opponents=target,
