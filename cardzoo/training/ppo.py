@@ -343,8 +343,6 @@ def _train(
             evaluation = evaluate(config, policy, config.eval_games, PERIODIC_EVAL_SEED)
             evaluation["timesteps"] = loop.timesteps
             evaluation["train_seconds"] = round(loop.train_seconds, 1)  # time to strength
-            if league is not None:
-                evaluation["league"] = league.table()
             loop.history.append(evaluation)
             _log_evaluation(writer, loop.timesteps, evaluation)
             score = _selection_score(config, evaluation)
@@ -352,6 +350,8 @@ def _train(
                 loop.best_score, loop.best_timesteps = score, loop.timesteps
             if league is not None:
                 roster = _grow_league(config, run, league, loop, policy, writer)
+                # the weights the next rollouts draw by, as TensorBoard's league/weight/*
+                evaluation["league"] = league.table()
             run.save_checkpoint(learner.state())
             run.save_progress(loop)  # the evaluation's commit: its files are written after it
             run.write_evaluated(config, loop, policy, _model_info(config, game))
