@@ -159,6 +159,17 @@ def test_an_exploiter_trained_against_the_learner_joins_the_league(league_run):
     assert (league_run.run_dir / "league/exploiter-2/policy.npz").is_file()
 
 
+def test_a_league_runs_report_gives_its_exploiters_gains_and_its_members(league_run):
+    """The printed report of a league run said nothing of its league (a review)."""
+    text = ppo.report(league_run)
+    gains = ", ".join(f"{e['gain']:+.3f}" for e in league_run.metrics["league"]["exploits"])
+    assert "league: 2 exploiters (" in text and f"gain over the learner's share: {gains}\n" in text
+    members = league_run.metrics["league"]["members"]
+    top = max(members, key=lambda member: member["weight"])
+    assert f"league: {len(members)} members, the most drawn at the end {top['member']} " in text
+    assert "(policy.npz, metrics.json, tb/, league/)" in text
+
+
 def test_every_evaluation_records_the_leagues_draw_weights(league_run):
     """As the next rollouts draw them, with the evaluation's snapshot in the league (as
     TensorBoard logs them; the record was taken before the snapshot joined, so the two

@@ -1328,10 +1328,33 @@ def report(result: TrainResult, advice: bool = True) -> str:
             f"{'gain over ' + baseline['agent'] + ' (paired by deal)':<43} "
             f"{gain['gain']:+.3f} [{low:+.3f}, {high:+.3f}] {gain['measure']}"
         )
-    lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, tb/)")
+    league = metrics.get("league")
+    if league:
+        lines += _league_lines(league)
+    folders = "tb/, league/" if league else "tb/"
+    lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, {folders})")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
     below = below_best_heuristic(metrics["game"], final) if advice else None
     return "\n".join(lines if below is None else [*lines, below])
+
+
+def _league_lines(league: dict[str, Any]) -> list[str]:
+    """A league run's report: its exploiters' gains over the learner (how exploitable it was as
+    it trained) and the members it met most when it ended."""
+    lines = []
+    if league["exploits"]:
+        gains = ", ".join(f"{exploit['gain']:+.3f}" for exploit in league["exploits"])
+        lines.append(
+            f"league: {len(league['exploits'])} exploiters "
+            f"({league['exploiter_seconds'] / 60:.1f} min), each one's gain over the learner's "
+            f"share: {gains}"
+        )
+    drawn = sorted(league["members"], key=lambda member: -member["weight"])[:3]
+    lines.append(
+        f"league: {len(league['members'])} members, the most drawn at the end "
+        + ", ".join(f"{member['member']} {member['weight']:.2f}" for member in drawn)
+    )
+    return lines
 
 
 def below_best_heuristic(game: str, final: dict[str, Any]) -> str | None:
