@@ -1306,27 +1306,26 @@ def report(result: TrainResult, advice: bool = True) -> str:
         ),
         f"final evaluation: {final['games']} games per line-up, mirrored deals, seats rotated, "
         "95% CIs",
-        f"{'line-up':<44}{'win rate':<24}mean score",
     ]
-
-    def line(label: str, result: dict[str, Any]) -> str:
-        low, high = result["win_rate_ci"]
-        score_low, score_high = result["mean_score_ci"]
-        return (
-            f"{label:<43} {result['win_rate']:.3f} [{low:.3f}, {high:.3f}]   "
-            f"{result['mean_score']:.2f} [{score_low:.2f}, {score_high:.2f}]"
-        )
-
-    for opponent, against in final["against"].items():
-        lines.append(line(f"learner + {n - 1} x {opponent}", against))
     baseline = final["baseline_same_seat"]
-    lines.append(line(f"{baseline['agent']} (same seat) + {n - 1} x itself", baseline))
+    rows = [(f"learner + {n - 1} x {opponent}", against)
+            for opponent, against in final["against"].items()]  # fmt: skip
+    rows.append((f"{baseline['agent']} (same seat) + {n - 1} x itself", baseline))
+    gain_label = f"gain over {baseline['agent']} (paired by deal)"
+    width = max(43, *(len(label) for label, _ in rows), len(gain_label))  # long agent names
+    lines.append(f"{'line-up':<{width + 1}}{'win rate':<24}mean score")
+    for label, figures in rows:
+        low, high = figures["win_rate_ci"]
+        score_low, score_high = figures["mean_score_ci"]
+        lines.append(
+            f"{label:<{width}} {figures['win_rate']:.3f} [{low:.3f}, {high:.3f}]   "
+            f"{figures['mean_score']:.2f} [{score_low:.2f}, {score_high:.2f}]"
+        )
     if "gain" in final:  # metrics written before the gain was reported have none
         gain = final["gain"]
         low, high = gain["gain_ci"]
         lines.append(
-            f"{'gain over ' + baseline['agent'] + ' (paired by deal)':<43} "
-            f"{gain['gain']:+.3f} [{low:+.3f}, {high:+.3f}] {gain['measure']}"
+            f"{gain_label:<{width}} {gain['gain']:+.3f} [{low:+.3f}, {high:+.3f}] {gain['measure']}"
         )
     league = metrics.get("league")
     if league:
