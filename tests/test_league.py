@@ -171,15 +171,18 @@ def test_a_league_runs_report_gives_its_exploiters_gains_and_its_members(league_
 
 
 def test_every_evaluation_records_the_leagues_draw_weights(league_run):
-    """As the next rollouts draw them, with the evaluation's snapshot in the league (as
-    TensorBoard logs them; the record was taken before the snapshot joined, so the two
-    disagreed under the same step)."""
+    """As the next rollouts draw them, with the evaluation's snapshot and exploiter in the
+    league (as TensorBoard logs them; the record was taken before the snapshot joined, so the
+    two disagreed under the same step)."""
     tables = [entry["league"] for entry in league_run.metrics["history"]]
     assert len(tables) == 4
     for table in tables:
         assert sum(member["weight"] for member in table) == pytest.approx(1.0, abs=1e-3)
     first = ["nwi_dodger", "hand_shedder", "snapshot@0", "snapshot@512"]
     assert [m["member"] for m in tables[0]] == first
+    # with the exploiter that joined at that evaluation (the next rollouts meet it)
+    assert "exploiter-1@1024" in [m["member"] for m in tables[1]]
+    assert "exploiter-2@2048" in [m["member"] for m in tables[3]]
 
 
 def test_the_same_seed_gives_the_same_league_run(league_run, tmp_path):
@@ -369,6 +372,9 @@ def test_a_league_of_self_alone_meets_its_snapshots_from_the_first_game(tmp_path
     tables = [entry["league"] for entry in run.metrics["history"]]
     assert [m["member"] for m in tables[0]] == ["snapshot@0", "snapshot@512"]
     assert tables[0][0]["games"] > 0  # the games of the first rollout were league games
+    # no exploiter, no league/ folder: the report does not name one
+    assert not (run.run_dir / "league").exists()
+    assert "(policy.npz, metrics.json, tb/)" in ppo.report(run)
 
 
 def test_exploiters_without_self_in_the_mix_are_refused_before_any_work(tmp_path, capsys):
@@ -395,3 +401,21 @@ def test_the_leagues_options_are_refused_without_a_league(tmp_path, capsys, opti
     assert main(["train", "nobody_wants_it", *option, "--out", str(out)]) == 2
     assert f"{option[0]}: " in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_league_run_saved_with_exploiters_closer_than_evaluations_still_resumes(
+    tmp_path, monkeypatch
+):
+    """``exploiter_every`` below ``eval_every`` is refused for a new run only: a run the earlier
+    version trained so (one exploiter at each evaluation) resumes as it was trained; the refusal
+    had called its config.json damaged and offered --force, which throws the run away."""
+    close = tiny_league(timesteps=1024, exploiter_every=256, eval_every=512)
+    with pytest.raises(ValueError, match="256 is below eval_every"):
+        train(close, tmp_path / "new", progress=False)
+    assert not (tmp_path / "new").exists()
+    with monkeypatch.context() as earlier:  # as the version before the refusal trained it
+        earlier.setattr(ppo, "check_exploiter_spacing", lambda config: None)
+        train(close, tmp_path / "saved", progress=False)
+    longer = train(dataclasses.replace(close, timesteps=2048), tmp_path / "saved", resume=True,
+                   progress=False)  # fmt: skip
+    assert [e["timesteps"] for e in longer.metrics["league"]["exploits"]] == [512, 1024, 1536, 2048]

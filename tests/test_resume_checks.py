@@ -454,3 +454,79 @@ def first_best(tmp_path_factory) -> Path:
         _interrupted(patched, out, "save_checkpoint", 4)
         assert _files_and_record(out) == ([512, 1024], [512, 1024], True)
     return out
+
+
+def _interrupted_after(monkeypatch, out: Path, method: str, call: int) -> None:
+    """A run of :data:`CANDIDATES` with a Ctrl-C right after the ``call``-th call of
+    ``RunFolder.method`` has done its work."""
+    real, calls = getattr(RunFolder, method), []
+
+    def then_interrupted(self, *args):
+        real(self, *args)
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(RunFolder, method, then_interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            train(TrainConfig("nobody_wants_it", **CANDIDATES), out, progress=False)
+
+
+def _resumed_until_training(monkeypatch, out: Path) -> None:
+    """A resume of ``out``, stopped when training would start again."""
+    with monkeypatch.context() as patched:
+        patched.setattr(ppo, "start_workers", _must_not_train)
+        with pytest.raises(AssertionError, match="training started"):
+            train(TrainConfig("nobody_wants_it", **CANDIDATES), out, resume=True, progress=False)
+
+
+@pytest.mark.parametrize(
+    ("method", "recorded"),
+    [("save_checkpoint", [512]), ("save_progress", [512, 1024])],
+    ids=["before the record", "after the record, before its checkpoint took its place"],
+)
+def test_the_checkpoint_a_resume_restores_is_always_its_records_evaluation(
+    method, recorded, tmp_path, monkeypatch
+):
+    """The checkpoint and the record are two files: interrupted between them, the checkpoint was
+    one evaluation ahead of the record, and the resume wrote that learner into the record's
+    policy.npz and candidates (a review: candidates/512.npz became the 1,024-decision policy).
+    Now the checkpoint waits beside the record until the record is written."""
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    _interrupted(monkeypatch, whole, "save_checkpoint", 3)  # two evaluations, all written
+    _interrupted_after(monkeypatch, cut, method, 2)  # the second evaluation's checkpoint saved
+    assert [entry["timesteps"] for entry in RunFolder(cut).load_progress().history] == recorded
+    _resumed_until_training(monkeypatch, cut)
+    assert _files_and_record(cut) == (recorded, recorded, True)
+    for timesteps in recorded:
+        name = f"candidates/{timesteps}.npz"
+        assert (cut / name).read_bytes() == (whole / name).read_bytes(), name
+    assert not (cut / "checkpoint.pending.pt").exists()
+    if recorded == [512, 1024]:  # the checkpoint is the record's: the uninterrupted run's
+        assert (cut / "checkpoint.pt").read_bytes() == (whole / "checkpoint.pt").read_bytes()
+
+
+def test_resuming_a_finished_run_keeps_the_candidate_its_selection_chose(tmp_path, monkeypatch):
+    """A finished ``select_top`` run's policy.npz is the candidate the selection chose: a resume
+    (a larger final evaluation, a longer run) wrote the last checkpoint over it where that was
+    the best periodic evaluation, until the selection ran again (a review)."""
+    out = tmp_path / "run"
+    real_select = ppo.select_candidate
+
+    def choose_the_first(config, run, loop):  # a choice that is not the last evaluation
+        rows = real_select(config, run, loop)
+        (run.path / "policy.npz").write_bytes(run.candidate(rows[0]["timesteps"]).read_bytes())
+        return [{**row, "chosen": row is rows[0]} for row in rows]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ppo, "_selection_score", lambda config, entry: entry["timesteps"])
+        patched.setattr(ppo, "select_candidate", choose_the_first)
+        train(TrainConfig("nobody_wants_it", **CANDIDATES), out, progress=False)
+        chosen = (out / "candidates" / "1536.npz").read_bytes()
+        assert (out / "policy.npz").read_bytes() == chosen
+        larger = TrainConfig("nobody_wants_it", **{**CANDIDATES, "final_eval_games": 16})
+        patched.setattr(ppo, "start_workers", _must_not_train)
+        with pytest.raises(AssertionError, match="training started"):
+            train(larger, out, resume=True, progress=False)
+    assert (out / "policy.npz").read_bytes() == chosen

@@ -253,7 +253,8 @@ class TrainConfig:
         Choice(EXPLOITER_RECIPES),
         "exploit",
         "with --league: how an exploiter trains: as 'cardzoo exploit' trains a best response "
-        "(the game's training defaults), or with the learner's own settings",
+        "(the game's training defaults, the learner's --processes), or with the learner's own "
+        "settings",
         saved_before="learner",
     )
     learning_rate: float = setting(Number(positive=True), 3e-4, "Adam's step size", option=False)
@@ -431,13 +432,6 @@ class TrainConfig:
                 f"which has none ({self.opponents}); add self to it (as in "
                 f"{self.opponents.split(',')[0].split(':')[0]}:0.5,self:0.5)",
             )
-        if self.league and self.exploiter_every and self.exploiter_every < self.eval_every:
-            raise SettingError(
-                "exploiter_every",
-                f"{self.exploiter_every:,} is below {option_name('eval_every')} "
-                f"({self.eval_every:,}): an exploiter falls due at an evaluation, so one at "
-                f"most each; give {self.eval_every:,} or more",
-            )
         if RewardMode(self.reward).uses_points and not game.has_points_reward:
             raise SettingError("reward", f"{self.game} has no points reward; use win or "
                                "win+score")  # fmt: skip
@@ -554,6 +548,29 @@ LEAGUE_SETTINGS = (
     "exploiter_recipe",
 )
 MEMORY_SIZE = SETTING["memory_size"]
+
+
+def check_exploiter_spacing(config: TrainConfig) -> None:
+    """A new league run's exploiters come at most one an evaluation: ``exploiter_every`` below
+    ``eval_every`` is a :class:`~cardzoo.errors.SettingError` (it trained fewer exploiters than
+    it said, without a word). Runs saved before it was refused resume as they were trained."""
+    assert config.eval_every is not None  # resolved
+    if config.league and config.exploiter_every and config.exploiter_every < config.eval_every:
+        raise SettingError(
+            "exploiter_every",
+            f"{config.exploiter_every:,} is below {option_name('eval_every')} "
+            f"({config.eval_every:,}): an exploiter falls due at an evaluation, so one at most "
+            f"each; give {config.eval_every:,} or more",
+        )
+
+
+#: the settings :func:`cardzoo.training.exploit.exploit` takes under other names (setting ->
+#: its parameter): its messages, and ``cardzoo exploit``'s mapping of options, name them so
+EXPLOIT_PARAMETERS = {
+    "final_eval_games": "eval_games",
+    "final_eval_seed": "eval_seed",
+    "eval_games": "periodic_games",
+}
 
 
 def best_response_config(

@@ -80,6 +80,7 @@ from cardzoo.training.config import (
     SETTINGS,
     TrainConfig,
     best_response_config,
+    check_exploiter_spacing,
     game_params,
     option_name,
     run_game,
@@ -120,6 +121,7 @@ RUN_FILES = (
     "config.json",
     "progress.json",
     "checkpoint.pt",
+    "checkpoint.pending.pt",
     "policy.npz",
     "metrics.json",
     "learning_curve.png",
@@ -251,6 +253,8 @@ def _train(
     run = RunFolder(Path(out))
     evaluation_deals(config)  # disjoint, or nothing starts
     resumed = run.check(config, resume=resume, force=force)
+    if not resumed:
+        check_exploiter_spacing(config)
     game = run_game(config)
     loop = run.load_progress() if resumed else LoopState()
     run.check_opponent_files(loop, opponent_files(config, game))  # and records them
@@ -269,23 +273,32 @@ def _train(
         config.memory,
         config.memory_size,
     )
+    # a resume writes the last evaluation's files again from its checkpoint, unless the run
+    # ended there (they are written, and policy.npz may be the selection's choice)
+    rewrite = False
     if resumed:
-        run.restore(learner)
+        rewrite = run.restore(learner, loop) and not run.finished(loop)
         _check_pool_fits(loop, learner.numpy_policy(), run.progress)
-        run.check_policies(config, game, loop, learner.numpy_policy())
+        run.check_policies(config, game, loop, learner.numpy_policy(), rewrite)
     mix = parse_mix(config.game, config.opponents)
     league = _league(config, mix, loop, learner.numpy_policy())
     run.start(config, replace=force)  # everything above was read and checked, nothing written
-    if loop.history:  # the checkpoint is the last evaluation's learner: write its files again
+    if resumed:
+        run.settle_checkpoint()
+    if rewrite:  # the checkpoint is the last evaluation's learner: write its files again
         run.write_evaluated(config, loop, learner.numpy_policy(), _model_info(config, game))
     uses_pool = SELF in mix and league is None
     if uses_pool and not loop.pool:  # the untrained learner is the first opponent of the pool
         loop.pool.append(learner.numpy_policy().state())
+    writer = _summary_writer(run.path / "tb")
     if league is not None and loop.exploiter_due:  # interrupted while training an exploiter
-        _train_exploiter(config, run, league, loop)
+        try:
+            _exploiter_joins(config, run, league, loop, writer)
+        except BaseException:
+            writer.close()
+            raise
     workers = start_workers(config, mix, config.seed + 7919 * len(loop.history), loop.pool,
                             _draws(league, league.roster() if league else None))  # fmt: skip
-    writer = _summary_writer(run.path / "tb")
     bar = (
         _progress_bar(rounded_timesteps(config, loop.timesteps), loop.timesteps)
         if progress
@@ -349,17 +362,14 @@ def _train(
             if score >= loop.best_score:
                 loop.best_score, loop.best_timesteps = score, loop.timesteps
             if league is not None:
-                roster = _grow_league(config, run, league, loop, policy, writer)
-                # the weights the next rollouts draw by, as TensorBoard's league/weight/*
-                evaluation["league"] = league.table()
-            run.save_checkpoint(learner.state())
-            run.save_progress(loop)  # the evaluation's commit: its files are written after it
+                roster = _grow_league(config, run, league, loop, policy)
+                _record_league(league, loop, writer)
+            run.save_checkpoint(learner.state(), loop.timesteps)
+            run.commit(loop)  # the evaluation's record: its files are written after it
             run.write_evaluated(config, loop, policy, _model_info(config, game))
             if league is not None and loop.exploiter_due:
-                _train_exploiter(config, run, league, loop)
+                _exploiter_joins(config, run, league, loop, writer)
                 roster = league.roster()
-                _log_exploiter(writer, loop)
-                run.save_progress(loop)
     finally:
         if bar:
             bar.close()
@@ -403,7 +413,7 @@ def _draws(league: League | None, roster: list | None):
     return None if league is None else (roster, league.weights().tolist())
 
 
-def _grow_league(config, run, league: League, loop: LoopState, policy: NumpyPolicy, writer):
+def _grow_league(config, run, league: League, loop: LoopState, policy: NumpyPolicy):
     """At an evaluation: the learner's snapshot joins the league (with ``self`` in the mix),
     and an exploiter falls due every ``exploiter_every`` decisions. Returns the new roster."""
     if SELF in league.mix:
@@ -414,11 +424,30 @@ def _grow_league(config, run, league: League, loop: LoopState, policy: NumpyPoli
             (loop.timesteps - loop.next_exploiter + 1) / config.exploiter_every
         )
         save_policy(_exploiter_target(run, league), policy, _model_info(config, run_game(config)))
-    for member in league.table():
-        writer.add_scalar(f"league/weight/{member['member']}", member["weight"], loop.timesteps)
-    writer.add_scalar("league/fair_share", league.fair(), loop.timesteps)
     loop.league = league.to_json()
     return league.roster()
+
+
+def _record_league(league: League, loop: LoopState, writer) -> None:
+    """The league as the next rollouts draw from it, into the last evaluation's record
+    (``history[-1]["league"]``) and, once no exploiter is due to join it, TensorBoard's
+    ``league/weight/*`` at that evaluation's step."""
+    loop.history[-1]["league"] = league.table()
+    loop.league = league.to_json()
+    if loop.exploiter_due:  # recorded again when it has joined
+        return
+    for member in loop.history[-1]["league"]:
+        writer.add_scalar(f"league/weight/{member['member']}", member["weight"], loop.timesteps)
+    writer.add_scalar("league/fair_share", league.fair(), loop.timesteps)
+
+
+def _exploiter_joins(config, run: RunFolder, league: League, loop: LoopState, writer) -> None:
+    """The due exploiter trained and in the league, its gain logged, the evaluation's league
+    recorded again with it, and the run's record saved."""
+    _train_exploiter(config, run, league, loop)
+    _log_exploiter(writer, loop)
+    _record_league(league, loop, writer)
+    run.save_progress(loop)
 
 
 def _exploiter_target(run: RunFolder, league: League) -> Path:
@@ -856,6 +885,9 @@ class RunFolder:
         self.path = path
         self.policy = path / POLICY_FILE
         self.checkpoint = path / "checkpoint.pt"
+        #: the checkpoint of an evaluation not yet recorded (:meth:`commit` renames it)
+        self.pending_checkpoint = path / "checkpoint.pending.pt"
+        self._restored: Path | None = None  # the checkpoint :meth:`restore` read
         self.progress = path / "progress.json"
         self.metrics = path / "metrics.json"
         self.config = path / "config.json"
@@ -926,13 +958,14 @@ class RunFolder:
                 f"{option_name('timesteps')} or {option_name('final_eval_games')} to extend it, "
                 "or --force to start again)"
             )
-        if self.progress.exists() != self.checkpoint.exists():
+        checkpoint = self.checkpoint.exists() or self.pending_checkpoint.exists()
+        if self.progress.exists() != checkpoint:
             missing = self.checkpoint if self.progress.exists() else self.progress
             raise InputError(
                 f"resume: {missing} is missing, so the run cannot continue where it stopped; "
                 "--force starts it again"
             )
-        return self.checkpoint.exists()
+        return checkpoint
 
     def start(self, config: TrainConfig, replace: bool) -> None:
         """Begin writing, after :meth:`check` and the loading of everything resumed: with
@@ -1004,25 +1037,63 @@ class RunFolder:
     def _remove_run_files(self) -> None:
         remove_run_files(self.path)
 
-    def save_checkpoint(self, state: dict[str, Any]) -> None:
-        """The learner's state, written atomically (a crash leaves the previous one)."""
+    def save_checkpoint(self, state: dict[str, Any], timesteps: int) -> None:
+        """The learner's state at an evaluation of ``timesteps`` decisions, written atomically
+        as the pending checkpoint: :meth:`commit` makes it the checkpoint with the evaluation's
+        record."""
         import torch
 
         buffer = io.BytesIO()
-        torch.save(state, buffer)
-        write_bytes_atomic(self.checkpoint, buffer.getvalue())
+        torch.save({**state, "timesteps": timesteps}, buffer)
+        write_bytes_atomic(self.pending_checkpoint, buffer.getvalue())
 
-    def restore(self, learner: Learner) -> None:
-        """The learner as the last checkpoint saved it."""
+    def commit(self, loop: LoopState) -> None:
+        """An evaluation's record (``progress.json``), then its checkpoint in the place of the
+        last: the two always describe one evaluation. Interrupted between them, the record is
+        the new one and :meth:`restore` finds its checkpoint pending; interrupted before the
+        record, the pending checkpoint is of an evaluation nothing recorded, and goes."""
+        self.save_progress(loop)
+        os.replace(self.pending_checkpoint, self.checkpoint)
+
+    def restore(self, learner: Learner, loop: LoopState) -> bool:
+        """The learner as the checkpoint of the run's record saved it: ``checkpoint.pt``, or the
+        pending one where the record is its evaluation's (:meth:`commit` was interrupted).
+        Returns whether that is the record's last evaluation (checkpoints saved before they
+        named their evaluation's decisions are not known to be)."""
         import torch
 
+        path = self.checkpoint
         try:
-            learner.load_state(torch.load(self.checkpoint, weights_only=True))
+            if self.pending_checkpoint.exists():
+                pending = torch.load(self.pending_checkpoint, weights_only=True)
+                if pending.get("timesteps") == loop.timesteps:
+                    path, state = self.pending_checkpoint, pending
+            if path == self.checkpoint:
+                state = torch.load(self.checkpoint, weights_only=True)
+            learner.load_state(state)
         except Exception as error:  # torch raises many kinds on a damaged or foreign file
             raise InputError(
-                f"resume: {self.checkpoint} is damaged ({type(error).__name__}); --force starts "
-                "the run again"
+                f"resume: {path} is damaged ({type(error).__name__}); --force starts the run again"
             ) from None
+        self._restored = path
+        return state.get("timesteps") == loop.timesteps
+
+    def settle_checkpoint(self) -> None:
+        """After :meth:`restore`, once the run may write: the pending checkpoint it restored
+        becomes the checkpoint (the interrupted commit finished), one it did not goes."""
+        if self._restored == self.pending_checkpoint:
+            os.replace(self.pending_checkpoint, self.checkpoint)
+        elif self.pending_checkpoint.exists():
+            self.pending_checkpoint.unlink()
+
+    def finished(self, loop: LoopState) -> bool:
+        """Whether the run ended at its record's last evaluation (``metrics.json`` says so):
+        every file of that evaluation was written, and with ``select_top`` above 1
+        ``policy.npz`` holds the candidate the selection chose."""
+        try:
+            return json.loads(self.metrics.read_text())["timesteps"] == loop.timesteps
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
 
     def check_opponent_files(
         self, loop: LoopState, files: dict[str, dict[str, str]], during: bool = False
@@ -1058,21 +1129,27 @@ class RunFolder:
         loop.opponent_files = files
 
     def check_policies(
-        self, config: TrainConfig, game: Game, loop: LoopState, learner: NumpyPolicy
+        self,
+        config: TrainConfig,
+        game: Game,
+        loop: LoopState,
+        learner: NumpyPolicy,
+        rewrite: bool = False,
     ) -> None:
         """The policy files a resumed run has written and will play or choose from
         (``policy.npz``, written at its best evaluation, played at its final one; with
         ``select_top`` above 1 the candidates' files, evaluated again when training ends) are
         there, readable, of the run's game and of its learner's network: checked before
         anything is written, not found missing or damaged after more training and a rewritten
-        ``config.json``. The last evaluation's files are not checked: the checkpoint is that
-        evaluation's learner, and the resume writes them again from it (:meth:`write_evaluated`;
-        the run may have stopped between the evaluation's record and its files)."""
+        ``config.json``. With ``rewrite`` the last evaluation's files are not checked: the
+        checkpoint is that evaluation's learner, and the resume writes them again from it
+        (:meth:`write_evaluated`; the run may have stopped between the evaluation's record and
+        its files)."""
         files = [] if not loop.history else [(self.policy, loop.best_timesteps)]
         if config.select_top > 1:
             files += [(self.candidate(t), t) for t, _ in self.candidates(config, loop)]
         for path, timesteps in files:
-            if timesteps == loop.timesteps:  # the checkpoint's evaluation: written again
+            if rewrite and timesteps == loop.timesteps:  # written again from the checkpoint
                 continue
             if not path.is_file():
                 raise InputError(
@@ -1330,7 +1407,7 @@ def report(result: TrainResult, advice: bool = True) -> str:
     league = metrics.get("league")
     if league:
         lines += _league_lines(league)
-    folders = "tb/, league/" if league else "tb/"
+    folders = "tb/, league/" if (result.run_dir / "league").is_dir() else "tb/"
     lines.append(f"run folder: {result.run_dir} (policy.npz, metrics.json, {folders})")
     lines.append(f"learning curve: {result.run_dir / 'learning_curve.png'}")
     below = below_best_heuristic(metrics["game"], final) if advice else None
