@@ -527,6 +527,53 @@ def test_a_policy_that_does_not_fit_names_the_parameter_that_matters():
     )
 
 
+def test_a_policy_is_refused_at_another_player_count_where_the_sizes_fit():
+    """In Foxy the observation and actions do not depend on the player count: a 2-player
+    policy played 3-player games (``cardzoo match``, as a training opponent) without a word,
+    though ``pretrained`` refused the same file there (a review)."""
+    import cardzoo
+    from cardzoo.agents import make_agent
+    from cardzoo.envs import load_game
+
+    game = load_game("foxy", num_players=3, memory="none")
+    assert game.observation_size == load_game("foxy", memory="none").observation_size
+    shipped = Path(cardzoo.__file__).parent / "agents" / "pretrained" / "foxy.npz"  # memory none
+    with pytest.raises(InputError) as refused:
+        make_agent("foxy", f"ppo:{shipped}", game)
+    assert str(refused.value) == (
+        f"{shipped} was trained on foxy with {{'num_players': 2, 'memory': 'none', 'reward': "
+        "'win', 'max_guess': 40}, for 2 players, not 3 ({'num_players': 3, 'memory': 'none', "
+        "'reward': 'win', 'max_guess': 40}): play it at 2 players"
+    )
+
+
+def test_a_policy_agent_built_with_inputs_other_than_its_runs_is_refused_when_built():
+    """It failed at its first move with numpy's matmul error (a review)."""
+    import cardzoo
+    from cardzoo.agents.policy import PolicyAgent, read_policy
+    from cardzoo.envs import load_game
+
+    policy, info = read_policy(Path(cardzoo.__file__).parent / "agents/pretrained/foxy.npz")
+    assert info["count_fields"] == ["card"]  # its run counted the cards
+    with pytest.raises(InputError) as refused:
+        PolicyAgent(load_game("foxy", memory="none"), policy)
+    assert str(refused.value) == (
+        "ppo does not fit foxy (frame_stack 1, count_fields []: those of its training run?): its "
+        "first layer takes 91 inputs, but this game's observations give 71"
+    )
+
+
+def test_memory_size_without_a_recurrent_core_is_refused_even_at_its_default(tmp_path, capsys):
+    """``--memory-size 64`` without ``--memory`` trained (64 is the default), where the docs
+    promise a refusal and ``--memory-size 32`` got one (a review)."""
+    out = tmp_path / "run"
+    assert main(["train", "foxy", "--memory-size", "64", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith(
+        "cardzoo: error: --memory-size: only with a recurrent core (--memory gru or lstm)"
+    )
+    assert not out.exists()
+
+
 def read_policy_of_pretrained():
     from cardzoo.agents.policy import pretrained_file, read_policy
 

@@ -67,7 +67,10 @@ class Agent:
         return seed if seed < 2**63 else None
 
     def reset(self) -> None:
-        """Forget everything about the previous game."""
+        """Forget everything about the previous game. Call it (or :meth:`reseed`) at every new
+        game in a loop of your own: an agent with a memory of the game (a recurrent policy, a
+        frame stack, counts) cannot tell a new game from its observation, and cardzoo's drivers
+        (:func:`~cardzoo.evaluation.play_match`, the tables, training) call it for you."""
 
     def reseed(self, seed: int | None) -> None:
         """A new game with a new generator: afterwards the agent plays exactly as one built

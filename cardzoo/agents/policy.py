@@ -633,6 +633,10 @@ class PolicyAgent(Agent):
         super().__init__(game, seed)
         self.policy = policy
         self.inputs = PolicyInput(game, frame_stack, stack_fields, count_fields)
+        # checked here, not at the first move (numpy's matmul error): inputs built by hand
+        stacked = (f" (frame_stack {frame_stack}, count_fields {list(count_fields)}: those of "
+                   "its training run?)")  # fmt: skip
+        _check_inputs(policy, self.inputs.size, f"{label} does not fit {game.name}{stacked}")
         self.deterministic = deterministic
         self.name = label
         self.hidden = policy.initial_hidden()
@@ -967,8 +971,10 @@ def check_policy_fits(
     policy: NumpyPolicy | None = None,
 ) -> None:
     """A policy plays any game of its name whose observations and actions are those it was
-    trained on; another player count (or Foxy's other memory mode) changes them and is
-    refused with what differs. With ``policy``, its first layer must also take the inputs the
+    trained on, at the player count it was trained for; another player count (or Foxy's other
+    memory mode) is refused with what differs (in Foxy the sizes do not follow the player
+    count: a 2-player policy had played 3-player games without a word). With ``policy``, its
+    first layer must also take the inputs the
     game gives it (the observation, stacked as its record says). A policy trained on another
     version of the game (its record's ``version``; files written before versions were recorded
     are of version 0) plays with a warning: the sizes fit, but what it sees or does changed
@@ -982,6 +988,13 @@ def check_policy_fits(
             f"{where} was trained on {game_name} with {info.get('params')}, whose observations "
             f"or actions differ from this game's ({game.params()}): "
             + _what_differs(game_name, info.get("params") or {}, game.params())
+        )
+    trained_for = (info.get("params") or {}).get("num_players", game.num_players)
+    if trained_for != game.num_players:  # files that recorded no parameters are not checked
+        raise InputError(
+            f"{where} was trained on {game_name} with {info.get('params')}, for "
+            f"{trained_for} players, not {game.num_players} ({game.params()}): play it at "
+            f"{trained_for} players"
         )
     trained_on = int(info.get("version", 0))
     if trained_on != game.version:
@@ -998,12 +1011,18 @@ def check_policy_fits(
         size = PolicyInput(game, **input_settings(info)).size
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
+    _check_inputs(policy, size, f"{where} does not fit {game_name}")
+
+
+def _check_inputs(policy: NumpyPolicy, size: int, what: str) -> None:
+    """The policy's first layer (or core) takes ``size`` inputs, or an
+    :class:`~cardzoo.errors.InputError` starting with ``what``."""
     core = policy.core
     takes = core.input_size if core is not None else policy.layers[0][0].shape[0]
     if takes != size:
         raise InputError(
-            f"{where} does not fit {game_name}: its first layer takes {takes} inputs, but this "
-            f"game's observations give {size}"
+            f"{what}: its first layer takes {takes} inputs, but this game's observations give "
+            f"{size}"
         )
 
 

@@ -91,6 +91,9 @@ def run_train(args: argparse.Namespace) -> int:
         stray = [name for name in LEAGUE_SETTINGS if name in given and not config.league]
         if stray:  # given, though a run without a league would ignore it (even at its default)
             raise UsageError(FLAGS[stray[0]], "a league's setting; turn league on (--league)")
+        if "memory_size" in given and config.memory == "none":  # even at its default
+            raise UsageError(FLAGS["memory_size"], "only with a recurrent core (--memory gru or "
+                             "lstm)")  # fmt: skip
         result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     finally:
         OPTION_SPELLING.reset(spelling)
