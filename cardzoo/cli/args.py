@@ -433,6 +433,14 @@ def given_settings(args: argparse.Namespace, names: Iterable[str]) -> dict[str, 
     return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
 
 
+def refuse_memory_size_without_core(given: dict[str, Any], memory: str | None) -> None:
+    """``--memory-size`` given without a recurrent core, even at its default (the settings'
+    own check sees only a size other than the default: ``--memory-size 64`` trained without a
+    core)."""
+    if "memory_size" in given and memory == "none":
+        raise UsageError("--memory-size", "only with a recurrent core (--memory gru or lstm)")
+
+
 @contextlib.contextmanager
 def setting_errors(flags: dict[str, str]) -> Iterator[None]:
     """Turn a :class:`~cardzoo.errors.SettingError` raised inside the block into a

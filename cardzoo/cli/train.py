@@ -19,6 +19,7 @@ from cardzoo.cli.args import (
     given_settings,
     option_spelling,
     out_folder,
+    refuse_memory_size_without_core,
     require_train_extra,
     setting_errors,
 )
@@ -91,9 +92,7 @@ def run_train(args: argparse.Namespace) -> int:
         stray = [name for name in LEAGUE_SETTINGS if name in given and not config.league]
         if stray:  # given, though a run without a league would ignore it (even at its default)
             raise UsageError(FLAGS[stray[0]], "a league's setting; turn league on (--league)")
-        if "memory_size" in given and config.memory == "none":  # even at its default
-            raise UsageError(FLAGS["memory_size"], "only with a recurrent core (--memory gru or "
-                             "lstm)")  # fmt: skip
+        refuse_memory_size_without_core(given, config.memory)
         result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     finally:
         OPTION_SPELLING.reset(spelling)
