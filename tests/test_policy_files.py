@@ -225,3 +225,26 @@ def test_a_policy_path_may_start_at_the_users_home(tmp_path, monkeypatch):
     (tmp_path / "runs" / "policy.npz").write_bytes(SOURCE.read_bytes())
     agent = make_agent("nobody_wants_it", "ppo:~/runs", load_game("nobody_wants_it"))
     assert agent.name == "ppo:~/runs"
+
+
+def test_serve_refuses_a_policy_its_page_cannot_seat(tmp_path, capsys, monkeypatch):
+    """The page builds its games with their default parameters and a player count: a policy
+    trained with Foxy's ``memory=perfect`` (the training default) was offered, listed, then
+    refused when a line-up seated it (a review)."""
+    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+
+    def must_not_serve(*args, **kwargs):
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr(uvicorn, "run", must_not_serve)
+    perfect = tmp_path / "perfect.npz"
+    perfect.write_bytes((PRETRAINED / "foxy-perfect.npz").read_bytes())
+    assert main(["serve", "--port", str(_free_port()), "--agent", f"ppo:{perfect}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "cardzoo: error: --agent: the page plays foxy with its default parameters "
+        "({'num_players': 2, 'memory': 'none', 'reward': 'win', 'max_guess': 40}), which this "
+        f"policy cannot play: {perfect} was trained on foxy with "
+    ), err
+    assert err.endswith("memory is 'perfect' there and 'none' here\n") and err.count("\n") == 1

@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 
 from cardzoo.cli.args import UsageError, option_errors, positive_int
+from cardzoo.errors import InputError
 from cardzoo.extras import require_modules
 
 HOST = "127.0.0.1"  # never another interface: the page has no login
@@ -94,7 +95,27 @@ def _check_offered_agents(names: list[str]) -> None:
         if not Path(path).exists():
             raise UsageError("--agent", f"{name!r}: no file or folder {path!r}")
         with option_errors("--agent"):
-            check_saved_agent(name)
+            _check_page_seats(name, check_saved_agent(name))
+
+
+def _check_page_seats(name: str, game_name: str) -> None:
+    """The page builds its games with their default parameters and the player count of the
+    line-up: a policy trained with other parameters (Foxy's ``memory=perfect``, a training
+    default) was offered, then refused when a line-up seated it."""
+    from cardzoo.agents import make_agent
+    from cardzoo.agents.policy import saved_policy_record
+    from cardzoo.envs import load_game
+
+    kind, _, path = name.partition(":")
+    players = (saved_policy_record(kind, path).get("params") or {}).get("num_players")
+    game = load_game(game_name, **({} if players is None else {"num_players": players}))
+    try:
+        make_agent(game_name, name, game)
+    except InputError as error:
+        raise InputError(
+            f"the page plays {game_name} with its default parameters ({game.params()}), "
+            f"which this policy cannot play: {error}"
+        ) from None
 
 
 def _check_port_free(port: int) -> None:
