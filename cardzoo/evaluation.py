@@ -489,6 +489,13 @@ def play_match(
         [build_agent(game_name, entry, game, seed * 7919 + i) for i, entry in enumerate(lineup)]
         for _ in range(slots)
     ]
+    built = [agent for pool in pools for agent in pool]
+    if len({id(agent) for agent in built}) < len(built):  # one object in two seats or slots
+        raise InputError(
+            "play_match: a factory returned an agent it had returned before; it must return a "
+            "new agent at every call (an agent keeps the memory of the one game it plays: a "
+            "recurrent policy's hidden state, a frame stack, counts)"
+        )
     records = {label: AgentRecord(label, labels.count(label)) for label in dict.fromkeys(labels)}
     games = []
     # A batch deals from 64-bit seeds: a match whose deals reach past them plays on Tables,

@@ -430,3 +430,21 @@ def test_a_seed_in_an_agents_name_is_mixed_into_its_seed_for_every_game():
     first = games("pimc:simulations=8:seed=1")
     assert games("pimc:simulations=8:seed=1") == first  # the same name: the same games
     assert games("pimc:simulations=8:seed=2") != first  # it was ignored: the same games
+
+
+def test_a_factory_that_returns_one_agent_object_twice_is_refused_before_any_game():
+    """The docs asked a factory for a new agent at every call, and nothing checked it: one
+    recurrent or counting agent in two seats (or two game slots) mixes the memories of two
+    games without an error (a review of the memory features)."""
+    from cardzoo.evaluation import play_match
+
+    game = load_game("foxy", memory="none")
+    shared = make_agent("foxy", "pretrained", game, seed=0)
+    with pytest.raises(InputError, match="a factory returned an agent it had returned before"):
+        play_match("foxy", [lambda g, s: shared, "forgetful"], 4, params={"memory": "none"})
+    with pytest.raises(InputError, match="must return a new agent at every call"):
+        play_match("foxy", [lambda g, s: shared, lambda g, s: shared], 2, parallel=1,
+                   params={"memory": "none"})  # fmt: skip
+    fresh = play_match("foxy", [lambda g, s: make_agent("foxy", "pretrained", g, seed=s),
+                                "forgetful"], 4, params={"memory": "none"})  # fmt: skip
+    assert len(fresh.games) == 4
