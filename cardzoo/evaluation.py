@@ -118,8 +118,10 @@ def game_record(table: Table, seed: int) -> GameRecord:
 
 def agent_seed(seed: int, game_index: int, entry: int, named: int | None = None) -> int:
     """The seed of line-up entry ``entry``'s agent in game ``game_index`` of a match (``named``:
-    a seed given in the agent's name, :attr:`~cardzoo.agents.Agent.named_seed`, mixed in)."""
-    key = (seed, game_index, entry) if named is None else (seed, game_index, entry, named)
+    a seed given in the agent's name, :attr:`~cardzoo.agents.Agent.named_seed`, mixed in after
+    a 1 that marks it: numpy's SeedSequence drops trailing zeros, so ``seed=0`` had played the
+    games of the agent without a seed)."""
+    key = (seed, game_index, entry) if named is None else (seed, game_index, entry, 1, named)
     return int(np.random.SeedSequence(key).generate_state(1)[0])
 
 

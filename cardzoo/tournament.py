@@ -58,8 +58,11 @@ Such a fit of openskill's model is order-free too, but its sigma is then mostly 
 where the whole field sits, about 3 for every agent, and the ordinal would rank by mu alone;
 averaging keeps openskill's ratings as they are read elsewhere.) The orders are drawn from the
 tournament's seed, and the games are listed in one canonical order before they are shuffled, so the
-ratings depend on the games' results and the seed alone: not on the order of the agents, the
-line-ups or the games. With 100 orders the Monte Carlo error of the averages is about a tenth of
+ratings depend on the games' results and the seed alone: not on the order in which line-ups or
+games were played. The games themselves depend on the order the agents are listed in (a pair's
+first agent is the one listed first, and each seat's agent is seeded by its place in the
+line-up): list them in the same order to play the same tournament, as ``--resume`` requires.
+With 100 orders the Monte Carlo error of the averages is about a tenth of
 sigma (0.04 to 0.10 in mu, 0.06 to 0.12 in the difference of the two leading agents' ordinals, over
 12 seeds of the orders: ``benchmarks/rating_orders.py``); a 4-player tournament of seven agents
 takes about 3 s to rate.
@@ -85,7 +88,9 @@ policy ``ppo:PATH`` or ``rllib:PATH``, or the shipped ``pretrained``), the file'
 Decision: a resume with other settings, or after such a file changed, is refused rather than
 mixed: the folder is left as it is, and another folder starts afresh. What is not recorded: the
 code behind an agent factory or a heuristic (only its label and the cardzoo version). A damaged
-or foreign file in the folder is refused too, naming the file, before any game.
+or foreign line-up file among those the tournament plays (``lineups/NNNN.json`` of its
+line-ups) is refused too, naming the file, before any game; other files in the folder are left
+alone.
 """
 
 from __future__ import annotations

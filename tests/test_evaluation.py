@@ -448,3 +448,16 @@ def test_a_factory_that_returns_one_agent_object_twice_is_refused_before_any_gam
     fresh = play_match("foxy", [lambda g, s: make_agent("foxy", "pretrained", g, seed=s),
                                 "forgetful"], 4, params={"memory": "none"})  # fmt: skip
     assert len(fresh.games) == 4
+
+
+def test_a_seed_of_0_in_an_agents_name_is_a_seed_of_its_own():
+    """numpy's SeedSequence drops trailing zeros: ``pimc:...:seed=0`` played exactly the games
+    of ``pimc:...`` without a seed, so a seed sweep beside the unseeded agent counted one
+    sample twice (a review)."""
+    from cardzoo.evaluation import agent_seed
+
+    seeds = {agent_seed(7, 3, 1, named) for named in (None, 0, 1, 2**64 - 1)}
+    assert len(seeds) == 4
+    unseeded = play_match("nobody_wants_it", ["pimc:simulations=24", "random", "random"], 3)
+    seed_0 = play_match("nobody_wants_it", ["pimc:simulations=24:seed=0", "random", "random"], 3)
+    assert [g.scores.tolist() for g in unseeded.games] != [g.scores.tolist() for g in seed_0.games]

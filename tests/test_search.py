@@ -252,6 +252,62 @@ def test_search_never_peeks_at_cards_its_seat_cannot_see(agent_class):
     assert len(moves) > 2  # the positions ask for different decisions
 
 
+def moved_by_hand(state, seat: int, rng: np.random.Generator):
+    """The same position with cards ``seat`` cannot see moved by the test itself, not by the
+    resampler under test: a card of another hand swapped with a draw-pile card of another
+    species, and the draw pile shuffled. None where nothing can move."""
+    other = GAME.copy_state(state)
+    pile = other.draw_pile[: other.draw_size]
+    for player in rng.permutation(GAME.num_players):
+        if player == seat:
+            continue
+        for species in np.flatnonzero(other.hands[player]):
+            elsewhere = np.flatnonzero(pile != species)
+            if elsewhere.size:
+                at = int(rng.choice(elsewhere))
+                other.hands[player, species] -= 1
+                other.hands[player, pile[at]] += 1
+                pile[at] = species
+                rng.shuffle(pile)
+                return other
+    return None
+
+
+def test_nobody_wants_its_resample_does_not_depend_on_the_cards_the_seat_cannot_see():
+    """The leak test above deals the cards differently with the resampler it checks: one that
+    kept an unseen card in place would keep it in both states and pass. Here the test moves
+    unseen cards itself; the resampler, with one generator, must give the same world from
+    both (a review: Believe It or Not and Minus Two had such a test, Nobody Wants It none)."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for state in positions(seeds=range(6), every=5):
+        for seat in range(GAME.num_players):
+            other = moved_by_hand(state, seat, rng)
+            if other is None:
+                continue
+            assert not np.array_equal(other.row, state.row)  # an unseen card really moved
+            first = GAME.resample(state, seat, np.random.default_rng(99))
+            second = GAME.resample(other, seat, np.random.default_rng(99))
+            assert np.array_equal(np.asarray(first.row), np.asarray(second.row))
+            checked += 1
+    assert checked > 200
+
+
+def test_a_resampler_that_keeps_one_unseen_card_fails_the_by_hand_test(monkeypatch):
+    """The by-hand test can fail: a resampler that leaves the first other hand as it is."""
+    real = NobodyWantsIt.resample
+
+    def keeps_a_hand(self, state, player, rng):
+        world = real(self, state, player, rng)
+        keep = (player + 1) % self.num_players
+        world.hands[keep] = state.hands[keep]  # the rest of the world no longer adds up
+        return world
+
+    monkeypatch.setattr(NobodyWantsIt, "resample", keeps_a_hand)
+    with pytest.raises(AssertionError):
+        test_nobody_wants_its_resample_does_not_depend_on_the_cards_the_seat_cannot_see()
+
+
 @pytest.mark.parametrize("agent_class", [PIMCAgent, ISMCTSAgent])
 def test_search_is_deterministic_for_a_seed_and_a_budget(agent_class):
     def play(seed):
@@ -473,12 +529,58 @@ def test_dodger_rollout_policy_passes_on_an_nwi_card_and_avoids_taking_one():
 def test_search_never_peeks_in_the_other_decision_games(game, agent_class):
     """The leak test in the other games (Believe It or Not through its playout kernel, Minus Two
     through the engine's rollouts)."""
-    shuffler = np.random.default_rng(3)
-    for state in positions_with_a_choice(game, 3):
+    assert moves_changed_by_unseen_cards(game, agent_class) == 0
+
+
+def moves_changed_by_unseen_cards(game, agent_class) -> int:
+    """Of 10 positions, those whose move changes when the cards the seat cannot see are dealt
+    again (48 simulations a move: with 3 positions and 6 a peeking ``pimc`` had passed in
+    Believe It or Not's quick game, a review)."""
+    shuffler, changed = np.random.default_rng(3), 0
+    for state in positions_with_a_choice(game, 10):
         seat = state.current_player
         mask = game.legal_mask(state, seat)
-        action = agent_class(game, seed=2, simulations=6).act({"action_mask": mask, "state": state})
+        search = agent_class(game, seed=2, simulations=48)
+        action = search.act({"action_mask": mask, "state": state})
         other = game.resample(state, seat, shuffler)
         other.rng = np.random.default_rng(54321)
-        again = agent_class(game, seed=2, simulations=6).act({"action_mask": mask, "state": other})
-        assert again == action
+        search = agent_class(game, seed=2, simulations=48)
+        changed += search.act({"action_mask": mask, "state": other}) != action
+    return changed
+
+
+@pytest.mark.parametrize(
+    "game",
+    [BelieveItOrNot(variant="quick"), BelieveItOrNot(), MinusTwo()],
+    ids=["believe_it_or_not-quick", "believe_it_or_not-standard", "minus_two"],
+)
+@pytest.mark.parametrize("agent_class", [PIMCAgent, ISMCTSAgent])
+def test_the_leak_test_catches_a_search_that_peeks(game, agent_class, monkeypatch):
+    """The leak test can fail in every game: a search whose sampled worlds are the true state."""
+    monkeypatch.setattr(agent_class, "_world", lambda self, state, seat: game.copy_state(state))
+    assert moves_changed_by_unseen_cards(game, agent_class) > 0
+
+
+def test_numbas_debugging_switch_runs_the_kernels_plain_with_the_same_games():
+    """``NUMBA_DISABLE_JIT=1`` (numba's usual debugging switch) ran the kernels' compiled form
+    as Python on numpy's small integers, which overflowed: a Believe It or Not search died with
+    an IndexError in its legal actions (a review). With it, the kernels run their plain form,
+    as without numba, and play the same games."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    script = (
+        "from cardzoo.envs import kernels; from cardzoo.evaluation import play_match; "
+        "r = play_match('believe_it_or_not', ['pimc:simulations=20', 'ismcts:simulations=20', "
+        "'bluffer', 'bluffer'], 4, seed=2); "
+        "print(kernels.numba is None, [g.scores.tolist() for g in r.games])"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                       env={**os.environ, "NUMBA_DISABLE_JIT": switch}).stdout.split(" ", 1)
+        for switch in ("1", "0")
+    ]  # fmt: skip
+    assert [run[0] for run in runs] == ["True", "False"]
+    assert runs[0][1] == runs[1][1]

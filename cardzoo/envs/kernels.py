@@ -40,11 +40,17 @@ _NUMBA: list[ModuleType | None] = []  # numba once looked for (None: not install
 
 
 def _numba() -> ModuleType | None:
-    """numba (the optional ``search`` extra), imported at the first call; None if missing."""
+    """numba (the optional ``search`` extra), imported at the first call; None if missing, or if
+    its debugging switch ``NUMBA_DISABLE_JIT`` is set. **Decision:** with that switch the
+    kernels run their plain form, as without numba: their compiled form relies on numba's
+    64-bit integers, and run by Python on numpy's small ones it overflowed (a Believe It or Not
+    search died with an ``IndexError`` in its legal actions)."""
     if not _NUMBA:
         try:
             import numba
         except ImportError:  # pragma: no cover - depends on the installation
+            numba = None
+        if numba is not None and numba.config.DISABLE_JIT:
             numba = None
         _NUMBA.append(numba)
     return _NUMBA[0]
