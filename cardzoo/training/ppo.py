@@ -433,7 +433,6 @@ def _record_league(league: League, loop: LoopState, writer) -> None:
     (``history[-1]["league"]``) and, once no exploiter is due to join it, TensorBoard's
     ``league/weight/*`` at that evaluation's step."""
     loop.history[-1]["league"] = league.table()
-    loop.league = league.to_json()
     if loop.exploiter_due:  # recorded again when it has joined
         return
     for member in loop.history[-1]["league"]:
