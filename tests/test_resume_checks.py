@@ -530,3 +530,18 @@ def test_resuming_a_finished_run_keeps_the_candidate_its_selection_chose(tmp_pat
         with pytest.raises(AssertionError, match="training started"):
             train(larger, out, resume=True, progress=False)
     assert (out / "policy.npz").read_bytes() == chosen
+
+
+def test_a_damaged_pending_checkpoint_is_named_as_the_damaged_file(tmp_path, monkeypatch, capsys):
+    """The refusal named checkpoint.pt, which was sound, when the pending checkpoint beside it
+    could not be read."""
+    run = tmp_path / "run"
+    _interrupted(monkeypatch, run, "save_checkpoint", 3)  # two evaluations recorded
+    (run / "checkpoint.pending.pt").write_bytes(b"not a checkpoint")
+    before = disk(tmp_path)
+    monkeypatch.setattr(ppo, "start_workers", _must_not_train)
+    assert main(["train", "nobody_wants_it", "--resume", "--quiet", "--out", str(run)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"cardzoo: error: --resume: {run}/checkpoint.pending.pt is damaged ("
+    )
+    assert disk(tmp_path) == before

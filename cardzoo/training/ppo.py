@@ -1061,14 +1061,16 @@ class RunFolder:
         named their evaluation's decisions are not known to be)."""
         import torch
 
-        path = self.checkpoint
+        state = None
         try:
             if self.pending_checkpoint.exists():
-                pending = torch.load(self.pending_checkpoint, weights_only=True)
+                path = self.pending_checkpoint
+                pending = torch.load(path, weights_only=True)
                 if pending.get("timesteps") == loop.timesteps:
-                    path, state = self.pending_checkpoint, pending
-            if path == self.checkpoint:
-                state = torch.load(self.checkpoint, weights_only=True)
+                    state = pending
+            if state is None:
+                path = self.checkpoint
+                state = torch.load(path, weights_only=True)
             learner.load_state(state)
         except Exception as error:  # torch raises many kinds on a damaged or foreign file
             raise InputError(
