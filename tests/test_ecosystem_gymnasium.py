@@ -10,6 +10,7 @@ import functools
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -152,7 +153,9 @@ def test_sb3_make_vec_env_out_of_the_box(name):
         vec_env.close()
 
 
-def maskable_ppo_learns(vec_env_cls, env_id: str = "cardzoo/NobodyWantsIt-v0") -> None:
+def maskable_ppo_learns(
+    vec_env_cls, basetemp: Path, env_id: str = "cardzoo/NobodyWantsIt-v0"
+) -> None:
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     sb3_contrib = pytest.importorskip("sb3_contrib")
     vec_env = env_util.make_vec_env(
@@ -164,6 +167,8 @@ def maskable_ppo_learns(vec_env_cls, env_id: str = "cardzoo/NobodyWantsIt-v0") -
         )
         model.learn(256)
         assert model.num_timesteps == 256
+        # Its logger's folder is in pytest's temp dir (tests/conftest.py), not the system's.
+        assert Path(model.logger.dir).is_relative_to(basetemp)
         # Every action of a rollout was legal: no episode ended on an illegal action.
         observations = vec_env.reset()
         for _ in range(40):
@@ -176,12 +181,13 @@ def maskable_ppo_learns(vec_env_cls, env_id: str = "cardzoo/NobodyWantsIt-v0") -
         vec_env.close()
 
 
-def test_maskable_ppo_through_make_vec_env_dummy(torch_one_thread):
-    maskable_ppo_learns(None)  # make_vec_env's default: DummyVecEnv
+def test_maskable_ppo_through_make_vec_env_dummy(torch_one_thread, tmp_path_factory):
+    maskable_ppo_learns(None, tmp_path_factory.getbasetemp())  # make_vec_env's default: DummyVecEnv
 
 
-def test_maskable_ppo_through_make_vec_env_subproc(torch_one_thread):
+def test_maskable_ppo_through_make_vec_env_subproc(torch_one_thread, tmp_path_factory):
     vec_env = pytest.importorskip("stable_baselines3.common.vec_env")
     # "fork": SB3's default "forkserver" workers would not have imported cardzoo under pytest
     # (see the module-in-the-id test above) and would each import torch again (~8 s).
-    maskable_ppo_learns(functools.partial(vec_env.SubprocVecEnv, start_method="fork"))
+    subproc = functools.partial(vec_env.SubprocVecEnv, start_method="fork")
+    maskable_ppo_learns(subproc, tmp_path_factory.getbasetemp())
