@@ -355,6 +355,15 @@ def test_a_changed_setting_is_named_by_the_options_cardzoo_train_has(finished, c
     assert disk(finished) == before
 
 
+def test_a_changed_network_is_named_as_its_option_takes_it(finished, capsys, no_training):
+    """Layers are written as --net-arch takes them, not as the Python tuples they are kept in."""
+    layers = ",".join(str(size) for size in small().net_arch)
+    argv = ["train", "nobody_wants_it", "--timesteps", "256", "--resume", "--quiet"]
+    assert main([*argv, "--net-arch", "32,16", "--out", str(finished)]) == 2
+    error = capsys.readouterr().err
+    assert f"(--net-arch {layers} there, 32,16 here)" in error, error
+
+
 def test_from_python_a_changed_setting_is_named_as_train_takes_it(finished, no_training):
     """Called from Python, the message named command-line options (``--params``,
     ``--final-eval-seed``) of a command the caller was not running."""

@@ -879,6 +879,13 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
 
 
+def _as_given(value: Any) -> str:
+    """A setting as its option takes it: ``128,128`` for a network's layers, quoted text."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(item) for item in value)
+    return repr(value)
+
+
 class RunFolder:
     def __init__(self, path: Path):
         self.path = path
@@ -940,8 +947,8 @@ class RunFolder:
         kept = {name: getattr(saved, name) for name in RESUMABLE_CHANGES}
         if dataclasses.replace(config, **kept) != saved:
             changed = [
-                f"{option_name(field.name)} {getattr(saved, field.name)!r} there, "
-                f"{getattr(config, field.name)!r} here"
+                f"{option_name(field.name)} {_as_given(getattr(saved, field.name))} there, "
+                f"{_as_given(getattr(config, field.name))} here"
                 for field in dataclasses.fields(saved)
                 if field.name not in kept
                 and getattr(config, field.name) != getattr(saved, field.name)
