@@ -509,3 +509,42 @@ def test_cardzoo_train_refuses_bad_memory_options_in_one_line(options, message, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not (tmp_path / "run").exists()
+
+
+MEMORY_NOTE = (
+    "cardzoo: note: memory=perfect (foxy's training default) shows the species counts so far in "
+    "the observation, so the learner's own memory has nothing to remember; --param memory=none "
+    "hides them\n"
+)
+
+
+@pytest.mark.parametrize("command", ["train", "exploit"])
+@pytest.mark.parametrize(
+    ("options", "noted"),
+    [
+        (["--memory", "gru"], True),  # on the training default, memory=perfect
+        (["--frame-stack", "4"], True),
+        (["--memory", "gru", "--param", "memory=none"], False),
+        (["--memory", "gru", "--quiet"], False),
+        ([], False),
+    ],
+)
+def test_a_learner_given_memory_in_foxy_with_perfect_memory_is_told(
+    command, options, noted, tmp_path, capsys, monkeypatch
+):
+    """``cardzoo train foxy --memory gru`` trained on memory=perfect, its default, where the
+    observation counts for the core: the only sign was the game's parameters in the report."""
+    from cardzoo.training import exploit as exploit_module
+
+    class StopError(Exception):
+        pass
+
+    def stop(*args, **kwargs):
+        raise StopError  # the note comes before any training: stop there
+
+    monkeypatch.setattr(ppo, "train", stop)
+    monkeypatch.setattr(exploit_module, "exploit", stop)
+    argv = [command, "foxy", *(["random"] if command == "exploit" else []), *options]
+    with pytest.raises(StopError):
+        main([*argv, "--out", str(tmp_path / "run")])
+    assert capsys.readouterr().err == (MEMORY_NOTE if noted else "")

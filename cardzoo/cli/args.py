@@ -34,6 +34,7 @@ import argparse
 import contextlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -439,6 +440,20 @@ def refuse_memory_size_without_core(given: dict[str, Any], memory: str | None) -
     core)."""
     if "memory_size" in given and memory == "none":
         raise UsageError("--memory-size", "only with a recurrent core (--memory gru or lstm)")
+
+
+def note_memory_already_observed(params: dict[str, Any], memory: str, frame_stack: int) -> None:
+    """A learner given a memory of its own (``--memory``, ``--frame-stack``) in Foxy with
+    ``memory="perfect"``, the training default: the observation already holds the species counts
+    so far, so the learner has nothing to remember. Said on standard error, not refused (a
+    comparison may want it)."""
+    if params.get("memory") == "perfect" and (memory != "none" or frame_stack > 1):
+        print(
+            "cardzoo: note: memory=perfect (foxy's training default) shows the species counts "
+            "so far in the observation, so the learner's own memory has nothing to remember; "
+            "--param memory=none hides them",
+            file=sys.stderr,
+        )
 
 
 @contextlib.contextmanager
