@@ -4,6 +4,8 @@ for every game with a vector form (:data:`CASES`)."""
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pytest
@@ -119,6 +121,36 @@ def test_without_autoreset_an_ended_game_stays_ended():
     assert step.truncated.tolist() == [True, True] and not step.rewards.any()
     assert np.array_equal(step.observation, held) and step.final_observation is None
     assert games.reset(seed=0).truncated.tolist() == [False, False]
+
+
+def test_without_autoreset_final_games_names_the_games_a_step_ended():
+    """An ended game keeps its end flag, so from the second game to end the flags no longer say
+    which rows ``final_observation`` holds (the review's script: an IndexError at the third)."""
+    games = MultiAgentVectorEnv("nobody_wants_it", 3, autoreset=False, num_players=3, num_rounds=1)
+    envs = [nobody_wants_it_v0.raw_env(num_players=3, num_rounds=1) for _ in range(3)]
+    step, rng = games.reset(seed=0), np.random.default_rng(0)
+    for b, env in enumerate(envs):
+        env.reset(seed=b)
+    ended_at = {}
+    for count in range(1000):
+        was_over = step.terminated | step.truncated
+        actions = random_legal(np.where(was_over[:, None], 1, step.action_mask), rng)
+        step = games.step(actions)
+        for b in np.flatnonzero(~was_over):
+            envs[b].step(int(actions[b]))
+        now = np.flatnonzero((step.terminated | step.truncated) & ~was_over)
+        if now.size:
+            assert step.final_games.tolist() == now.tolist()
+            for row, b in enumerate(now):
+                ended_at[int(b)] = count
+                for seat, agent in enumerate(envs[b].possible_agents):
+                    seen = envs[b].observe(agent)["observation"]
+                    assert np.array_equal(step.final_observation[row, seat], seen)
+        else:
+            assert step.final_games is None and step.final_observation is None
+        if (step.terminated | step.truncated).all():
+            break
+    assert ended_at == {0: 49, 1: 70, 2: 152}  # three steps, one game each
 
 
 def test_without_autoreset_observe_gives_an_ended_game_no_legal_action():
@@ -627,7 +659,7 @@ def test_make_vec_gives_the_vector_env_with_the_single_views_arguments(gym_id, p
     assert step[0] in env.observation_space
 
 
-def test_next_step_autoreset_ignores_the_action_and_starts_a_new_episode():
+def test_decision_mask_after_the_end_allows_every_action_and_the_next_step_ignores_it():
     env = VectorEnv("nobody_wants_it", 1, max_cycles=4, learner_seat=0)
     observations, infos = env.reset(seed=2)
     rng = np.random.default_rng(2)
@@ -900,6 +932,32 @@ def test_the_sb3_adapter_follows_sb3s_conventions():
     again = SB3VecEnv("nobody_wants_it", num_envs=3, max_cycles=6, learner_seat=0)
     again.seed(4)
     assert np.array_equal(again.reset(), first)  # seed(s) then reset() deals the same games
+
+
+def test_a_learner_seat_set_after_construction_is_checked_and_taken_at_the_next_deal():
+    """Set out of range (directly or by SB3's set_attr), it played 1,000 deals and then asked to
+    raise max_cycles; a negative seat ran as a drawn one."""
+    pytest.importorskip("stable_baselines3")
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    env = SB3VecEnv("nobody_wants_it", num_envs=2, num_players=3, max_cycles=6, learner_seat=0)
+    env.reset()
+    for seat, message in [(3, "learner_seat=3 is out of range; allowed 0..2"),
+                          (-5, "learner_seat=-5 is out of range; allowed 0..2"),
+                          ("1", "learner_seat must be an integer, got '1'")]:  # fmt: skip
+        with pytest.raises(InputError, match=re.escape(message)):
+            env.set_attr("learner_seat", seat)
+        with pytest.raises(InputError, match=re.escape(message)):
+            env.env.learner_seat = seat
+    with pytest.raises(InputError, match=re.escape("set them for every game (indices=None)")):
+        env.set_attr("learner_seat", 1, indices=[1])  # SB3's convention: that game alone
+    assert env.get_attr("learner_seat") == [0, 0]
+    env.set_attr("learner_seat", 2, indices=[0, 1])
+    rng, seats = np.random.default_rng(0), []
+    for _ in range(12):  # max_cycles=6: every game is dealt again within these steps
+        env.step(random_legal(env.action_masks(), rng))
+        seats.append(env.env._seats.tolist())
+    assert seats[0] == [0, 0] and seats[-1] == [2, 2]
 
 
 def test_the_sb3_adapter_passes_reset_options_on():

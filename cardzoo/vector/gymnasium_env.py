@@ -121,8 +121,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs = self.games.num_envs
         self.max_cycles, self.compiled = self.games.max_cycles, self.games.compiled
         n = self.game.num_players
-        if learner_seat is not None:
-            check_int("learner_seat", learner_seat, 0, n - 1)
         self.learner_seat = learner_seat
         self._opponent_specs = _checked_opponents(game, opponents, n)
         self._policies = _kernel_policies(game, self.game, self._opponent_specs, self.batch)
@@ -148,6 +146,18 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._dealt = False
 
     # --- Gymnasium's API -----------------------------------------------------------------------
+
+    @property
+    def learner_seat(self) -> int | None:
+        """The learner's seat in every game, None: drawn at each deal. Set it (as SB3's
+        ``set_attr`` does) and each game takes the new seat at its next deal."""
+        return self._learner_seat
+
+    @learner_seat.setter
+    def learner_seat(self, seat: int | None) -> None:
+        if seat is not None:
+            check_int("learner_seat", seat, 0, self.game.num_players - 1)
+        self._learner_seat = None if seat is None else int(seat)
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict | None = None

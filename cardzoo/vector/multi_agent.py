@@ -41,9 +41,12 @@ class VectorStep:
     #: (N,) bool: the step reached ``max_cycles`` without ending the game (no reward)
     truncated: np.ndarray
     #: (k, num_players, observation_size) float32: every seat's observation at the end of the
-    #: k games the step ended, in the order of ``np.flatnonzero(terminated | truncated)``; None
-    #: if no game ended
+    #: k games this step ended, in game order (their indices: ``final_games``); None if no game
+    #: ended. With ``autoreset`` they are ``np.flatnonzero(terminated | truncated)``; without it,
+    #: a game ended earlier keeps its end flag but has no row here
     final_observation: np.ndarray | None = None
+    #: (k,) int64: the games of ``final_observation``'s rows; None if no game ended
+    final_games: np.ndarray | None = None
 
 
 def checked_seeds(seed: Any, num_envs: int) -> list[int | None] | None:
@@ -232,7 +235,9 @@ class MultiAgentVectorEnv:
             # An ended game stays as it ended: terminated or truncated, no legal action.
             self._ended |= ended
             self._ends[self._ended] = self._final_ends[self._ended]
-        return self._result(final, observations)
+        return self._result(
+            final, observations, np.flatnonzero(ended) if final is not None else None
+        )
 
     def observe(self, seat: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The observation of ``seat`` (one for all games, or one per game) in every game, and
@@ -267,7 +272,10 @@ class MultiAgentVectorEnv:
             raise RuntimeError(f"{call}() called after close(); make a new environment")
 
     def _result(
-        self, final: np.ndarray | None, observations: np.ndarray | None = None
+        self,
+        final: np.ndarray | None,
+        observations: np.ndarray | None = None,
+        final_games: np.ndarray | None = None,
     ) -> VectorStep:
         """The step's result; every game observed here unless ``observations`` (with the
         players and masks) are the step's already."""
@@ -287,4 +295,5 @@ class MultiAgentVectorEnv:
             terminated=self._ends == OVER,
             truncated=self._ends == TRUNCATED,
             final_observation=final,
+            final_games=final_games,
         )

@@ -43,7 +43,8 @@ class SB3VecEnv(VecEnv):
     ``seed(s)`` (as SB3's algorithms call it) seeds game i with ``s + i`` at the next reset.
     ``env_method("action_masks")`` gives each game's legal actions (what ``MaskablePPO``
     asks); other methods and attributes are the inner :class:`VectorEnv`'s, the same value for
-    every index."""
+    every index, and ``set_attr`` sets one for every game (it refuses ``indices`` that leave a
+    game out)."""
 
     def __init__(self, game: str, num_envs: int, **kwargs: Any):
         if "autoreset_mode" in kwargs:
@@ -97,6 +98,12 @@ class SB3VecEnv(VecEnv):
         return [value for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        chosen = list(self._get_indices(indices))
+        if sorted(chosen) != list(range(self.num_envs)):
+            raise InputError(
+                f"set_attr({attr_name!r}): the games of an SB3VecEnv share one VectorEnv and "
+                f"its attributes; set them for every game (indices=None), not {indices!r}"
+            )
         setattr(self.env, attr_name, value)
 
     def env_method(
