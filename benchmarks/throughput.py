@@ -98,6 +98,8 @@ import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO / "benchmarks" / "RESULTS.md"
+#: where a run that measures less, or otherwise, than the full one writes by default
+PARTIAL_OUTPUT = REPO / "runs" / "throughput.md"
 
 ENGINE_TARGET = 100_000  # decisions/s with observations
 VECTOR_TARGET = 1_000_000  # decisions/s with observations and masks, compiled
@@ -849,7 +851,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--clock", choices=sorted(CLOCKS), default="cpu", help="time measured (default cpu)"
     )
     parser.add_argument("--quick", action="store_true", help="smoke run with a tiny budget")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the markdown report")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        help=f"the markdown report (default: {DEFAULT_OUTPUT.relative_to(REPO)} for a full run "
+        f"at the default settings, {PARTIAL_OUTPUT.relative_to(REPO)} for any other, so that it "
+        "never replaces the recorded table)",
+    )
     parser.add_argument("--profile", metavar="GAME", help="cProfile one cardzoo game instead")
     parser.add_argument("--top", type=int, default=25, help="functions listed by --profile")
     parser.add_argument(
@@ -875,6 +883,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error("--no-numba: numba is loaded in this process already")
         sys.modules["numba"] = None  # importing numba now raises ImportError, as if missing
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    if args.output is None:
+        measured = ("games", "references", "clock", "quick", "seconds", "repeats", "vector_games",
+                    "opponents", "no_numba")  # fmt: skip
+        full = all(getattr(args, name) == parser.get_default(name) for name in measured)
+        args.output = DEFAULT_OUTPUT if full else PARTIAL_OUTPUT
     if args.seconds is None:
         args.seconds = 0.2 if args.quick else 3.0
     if args.seconds <= 0 or args.repeats < 1 or args.vector_games < 1:

@@ -46,6 +46,32 @@ def test_quick_run_measures_henhouse_through_both_paths(throughput, tmp_path):
         assert run.steps == run.decisions
 
 
+@pytest.mark.parametrize(
+    ("argv", "recorded"),
+    [
+        ([], True),
+        (
+            ["--games", "nobody_wants_it", "--references", "none", "--opponents", "nwi_dodger"],
+            False,
+        ),
+        (["--games", "minus_two"], False),
+        (["--references", "none"], False),
+        (["--quick"], False),
+        (["--seconds", "1"], False),
+        (["--vector-games", "64"], False),
+        (["--clock", "wall"], False),
+    ],
+)
+def test_only_a_full_run_writes_the_recorded_table_by_default(throughput, argv, recorded):
+    """docs/vector.md's one-game commands had replaced benchmarks/RESULTS.md, the full table the
+    docs quote, with a one-game table."""
+    output = throughput.parse_args(argv).output
+    assert output == (throughput.DEFAULT_OUTPUT if recorded else throughput.PARTIAL_OUTPUT)
+    assert output.relative_to(SCRIPT.parent.parent).as_posix() == (
+        "benchmarks/RESULTS.md" if recorded else "runs/throughput.md"
+    )
+
+
 def test_quick_run_writes_the_report(throughput, tmp_path):
     output = tmp_path / "RESULTS.md"
     quick(throughput, output, "--games", "henhouse", "--references", "none")
