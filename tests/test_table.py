@@ -35,6 +35,31 @@ def test_load_game_refuses_an_unknown_parameter_naming_it():
 
 
 @pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("believe_it_or_not_v1", "the library's functions take the name without its version: "
+         "'believe_it_or_not'"),
+        ("believe_it_or_not_v0", "this cardzoo has believe_it_or_not_v1, named "
+         "'believe_it_or_not' (a game's results are comparable within one version"),
+        ("foxy_v0", "the library's functions take the name without its version: 'foxy'"),
+    ],
+)  # fmt: skip
+def test_a_versioned_game_name_is_refused_with_the_name_the_library_takes(name, hint):
+    """``cardzoo list`` and the PettingZoo modules spell games with their version; the Python
+    API answered such a name with a bare "unknown game"."""
+    from cardzoo.agents.profiles import game_agents
+
+    for call in (load_game, game_agents):
+        with pytest.raises(ValueError) as refused:
+            call(name)
+        assert str(refused.value).startswith(f"unknown game {name!r}; choose one of [")
+        assert hint in str(refused.value)
+    with pytest.raises(ValueError) as refused:
+        load_game("chess")
+    assert str(refused.value).endswith("'minus_two', 'foxy']")  # no hint for another name
+
+
+@pytest.mark.parametrize(
     "name, players, direction, points, objective, simultaneous, decisions, resampler",
     [
         ("henhouse", (2, 8), 1, False, "win", False, False, False),

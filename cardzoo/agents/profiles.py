@@ -12,7 +12,7 @@ from typing import Any
 
 from cardzoo.agents import believe_it_or_not, foxy, minus_two, nobody_wants_it
 from cardzoo.agents.base import Agent
-from cardzoo.errors import InputError
+from cardzoo.envs.registry import unknown_game
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +139,7 @@ PROFILES: dict[str, GameAgents] = {
 def game_agents(game_name: str) -> GameAgents:
     """The agents of ``game_name``; ``ValueError`` for an unknown game."""
     if game_name not in PROFILES:
-        raise InputError(f"unknown game {game_name!r}; choose one of {list(PROFILES)}")
+        raise unknown_game(game_name, PROFILES)
     return PROFILES[game_name]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -147,8 +148,25 @@ def game_spec(name: str) -> GameSpec:
     'foxy_v0'
     """
     if not isinstance(name, str) or name not in GAMES:
-        raise InputError(f"unknown game {name!r:.80}; choose one of {list(GAMES)}")
+        raise unknown_game(name, GAMES)
     return GAMES[name]
+
+
+def unknown_game(name: Any, known: Iterable[str]) -> InputError:
+    """The error for a game name not in ``known``; for a versioned name (``foxy_v0``, as
+    ``cardzoo list`` and the PettingZoo modules spell it) it says the name the functions take."""
+    hint = ""
+    if isinstance(name, str):
+        base, _, version = name.rpartition("_v")
+        if base in GAMES and version.isdigit():
+            installed = GAMES[base].versioned_name
+            hint = (
+                f"; the library's functions take the name without its version: {base!r}"
+                if name == installed
+                else f"; this cardzoo has {installed}, named {base!r} (a game's results are "
+                "comparable within one version: CHANGELOG.md)"
+            )
+    return InputError(f"unknown game {name!r:.80}; choose one of {list(known)}{hint}")
 
 
 def register_pettingzoo() -> None:
