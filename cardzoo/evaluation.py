@@ -33,9 +33,10 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from cardzoo import __version__
 from cardzoo.agents import Agent, AgentSpec, agent_label, build_agent
 from cardzoo.agents.registry import check_fits
-from cardzoo.envs import load_game
+from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.batch import TRUNCATED, has_batch
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_bool, check_int, game_rng_from_seed
@@ -209,8 +210,13 @@ class MatchResult:
         return sum(record.truncated for record in self.games)
 
     def summary(self) -> dict:
+        """The match's results as JSON-ready data (``cardzoo match --out`` writes it), with the
+        game's versioned name (``env``) and the cardzoo that played it: results are comparable
+        within one version of a game."""
         return {
             "game": self.game,
+            "env": game_spec(self.game).versioned_name,
+            "cardzoo": __version__,
             "params": self.params,
             "lineup": self.lineup,
             "num_games": len(self.games),

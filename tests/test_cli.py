@@ -71,6 +71,15 @@ def test_cli_match_writes_json(tmp_path, capsys):
     data = json.loads(out_file.read_text())
     assert data["num_games"] == 4 and data["agents"][0]["agent"] == "random"
     assert data["params"] == {"num_players": 2}
+    # results are comparable within one version of a game: the file says which
+    assert (data["game"], data["env"], data["cardzoo"]) == (
+        "henhouse",
+        "henhouse_v0",
+        cardzoo.__version__,
+    )
+    argv = ["match", "believe_it_or_not", "--agents", "random,random", "--games", "2", "--quiet"]
+    assert run(capsys, *argv, "--out", str(tmp_path / "bion.json"))[0] == 0
+    assert json.loads((tmp_path / "bion.json").read_text())["env"] == "believe_it_or_not_v1"
 
 
 def test_cli_agents_list_ignores_spaces(capsys):
