@@ -389,8 +389,10 @@ def run_tournaments(
         agents += [f"ppo:{path.relative_to(HERE.parent)}" for path in earlier_policies(name)]
         if searcher:
             agents.append(searcher)
+        # two line-ups at a time: both cores, the same games (tournament()'s docstring)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
-                            params=params, folder=folder and folder / name)  # fmt: skip
+                            params=params, folder=folder and folder / name,
+                            processes=2)  # fmt: skip
         replace_report_files(TOURNAMENTS / name)
         result.save(TOURNAMENTS / name)
         print(result.table(), flush=True)

@@ -97,12 +97,15 @@ from __future__ import annotations
 
 __all__ = ["Rating", "TournamentResult", "tournament"]
 
+import concurrent.futures
 import dataclasses
+import functools
 import itertools
 import json
 import math
+import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -432,6 +435,7 @@ def tournament(
     max_cycles: int | None = None,
     progress: bool = False,
     folder: str | os.PathLike | None = None,
+    processes: int = 1,
 ) -> TournamentResult:
     """Every agent of ``agents`` against every other at ``players`` seats (see the module
     docstring for the line-ups, the scores and the ratings).
@@ -452,12 +456,18 @@ def tournament(
     back, nothing played). Refused, before any game and with the folder left as it is, as an
     :class:`~cardzoo.errors.SettingError` of ``folder``: a folder that holds other files, or a
     tournament of other settings, or a damaged or foreign file.
+
+    ``processes`` (default 1) plays that many line-ups at once, each in a process of its own
+    (forked where the system can, so factories need not be picklable): the same games and the
+    same result as one process, since every line-up's games depend only on the seed and the
+    line-up. With a progress bar, it advances by whole line-ups.
     """
     game, params = _check_game(game_name, players, params)
     entries = _check_agents(game_name, agents, game)  # label -> name or factory
     labels = list(entries)
     games = check_int("games", games, 1)
     seed = check_int("seed", seed, 0)
+    processes = check_int("processes", processes, 1, 64)
     lineups = [
         LineUp(first, second, pattern)
         for first, second in itertools.combinations(labels, 2)
@@ -476,26 +486,26 @@ def tournament(
     bar = _progress_bar(len(lineups) * games_per_lineup, game_name, progress)
     if bar is not None:
         bar.update(len(finished) * games_per_lineup)
+    play = functools.partial(
+        _play_lineup, game_name, entries, games_per_lineup, seed, params, max_cycles
+    )
+
+    def done(index: int, match: MatchResult) -> None:
+        finished[index] = match
+        if store is not None:
+            store.save(index, lineups[index], match)
+
+    to_play = [index for index in range(len(lineups)) if index not in finished]
     try:
-        matches = []
-        for index, lineup in enumerate(lineups):
-            if index not in finished:
-                finished[index] = play_match(
-                    game_name,
-                    _factories(game_name, entries, lineup, bar),
-                    games_per_lineup,
-                    seed=seed,
-                    params=params,
-                    mirrored=True,
-                    max_cycles=max_cycles,
-                    rotations=lineup.rotations,
-                )
-                if store is not None:
-                    store.save(index, lineup, finished[index])
-            matches.append(finished[index])
+        if processes > 1 and len(to_play) > 1:
+            _play_in_processes(play, lineups, to_play, processes, done, bar, games_per_lineup)
+        else:
+            for index in to_play:
+                done(index, play(lineups[index], bar))
     finally:
         if bar is not None:
             bar.close()  # also on Ctrl-C, so the bar is not drawn again after the error
+    matches = [finished[index] for index in range(len(lineups))]
     pairs = _pair_records(labels, lineups, matches)
     ratings = _rate(labels, pairs, seed)
     order = sorted(labels, key=lambda agent: (-ratings[agent].ordinal, labels.index(agent)))
@@ -510,6 +520,72 @@ def tournament(
         matches=matches,
         games_per_lineup=games_per_lineup,
     )
+
+
+def _play_lineup(
+    game_name: str,
+    entries: dict[str, str | AgentFactory],
+    games_per_lineup: int,
+    seed: int,
+    params: dict,
+    max_cycles: int,
+    lineup: LineUp,
+    bar=None,
+) -> MatchResult:
+    """One line-up's games: the same wherever and whenever they are played."""
+    return play_match(
+        game_name,
+        _factories(game_name, entries, lineup, bar),
+        games_per_lineup,
+        seed=seed,
+        params=params,
+        mirrored=True,
+        max_cycles=max_cycles,
+        rotations=lineup.rotations,
+    )
+
+
+#: the line-up player of a tournament's worker process (set as the process starts)
+_worker_play: Callable[[LineUp], MatchResult] | None = None
+
+
+def _start_worker(play: Callable[[LineUp], MatchResult]) -> None:
+    global _worker_play
+    _worker_play = play
+
+
+def _play_in_worker(lineup: LineUp) -> MatchResult:
+    assert _worker_play is not None  # set by _start_worker
+    return _worker_play(lineup)
+
+
+def _play_in_processes(
+    play: Callable[[LineUp], MatchResult],
+    lineups: list[LineUp],
+    indices: list[int],
+    processes: int,
+    done: Callable[[int, MatchResult], None],
+    bar,
+    games_per_lineup: int,
+) -> None:
+    """Play ``lineups[i]`` for every i of ``indices`` in up to ``processes`` worker processes,
+    calling ``done(i, match)`` in this process as each finishes (in any order). On an error or
+    Ctrl-C the line-ups not started are cancelled, the others end, and the error is raised."""
+    methods = multiprocessing.get_all_start_methods()
+    # fork where the system has it: the line-up player (factories, closures) is inherited, not
+    # pickled, and a user's script needs no `if __name__ == "__main__"` guard
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(
+        min(processes, len(indices)), context, _start_worker, (play,)
+    )
+    try:
+        futures = {pool.submit(_play_in_worker, lineups[index]): index for index in indices}
+        for future in concurrent.futures.as_completed(futures):
+            done(futures[future], future.result())
+            if bar is not None:
+                bar.update(games_per_lineup)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _settings(

@@ -15,6 +15,7 @@ from openskill.models import PlackettLuce
 
 import cardzoo
 from cardzoo import evaluation
+from cardzoo.agents import Agent
 from cardzoo.agents.foxy import ForgetfulAgent
 from cardzoo.agents.policy import pretrained_file
 from cardzoo.cli import main
@@ -633,8 +634,9 @@ def test_command_resumes_an_interrupted_tournament_with_resume(tmp_path, capsys,
     agents = ["random", "hand_shedder", "nwi_dodger"]
     expected = tournament("nobody_wants_it", agents, games=8, players=3, seed=3)
     command = ["tournament", "nobody_wants_it", "--agents", ",".join(agents), "--games", "8",
-               "--players", "3", "--seed", "3", "--quiet", "--out", str(out)]  # fmt: skip
-    played = _stopping_after(monkeypatch, 2)
+               "--players", "3", "--seed", "3", "--quiet", "--processes", "1",
+               "--out", str(out)]  # fmt: skip
+    played = _stopping_after(monkeypatch, 2)  # counted in this process: one process
     assert main(command) == 130  # as Ctrl-C after 2 of the 6 line-ups
     assert capsys.readouterr().err == "\ncardzoo: interrupted\n"
     refusals = {
@@ -661,6 +663,75 @@ def test_command_resumes_an_interrupted_tournament_with_resume(tmp_path, capsys,
     }
     _command_refuses(command, finished, tmp_path, capsys)
     assert len(played) == 4
+
+
+# --- line-ups in processes ---------------------------------------------------------------------
+
+
+def _lineup_files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*.json")}
+
+
+def test_lineups_in_processes_are_the_same_games_and_the_same_folder(straight, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    alone = tournament("nobody_wants_it", **RESUMED, folder=one)
+    together = tournament("nobody_wants_it", **RESUMED, folder=two, processes=2)
+    assert together.summary() == alone.summary() == straight.summary()
+    assert [m.to_json() for m in together.matches] == [m.to_json() for m in straight.matches]
+    assert _lineup_files(two) == _lineup_files(one) and len(_lineup_files(one)) == 13
+
+
+def test_a_stopped_tournament_resumes_in_processes(straight, stopped, tmp_path):
+    folder = tmp_path / "nwi"
+    shutil.copytree(stopped, folder)
+    before = {name: (folder / name).read_bytes() for name in _lineup_files(folder)}
+    resumed = tournament("nobody_wants_it", **RESUMED, folder=folder, processes=3)
+    assert resumed.summary() == straight.summary()
+    assert all((folder / name).read_bytes() == data for name, data in before.items())
+
+
+def test_factories_play_in_processes_without_being_pickled():
+    def remembers_one(game, seed):  # a closure: pickle cannot take it, fork needs not
+        return ForgetfulAgent(game, seed, memory_cards=memory)
+
+    memory = 1
+    remembers_one.name = "remembers 1"
+    entries = [remembers_one, "perfect_memory", "random"]
+    alone = tournament("foxy", entries, games=4, seed=0)
+    assert tournament("foxy", entries, games=4, seed=0, processes=2).summary() == alone.summary()
+
+
+class AgentBrokenError(Exception):
+    """What the broken agent below raises."""
+
+
+class BrokenAgent(Agent):
+    name = "broken"
+
+    def act(self, observation):
+        raise AgentBrokenError("no agent today")
+
+
+def test_an_error_in_a_process_stops_the_tournament_with_that_error(tmp_path):
+    def broken(game, seed):  # built when checked; fails at its first move
+        return BrokenAgent(game, seed)
+
+    broken.name = "broken"
+    folder = tmp_path / "nwi"
+    with pytest.raises(AgentBrokenError, match="no agent today"):
+        tournament("nobody_wants_it", ["random", "nwi_dodger", broken], games=16, players=4,
+                   folder=folder, processes=2)  # fmt: skip
+    # the line-ups of random and nwi_dodger that finished are kept; none with the broken agent
+    kept = [json.loads(p.read_text())["lineup"] for p in (folder / "lineups").iterdir()]
+    assert all("broken" not in lineup.values() for lineup in kept)
+
+
+@pytest.mark.parametrize("processes", [0, -1, 65, 1.5, "2", True])
+def test_a_bad_number_of_processes_is_refused_before_any_game(processes, tmp_path):
+    with pytest.raises(InputError, match=re.escape("processes")):
+        tournament("nobody_wants_it", ["random", "nwi_dodger"], games=2, processes=processes,
+                   folder=tmp_path / "t")  # fmt: skip
+    assert not (tmp_path / "t").exists()
 
 
 def _command_refuses(command, refusals, tmp_path, capsys):

@@ -44,6 +44,14 @@ def add_parser(subparsers) -> None:
         "one an uninterrupted run gives (other settings, or a saved policy's file changed "
         "since, are refused)",
     )
+    parser.add_argument(
+        "--processes",
+        type=cli_args.positive_int,
+        default=2,
+        metavar="P",
+        help="line-ups played at once, each in a process of its own (default 2, both cores of "
+        "a 2-core machine); the games and the result do not depend on it",
+    )
     cli_args.add_quiet_argument(parser)
     parser.set_defaults(func=run_tournament)
 
@@ -69,6 +77,7 @@ def run_tournament(args) -> int:
             max_cycles=args.max_cycles,
             progress=not args.quiet,
             folder=args.out,
+            processes=args.processes,
         )
     print(result.table())
     if args.out:
