@@ -44,6 +44,8 @@ PRETRAINED_RESULTS = HERE / "pretrained_results.json"
 PRETRAINED_MARKERS = ("<!-- pretrained start -->", "<!-- pretrained end -->")
 TOURNAMENT_MARKERS = ("<!-- tournaments start -->", "<!-- tournaments end -->")
 TOURNAMENTS = HERE / "tournaments"
+#: line-ups played at once: both cores, the same games (tournament()'s docstring)
+TOURNAMENT_PROCESSES = 2
 
 #: the learning issue's goal for each shipped policy: a win rate against three copies of the
 #: game's best heuristic, or (Foxy) a share of a heuristic's own points, or (Foxy without memory)
@@ -389,10 +391,9 @@ def run_tournaments(
         agents += [f"ppo:{path.relative_to(HERE.parent)}" for path in earlier_policies(name)]
         if searcher:
             agents.append(searcher)
-        # two line-ups at a time: both cores, the same games (tournament()'s docstring)
         result = tournament(entry["game"], agents, games, seed=4_000_000, players=players,
                             params=params, folder=folder and folder / name,
-                            processes=2)  # fmt: skip
+                            processes=TOURNAMENT_PROCESSES)  # fmt: skip
         replace_report_files(TOURNAMENTS / name)
         result.save(TOURNAMENTS / name)
         print(result.table(), flush=True)

@@ -771,6 +771,7 @@ def test_the_learning_benchmarks_tournaments_resume_where_they_stopped(tmp_path,
     monkeypatch.setattr(learning, "TOURNAMENTS", tmp_path / "reports")
     results = {"foxy": json.loads(learning.PRETRAINED_RESULTS.read_text())["foxy"]}
     straight = learning.run_tournaments(results, 2)
+    monkeypatch.setattr(learning, "TOURNAMENT_PROCESSES", 1)  # the line-ups counted here
     _stopping_after(monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
         learning.run_tournaments(results, 2, folder=tmp_path / "lineups")
