@@ -36,11 +36,47 @@ def _interrupted(finished: Path, target: Path) -> Path:
     return target
 
 
+def _copy(run: Path, target: Path) -> Path:
+    shutil.copytree(run, target)
+    return target
+
+
 def _damage(path: Path, text: str) -> None:
     path.write_text(text)
 
 
 CASES = {
+    "train --opponents in --out, --force": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            *TINY_RUN,
+            "--opponents",
+            f"ppo:{_copy(run, tmp / 'own')}",
+            "--out",
+            str(tmp / "own"),
+            "--force",
+        ],  # fmt: skip
+        "--opponents: ppo:{tmp}/own plays {tmp}/own/policy.npz, inside {tmp}/own, the folder "
+        "this run writes (--force would remove it first",
+    ),
+    "exploit an agent in --out, --force": (
+        lambda tmp, run: [
+            "exploit",
+            "nobody_wants_it",
+            f"ppo:{_copy(run, tmp / 'own')}",
+            "--timesteps",
+            "128",
+            "--n-envs",
+            "2",
+            "--out",
+            str(tmp / "own"),
+            "--force",
+            "--quiet",
+        ],  # fmt: skip
+        "opponents: ppo:{tmp}/own plays {tmp}/own/policy.npz, inside {tmp}/own, the folder this "
+        "run writes",
+    ),
     "match --out empty": (
         lambda tmp, run: ["match", "henhouse", "--agents", "random,random", "--out", ""],
         "--out: an empty path names no file; give a file name",
@@ -399,7 +435,7 @@ def test_bad_input_is_one_line_and_changes_nothing(case, finished, tmp_path, cap
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("cardzoo: error: "), err
-    assert message in err, err
+    assert message.replace("{tmp}", str(tmp_path)) in err, err
     assert {folder: disk(folder) for folder in (tmp_path, finished)} == before
     assert not (tmp_path / "new").exists()
 

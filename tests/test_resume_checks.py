@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -554,3 +555,23 @@ def test_a_damaged_pending_checkpoint_is_named_as_the_damaged_file(tmp_path, mon
         f"cardzoo: error: --resume: {run}/checkpoint.pending.pt is damaged ("
     )
     assert disk(tmp_path) == before
+
+
+# --- 11. a finished run is extended, never cut short --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"timesteps": 64}, "finished with timesteps 128; a finished run is extended, not cut "
+         "short: give at least that many (not 64), or --force to start again"),
+        ({"final_eval_games": 2}, "finished with final_eval_games 4; a finished run is extended"),
+    ],
+)  # fmt: skip
+def test_a_finished_run_is_not_resumed_shorter(finished, change, message, no_training):
+    """It was resumed: its final evaluation ran again, and its config.json took the shorter
+    length, which a later plain --resume then took as the run's (a review of bad input)."""
+    before = disk(finished)
+    with pytest.raises(InputError, match=re.escape(message)):
+        train(small(**change), finished, resume=True)
+    assert disk(finished) == before

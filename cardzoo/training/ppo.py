@@ -958,6 +958,14 @@ class RunFolder:
                 f"resume: {self.path} was started with other settings ({'; '.join(changed)}); "
                 f"use the same ones (only {may} may change)"
             )
+        ended = self._metrics_settings() if self.metrics.exists() else None
+        for name in ("timesteps", "final_eval_games") if ended is not None else ():
+            if getattr(config, name) < getattr(ended, name):
+                raise InputError(
+                    f"resume: the run in {self.path} finished with {option_name(name)} "
+                    f"{getattr(ended, name):,}; a finished run is extended, not cut short: give "
+                    f"at least that many (not {getattr(config, name):,}), or --force to start again"
+                )
         if self.metrics.exists() and config == saved and self._metrics_settings() == saved:
             raise InputError(
                 f"resume: the run in {self.path} is finished; nothing to resume (raise "
@@ -1107,13 +1115,20 @@ class RunFolder:
         self, loop: LoopState, files: dict[str, dict[str, str]], during: bool = False
     ) -> None:
         """The run plays the opponents' files (:func:`opponent_files`) it recorded when it
-        started: a file whose contents changed since is an
+        started, none of them inside the run's own folder: a file whose contents changed since is an
         :class:`~cardzoo.errors.InputError` naming it (a resumed run would go on against
         another policy). Then ``files`` are the record: a new run's, or, for a run saved before
         the record, from this resume on. ``during``: checked at an evaluation, which reads the
         files again (a run may extend the policy another trains against: its ``policy.npz``
         changes); the run stops there, at its last checkpoint."""
+        inside = self.path.resolve()
         for name, now in files.items():
+            if not during and Path(now["path"]).is_relative_to(inside):
+                raise InputError(
+                    f"opponents: {name} plays {now['path']}, inside {self.path}, the folder this "
+                    "run writes (--force would remove it first, and every evaluation rewrites its "
+                    "policy.npz); copy it elsewhere and name the copy"
+                )
             then = (loop.opponent_files or {}).get(name)
             if then is None or then["sha256"] == now["sha256"]:
                 continue
