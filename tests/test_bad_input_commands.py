@@ -356,6 +356,28 @@ CASES = {
         ],  # fmt: skip
         "is not empty and holds no run",
     ),
+    "--force over a user's config.json naming a game, beside a metrics.json": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            *TINY_RUN,
+            "--force",
+            "--out",
+            str(_users_folder(tmp, '{"game": "nobody_wants_it"}')),
+        ],  # fmt: skip
+        "is not empty and holds no run",
+    ),
+    "--force over an empty config.json beside a user's metrics.json": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            *TINY_RUN,
+            "--force",
+            "--out",
+            str(_users_folder(tmp, "")),
+        ],  # fmt: skip
+        "is not empty and holds no run",
+    ),
     "--resume in a folder whose config.json is a user's": (
         lambda tmp, run: [
             "train",
@@ -382,11 +404,15 @@ def _match_out(path: Path) -> list[str]:
     return ["match", "henhouse", "--agents", "random,random", "--out", str(path)]
 
 
-def _users_folder(tmp: Path) -> Path:
-    """A user's folder that happens to hold a ``config.json`` of its own."""
+def _users_folder(tmp: Path, config: str | None = None) -> Path:
+    """A user's folder that happens to hold a ``config.json`` of its own (with ``config``: that
+    text, beside a ``metrics.json`` of the user's; both had been taken for a run's, and --force
+    replaced them)."""
     folder = tmp / "project"
     folder.mkdir()
-    (folder / "config.json").write_text('{"project": 1}')
+    (folder / "config.json").write_text('{"project": 1}' if config is None else config)
+    if config is not None:
+        (folder / "metrics.json").write_text('{"my": "metrics"}')
     return folder
 
 

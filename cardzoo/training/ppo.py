@@ -879,6 +879,10 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
 
 
+#: settings every run's ``config.json`` has held, from the first: a file without them is not one
+ALWAYS_SAVED = ("game", "opponents", "timesteps", "seed")
+
+
 def _as_given(value: Any) -> str:
     """A setting as its option takes it: ``128,128`` for a network's layers, quoted text."""
     if isinstance(value, (tuple, list)):
@@ -1021,17 +1025,22 @@ class RunFolder:
         return (self.path / EXPLOIT_REPORT).is_file() and self.holds_run()
 
     def holds_run(self) -> bool:
-        """Whether the folder holds a run: its ``config.json`` is a run's settings, or, damaged,
-        lies beside files only a run writes. A ``config.json`` of anything else is a user's
-        file: the folder holds no run, so nothing in it is resumed or replaced."""
+        """Whether the folder holds a run: its ``config.json`` is a run's settings (the ones
+        every run has written among them), or, damaged, lies beside files only a run writes (a
+        checkpoint, ``progress.json``, a ``metrics.json`` with the run's settings). A
+        ``config.json`` of anything else is a user's file: the folder holds no run, so nothing
+        in it is resumed or replaced."""
         if not self.config.is_file():
             return False
         try:
-            TrainConfig.from_json(json.loads(self.config.read_text()))
-            return True
+            data = json.loads(self.config.read_text())
+            TrainConfig.from_json(data)
+            if all(name in data for name in ALWAYS_SAVED):
+                return True
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            written = (self.progress, self.checkpoint, self.metrics, self.policy)
-            return any(path.exists() for path in written)
+            pass
+        written = (self.progress, self.checkpoint, self.pending_checkpoint)
+        return any(path.exists() for path in written) or self._metrics_settings() is not None
 
     def _saved_game(self) -> str | None:
         """The game of the run saved here (None: its settings are damaged)."""
