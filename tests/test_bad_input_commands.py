@@ -46,6 +46,19 @@ def _damage(path: Path, text: str) -> None:
 
 
 CASES = {
+    "match --out a link to nothing": (
+        lambda tmp, run: _match_out(_dangling_link(tmp)),
+        "--out: '{tmp}/dangling.json' is a link to nothing; give the name of a new file",
+    ),
+    "match --record the same path as --out": (
+        lambda tmp, run: [*_match_out(tmp / "m.json"), "--record", str(tmp / "m.json")],
+        "--record: {tmp}/m.json is, or is inside, --out's file {tmp}/m.json: give the recording "
+        "a folder of its own",
+    ),
+    "match --record inside --out": (
+        lambda tmp, run: [*_match_out(tmp / "m.json"), "--record", str(tmp / "m.json" / "rec")],
+        "--record: {tmp}/m.json/rec is, or is inside, --out's file {tmp}/m.json",
+    ),
     "train --opponents in --out, --force": (
         lambda tmp, run: [
             "train",
@@ -398,6 +411,14 @@ CASES = {
         "holds a run of nobody_wants_it; choose another --out (--force replaces it)",
     ),
 }
+
+
+def _dangling_link(tmp: Path) -> Path:
+    """Checked by exists(), which follows it, the match was played, then refused as a file that
+    "appeared while the command ran" (the result went to dangling-1.json)."""
+    link = tmp / "dangling.json"
+    link.symlink_to(tmp / "nowhere" / "target.json")
+    return link
 
 
 def _match_out(path: Path) -> list[str]:

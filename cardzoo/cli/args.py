@@ -207,6 +207,10 @@ def output_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
     if path.exists():  # a file a user saved is never replaced
         raise argparse.ArgumentTypeError(f"{text!r} exists; give the name of a new file")
+    if path.is_symlink():  # to nothing: the file is written without following links
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a link to nothing; give the name of a new file"
+        )
     _check_writable_folder(path.parent, text)
     return path
 

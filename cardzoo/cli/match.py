@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -103,6 +104,13 @@ def _recorded_games(args: argparse.Namespace) -> int:
             "--record-games", f"{args.record_games} games to record but --games is {args.games}"
         )
     count = min(args.games, args.record_games or DEFAULT_RECORDED_GAMES)
+    if args.out is not None:
+        out, record = Path(os.path.abspath(args.out)), Path(os.path.abspath(args.record))
+        if record == out or record.is_relative_to(out):
+            raise UsageError(
+                "--record", f"{args.record} is, or is inside, --out's file {args.out}: give the "
+                "recording a folder of its own"
+            )  # fmt: skip
     try:
         check_record_folder(args.record, count)
     except InputError as error:  # "folder: ..." from the library; the option says which folder
