@@ -39,7 +39,7 @@ from cardzoo.agents.registry import check_fits
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.batch import TRUNCATED, has_batch
 from cardzoo.envs.core import Game
-from cardzoo.envs.helpers import check_bool, check_int, game_rng_from_seed
+from cardzoo.envs.helpers import check_bool, check_int, check_max_cycles, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.io import to_json_value
 from cardzoo.stats import mean_interval, wilson_interval
@@ -367,7 +367,7 @@ AgentFactory = Callable[[Game, int], Agent]
 
 def _check_max_cycles(game: Game, max_cycles: int | None) -> int:
     """The game's own limit for None, else an int >= 1 (as the environment requires)."""
-    return game.default_max_cycles if max_cycles is None else check_int("max_cycles", max_cycles, 1)
+    return check_max_cycles(max_cycles, game.default_max_cycles)
 
 
 def _check_lineup(lineup: Sequence[AgentSpec]) -> list[AgentSpec]:

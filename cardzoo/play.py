@@ -43,7 +43,7 @@ import numpy as np
 from cardzoo.agents import Agent, make_agent
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game, State
-from cardzoo.envs.helpers import check_int, game_rng_from_seed
+from cardzoo.envs.helpers import check_int, check_max_cycles, game_rng_from_seed
 from cardzoo.errors import InputError
 from cardzoo.table import Table
 
@@ -93,8 +93,7 @@ def play(
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     seed = check_int("seed", seed, 0)
-    max_cycles = game.default_max_cycles if max_cycles is None else max_cycles
-    max_cycles = check_int("max_cycles", max_cycles, 1)
+    max_cycles = check_max_cycles(max_cycles, game.default_max_cycles)
     agents = _opponents(game_name, game, names, seat, seed)
     table = Table(game, game.new_state(game_rng_from_seed(seed)), agents, max_cycles)
     state = table.state

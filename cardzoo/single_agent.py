@@ -82,7 +82,14 @@ import numpy as np
 
 from cardzoo.agents import Agent, AgentSpec, build_agent, check_agent_name, make_agent
 from cardzoo.envs import load_game
-from cardzoo.envs.helpers import check_choice, check_int, check_seed, known_options, spawn_game_rng
+from cardzoo.envs.helpers import (
+    check_choice,
+    check_int,
+    check_max_cycles,
+    check_seed,
+    known_options,
+    spawn_game_rng,
+)
 from cardzoo.envs.registry import gym_id  # noqa: F401  (the ids' spelling, documented here)
 from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.errors import InputError
@@ -118,9 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
         if learner_seat is not None:
             check_int("learner_seat", learner_seat, 0, n - 1)
         self.learner_seat = learner_seat
-        self.max_cycles = check_int(
-            "max_cycles", self.game.default_max_cycles if max_cycles is None else max_cycles, 1
-        )
+        self.max_cycles = check_max_cycles(max_cycles, self.game.default_max_cycles)
         self.illegal_action = illegal_action
         self._opponent_specs = self._checked_opponents(opponents)
         low, high = self.game.observation_bounds()

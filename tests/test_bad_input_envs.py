@@ -600,3 +600,30 @@ def test_decision_states_of_other_parameters_are_refused_even_where_they_fit():
     )
     with pytest.raises(ValueError, match="parameters"):
         three.restore(two.snapshot(state))
+
+
+@pytest.mark.parametrize("max_cycles", [2**63, 2**64, 10**30])
+def test_a_max_cycles_beyond_64_bits_is_refused_where_it_is_given(max_cycles):
+    """The compiled kernels count steps in 64 bits: a larger bound passed every check, then
+    numba failed with a typing traceback in matches and tournaments (a review of bad input)."""
+    from cardzoo.envs import nobody_wants_it_v0
+    from cardzoo.evaluation import play_match
+    from cardzoo.play import play
+    from cardzoo.single_agent import SingleAgentEnv
+    from cardzoo.tournament import tournament
+    from cardzoo.vector import VectorEnv
+
+    message = re.escape(f"max_cycles={max_cycles} is out of range; allowed 1..{2**63 - 1}")
+    calls = [
+        lambda: nobody_wants_it_v0.env(max_cycles=max_cycles),
+        lambda: foxy_v0.parallel_env(max_cycles=max_cycles),
+        lambda: SingleAgentEnv("nobody_wants_it", max_cycles=max_cycles),
+        lambda: VectorEnv("nobody_wants_it", 2, max_cycles=max_cycles),
+        lambda: play_match("nobody_wants_it", ["random", "random"], 2, max_cycles=max_cycles),
+        lambda: tournament("minus_two", ["random", "attacker"], 2, max_cycles=max_cycles),
+        lambda: play("nobody_wants_it", ["random"], max_cycles=max_cycles),
+    ]
+    for call in calls:
+        with pytest.raises(InputError, match=message):
+            call()
+    assert nobody_wants_it_v0.env(max_cycles=2**63 - 1).max_cycles == 2**63 - 1

@@ -21,7 +21,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from cardzoo.envs.core import Game, State
 from cardzoo.envs.helpers import (
     check_choice,
-    check_int,
+    check_max_cycles,
     deal_for_reset,
     is_index,
     split_observation,
@@ -115,9 +115,7 @@ class CardGameEnv(Rendering, AgentsAndSpaces, AECEnv):
         super().__init__()
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         self.game = self.game_class.with_params(params, ("render_mode", "max_cycles"))
-        self.max_cycles = check_int(
-            "max_cycles", self.game.default_max_cycles if max_cycles is None else max_cycles, 1
-        )
+        self.max_cycles = check_max_cycles(max_cycles, self.game.default_max_cycles)
         self.render_mode = render_mode
         #: "raise" (``raw_env``): an illegal action raises ``ValueError``; "terminate" (``env()``):
         #: it ends the game with −1 for the offender.

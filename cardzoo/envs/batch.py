@@ -51,7 +51,7 @@ import numpy as np
 
 from cardzoo.envs import kernel_arrays, kernel_random
 from cardzoo.envs.core import Game
-from cardzoo.envs.helpers import check_int
+from cardzoo.envs.helpers import check_int, check_max_cycles
 from cardzoo.envs.kernels import ROW_DTYPE, plain_and_compiled, use_compiled
 from cardzoo.envs.packed import KernelGame
 from cardzoo.errors import InputError
@@ -119,9 +119,7 @@ class GameBatch:
         self.game = game
         self.seats_in_kernel = bool(seats_in_kernel)
         self.num_games = check_int("num_envs", num_games, 1)
-        self.max_cycles = check_int(
-            "max_cycles", game.default_max_cycles if max_cycles is None else max_cycles, 1
-        )
+        self.max_cycles = check_max_cycles(max_cycles, game.default_max_cycles)
         assert game.kernel_module is not None  # has_batch
         plain, compiled_kernel = plain_and_compiled(importlib.import_module(game.kernel_module))
         self.compiled = use_compiled(compiled, compiled_kernel)

@@ -42,6 +42,19 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+#: the most agent steps a game may be allowed (``max_cycles``): the compiled kernels count a
+#: game's steps in 64-bit integers
+MAX_CYCLES_BOUND = 2**63 - 1
+
+
+def check_max_cycles(max_cycles: Any, default: int) -> int:
+    """``max_cycles``, or ``default`` for None, checked: an int in 1 .. :data:`MAX_CYCLES_BOUND`
+    (beyond it a compiled kernel failed with a traceback); else
+    :class:`~cardzoo.errors.InputError`."""
+    return check_int("max_cycles", default if max_cycles is None else max_cycles, 1,
+                     MAX_CYCLES_BOUND)  # fmt: skip
+
+
 def check_bool(name: str, value: Any) -> bool:
     """``value`` if it is True or False (numpy's too); else :class:`~cardzoo.errors.InputError`
     naming the parameter (a string such as "no" is true to Python, and would be taken as yes)."""

@@ -23,7 +23,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from cardzoo.envs.aec import AgentsAndSpaces, CardGameEnv
 from cardzoo.envs.foxy.rules import STACK_SIZE, Foxy, FoxyState
-from cardzoo.envs.helpers import check_choice, check_int, deal_for_reset
+from cardzoo.envs.helpers import check_choice, check_max_cycles, deal_for_reset
 from cardzoo.envs.rendering import RENDER_FPS, RENDER_MODES, Rendering
 from cardzoo.envs.restore import ENV_SNAPSHOT_KEYS, restored_agents
 from cardzoo.envs.snapshot import (
@@ -202,9 +202,7 @@ class parallel_env(Rendering, AgentsAndSpaces, ParallelEnv):
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.game = Foxy.with_params(params, ("render_mode", "max_cycles", "illegal_action"))
-        self.max_cycles = check_int(
-            "max_cycles", STACK_SIZE if max_cycles is None else max_cycles, 1
-        )
+        self.max_cycles = check_max_cycles(max_cycles, STACK_SIZE)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self._set_up_agents()
