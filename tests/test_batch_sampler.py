@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shutil
 
 import numpy as np
 import pytest
@@ -16,10 +17,11 @@ from cardzoo.agents.base import RandomAgent
 from cardzoo.agents.kernel_heuristic import KernelHeuristic
 from cardzoo.agents.minus_two import Attacker
 from cardzoo.agents.nobody_wants_it import HandShedder
-from cardzoo.agents.policy import NumpyPolicy, cumulative, draw_index
+from cardzoo.agents.policy import NumpyPolicy, cumulative, draw_index, pretrained_file
 from cardzoo.envs import batch as batch_module
 from cardzoo.envs import kernel_random, load_game
 from cardzoo.envs.batch import RUNNING
+from cardzoo.errors import SettingError
 from cardzoo.training import sampler as sampler_module
 from cardzoo.training.config import TrainConfig
 from cardzoo.training.sampler import OpponentMix, Sampler, parse_mix, rollout_shapes
@@ -431,3 +433,37 @@ def test_a_seated_agent_that_chooses_an_illegal_action_is_named(compiled):
         with pytest.raises(RuntimeError, match=error):
             games.advance(np.ones(2, bool), np.zeros((2, 4)), np.zeros(2, np.int64))
         assert np.array_equal(games.batch.rows, dealt)
+
+
+def test_weights_near_a_floats_limit_are_drawn_as_given():
+    """random:1e308,nwi_dodger:1e308 summed to inf: every weight became 0, the cumulative sums
+    NaN, and every seat drew random (a review of bad input)."""
+    assert parse_mix("nobody_wants_it", "random:1e308,nwi_dodger:1e308") == {
+        "random": 0.5,
+        "nwi_dodger": 0.5,
+    }
+    assert parse_mix("nobody_wants_it", "random:1e308,self:5e307") == {
+        "random": 2 / 3,
+        "self": 1 / 3,
+    }
+    with pytest.raises(SettingError, match="the weights of one agent add up beyond a float's"):
+        parse_mix("nobody_wants_it", "random:1e308,random:1e308")
+
+
+def test_a_policy_weight_that_is_also_a_path_is_refused_as_ambiguous(tmp_path, monkeypatch):
+    """``ppo:run:2`` is the folder run:2 to cardzoo match, and ppo:run with weight 2 to a mix:
+    with both folders there, training silently took run/."""
+    policy = pretrained_file("nobody_wants_it")
+    for folder in ("run", "run:2"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(policy, tmp_path / folder / "policy.npz")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SettingError) as refused:
+        parse_mix("nobody_wants_it", "ppo:run:2,random")
+    assert str(refused.value) == (
+        "opponents: 'ppo:run:2' reads as ppo:run with weight 2, but 'run:2' exists too: write "
+        "ppo:run:2:1 for the policy in 'run:2'"
+    )
+    assert parse_mix("nobody_wants_it", "ppo:run:2:1,random") == {"ppo:run:2": 0.5, "random": 0.5}
+    shutil.rmtree(tmp_path / "run:2")
+    assert parse_mix("nobody_wants_it", "ppo:run:2,random") == {"ppo:run": 2 / 3, "random": 1 / 3}

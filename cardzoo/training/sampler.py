@@ -56,6 +56,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from multiprocessing import shared_memory
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -102,6 +103,13 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
     mix: dict[str, float] = {}
     for entry in entries:
         name, weight_text = _split_weight(entry.strip())
+        kind, _, whole_path = entry.strip().partition(":")
+        if weight_text and kind in POLICY_LOADERS and Path(whole_path).exists():
+            raise SettingError(
+                "opponents",
+                f"{entry.strip()!r} reads as {name} with weight {weight_text}, but {whole_path!r} "
+                f"exists too: write {entry.strip()}:1 for the policy in {whole_path!r}",
+            )
         if name != SELF:
             try:
                 check_agent_name(game_name, name)
@@ -118,6 +126,11 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
         mix[name] = mix.get(name, 0.0) + weight
     if not mix:
         raise SettingError("opponents", "name at least one agent")
+    if not all(np.isfinite(weight) for weight in mix.values()):  # one name's weights added up
+        raise SettingError("opponents", "the weights of one agent add up beyond a float's range")
+    if not np.isfinite(sum(mix.values())):  # weights near a float's limit: scaled down first
+        largest = max(mix.values())
+        mix = {name: weight / largest for name, weight in mix.items()}
     total = sum(mix.values())
     return {name: weight / total for name, weight in mix.items()}
 
