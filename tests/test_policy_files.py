@@ -74,6 +74,23 @@ DAMAGES = {
         _set("info", lambda info: _record(info, version=None)),
         "its version must be an integer >= 0, got None",
     ),
+    # the next four had been read: a traceback at the first check, or greedy play, followed
+    "params that are text": (
+        _set("info", lambda info: _record(info, params="x")),
+        "its params must be the game's parameters, got 'x'",
+    ),
+    "a player count that is text": (
+        _set("info", lambda info: _record(info, params={"num_players": "4"})),
+        "its num_players must be an integer, got '4'",
+    ),
+    "an unknown way to play": (
+        _set("info", lambda info: _record(info, play="random")),
+        "its play must be one of ['greedy', 'sample'], got 'random'",
+    ),
+    "a way to play that is a number": (
+        _set("info", lambda info: _record(info, play=5)),
+        "its play must be one of ['greedy', 'sample'], got 5",
+    ),
     "no record": (lambda a: a.pop("info"), "it has no record (array 'info')"),
     "no weight_1": (lambda a: a.pop("weight_1"), "it has no array 'weight_1'"),
     "NaN weights": (_set("weight_1", _with_nan), "weight_1 holds NaN or infinite numbers"),

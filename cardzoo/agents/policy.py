@@ -945,6 +945,16 @@ def _policy_record(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
         raise _not_a_policy(
             path, f"its positions must be one of {list(POSITION_MODES)}, got {info['positions']!r}"
         )
+    if info.get("play", "greedy") not in PLAY_MODES:
+        raise _not_a_policy(
+            path, f"its play must be one of {list(PLAY_MODES)}, got {info['play']!r:.40}"
+        )
+    params = info.get("params") or {}
+    if not isinstance(params, dict) or not all(isinstance(name, str) for name in params):
+        raise _not_a_policy(path, f"its params must be the game's parameters, got {params!r:.60}")
+    players = params.get("num_players", 1)
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise _not_a_policy(path, f"its num_players must be an integer, got {players!r:.40}")
     return info
 
 
