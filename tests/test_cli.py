@@ -100,6 +100,19 @@ def test_cli_param_sets_a_game_parameter(capsys):
     assert "{'num_players': 3, 'num_rounds': 1, 'reward': 'points'}" in out
 
 
+@pytest.mark.parametrize(
+    ("value", "taken"),
+    [("True", True), ("False", False), ("true", True), ("false", False)],
+)
+def test_cli_param_takes_a_bool_as_cardzoo_list_prints_it(value, taken, capsys):
+    """``cardzoo list --params`` prints ``special_cards=True``; copied, it was refused with
+    "special_cards must be True or False, got 'True'" (a review of bad input)."""
+    argv = ["simulate", "believe_it_or_not", "--param", f"special_cards={value}", "--games", "2"]
+    code, out, _ = run(capsys, *argv, "--quiet")
+    assert code == 0 and f"'special_cards': {taken}}}" in out
+    assert "special_cards=True" in run(capsys, "list", "--params")[1]
+
+
 def test_cli_max_cycles_truncates(capsys):
     code, out, _ = run(capsys, "simulate", "henhouse", "--games", "3", "--max-cycles", "1")
     assert code == 0 and "truncated (max_cycles reached): 3 of 3" in out

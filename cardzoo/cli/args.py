@@ -185,11 +185,14 @@ def agent_names(text: str) -> list[str]:
 
 def param_pair(text: str) -> tuple[str, Any]:
     """``KEY=VALUE``; the value is read as JSON where it parses (numbers, true/false, null),
-    otherwise it is the string itself (``reward=points``)."""
+    as a bool if it is Python's ``True`` or ``False`` (as ``cardzoo list --params`` prints
+    defaults), otherwise it is the string itself (``reward=points``)."""
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"wants KEY=VALUE, got {text!r}")
+    if value.strip() in ("True", "False"):
+        return key, value.strip() == "True"
     try:
         return key, json.loads(value)
     except json.JSONDecodeError:
