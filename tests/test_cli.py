@@ -601,3 +601,50 @@ def test_the_agents_command_shows_the_pretrained_policys_parameter(capsys):
     code, out, _ = run(capsys, "agents", "nobody_wants_it")
     line = next(line for line in out.splitlines() if line.split()[0] == "pretrained")
     assert line.endswith("  [pretrained:positions=learned]")
+
+
+def _another_policy(path) -> None:
+    """The policy file at ``path`` replaced by another policy of the same game and sizes."""
+    import numpy as np
+
+    with np.load(path) as saved:
+        arrays = dict(saved)
+    arrays["bias_0"] = arrays["bias_0"] + 1.0
+    with open(path, "wb") as file:
+        np.savez(file, **arrays)
+
+
+def test_match_records_no_other_policy_than_the_table_played(tmp_path, capsys, monkeypatch):
+    """A policy file rewritten during the match (a run still training rewrites its policy.npz):
+    the recording, which builds its agents again, had filmed the new policy under the table
+    of the old one (a review of bad input)."""
+    import hashlib
+    import shutil
+
+    from cardzoo import evaluation
+    from cardzoo.agents.policy import pretrained_file
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(pretrained_file("nobody_wants_it"), folder / "policy.npz")
+    digest = hashlib.sha256((folder / "policy.npz").read_bytes()).hexdigest()
+    real_play_match = evaluation.play_match
+
+    def play_then_retrain(*args, **kwargs):
+        result = real_play_match(*args, **kwargs)
+        _another_policy(folder / "policy.npz")
+        return result
+
+    monkeypatch.setattr(evaluation, "play_match", play_then_retrain)
+    out, record = tmp_path / "m.json", tmp_path / "rec"
+    argv = ["match", "nobody_wants_it", "--agents", f"ppo:{folder},random,random,random",
+            "--games", "4", "--quiet", "--out", str(out), "--record", str(record)]  # fmt: skip
+    code, printed, err = run(capsys, *argv)
+    assert code == 2 and f"results written to {out}" in printed
+    assert err == (
+        f"cardzoo: error: --record: the file of ppo:{folder} changed during the match: the "
+        "recording would show another policy than the table, so none was made (the table is "
+        "the policy of the match's start)\n"
+    )
+    assert not record.exists()
+    assert json.loads(out.read_text())["policy_sha256"] == {f"ppo:{folder}": digest}

@@ -65,6 +65,7 @@ def run_match(args: argparse.Namespace) -> int:
     params = game_params(args, num_players=len(args.agents))
     check_agent_names(args.game, args.agents)
     recorded_games = _recorded_games(args)
+    digests = _policy_digests(args.game, args.agents, params)
     result = play_match(
         args.game,
         [agent_factory(args.game, name) for name in args.agents],
@@ -79,15 +80,40 @@ def run_match(args: argparse.Namespace) -> int:
     taken = None  # --out's name taken while the match ran: said after the recording is written
     if args.out:
         try:
-            write_json_new(args.out, result.summary())  # never replaces: see output_file
+            summary = {**result.summary(), "policy_sha256": digests}
+            write_json_new(args.out, summary)  # never replaces: see output_file
             print(f"results written to {args.out}")
         except InputError as error:
             taken = UsageError("--out", str(error))
     if recorded_games:
+        changed = [
+            name
+            for name, digest in _policy_digests(args.game, args.agents, params).items()
+            if digest != digests[name]
+        ]
+        if changed:  # the recording builds its agents again, from the files as they are now
+            raise UsageError(
+                "--record",
+                f"the file of {', '.join(changed)} changed during the match: the recording would "
+                "show another policy than the table, so none was made (the table is the policy "
+                "of the match's start)",
+            )
         _record(args, params, recorded_games)
     if taken is not None:
         raise taken
     return 0
+
+
+def _policy_digests(game_name: str, names: list[str], params: dict) -> dict[str, str]:
+    """The sha256 of the file each agent that plays one reads (``ppo:``, ``rllib:``,
+    ``pretrained``), by agent name."""
+    from cardzoo.agents.registry import policy_file
+    from cardzoo.envs import load_game
+    from cardzoo.io import file_sha256
+
+    game = load_game(game_name, **params)
+    files = {name: policy_file(game_name, name, game) for name in dict.fromkeys(names)}
+    return {name: file_sha256(path) for name, path in files.items() if path is not None}
 
 
 def _recorded_games(args: argparse.Namespace) -> int:
