@@ -358,6 +358,9 @@ def _json_bool(data: dict, key: str) -> bool:
 
 
 def _fmt(mean: float, interval: list[float]) -> str:
+    """A mean and its interval; one game shows no spread, so no interval (n/a, not "+nan")."""
+    if any(math.isnan(bound) for bound in interval):
+        return f"{mean:+.3f} [n/a]"
     return f"{mean:+.3f} [{interval[0]:+.3f}, {interval[1]:+.3f}]"
 
 

@@ -461,3 +461,15 @@ def test_a_seed_of_0_in_an_agents_name_is_a_seed_of_its_own():
     unseeded = play_match("nobody_wants_it", ["pimc:simulations=24", "random", "random"], 3)
     seed_0 = play_match("nobody_wants_it", ["pimc:simulations=24:seed=0", "random", "random"], 3)
     assert [g.scores.tolist() for g in unseeded.games] != [g.scores.tolist() for g in seed_0.games]
+
+
+def test_a_mean_of_one_game_is_printed_without_an_interval():
+    """One game shows no spread (mean_interval's Decision: NaN bounds); the table printed
+    "[+nan, +nan]" (a review of bad input). The JSON keeps null."""
+    result = play_match("nobody_wants_it", ["random", "nwi_dodger"], 1, seed=0)
+    rows = result.table().splitlines()[2:]
+    assert [row.split()[5:] for row in rows] == [
+        ["-1.000", "[n/a]", "+27.000", "[n/a]"],
+        ["+1.000", "[n/a]", "+6.000", "[n/a]"],
+    ]
+    assert "nan" not in result.table()
