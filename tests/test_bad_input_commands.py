@@ -576,6 +576,9 @@ def test_play_match_and_simulate_name_what_they_refuse(call, message):
         ("nobody_wants_it", "ppo:", "nobody_wants_it", "^ppo: an empty path names no policy"),
         ("nobody_wants_it", "ppo: ", "nobody_wants_it", "^ppo: an empty path names no policy"),
         ("nobody_wants_it", "rllib:", "nobody_wants_it", "^rllib: an empty path names no"),
+        # not a name: AttributeError ('NoneType' object has no attribute 'partition')
+        ("nobody_wants_it", None, "nobody_wants_it", "agent_name must be an agent's name, got No"),
+        ("nobody_wants_it", 3, "nobody_wants_it", "agent_name must be an agent's name, got 3"),
     ],
 )
 def test_make_agent_refuses_an_engine_of_another_game_and_an_empty_policy_path(
@@ -585,7 +588,7 @@ def test_make_agent_refuses_an_engine_of_another_game_and_an_empty_policy_path(
     from cardzoo.agents.policy import POLICY_FILE, save_policy
     from cardzoo.envs import load_game
 
-    if agent_name.startswith("ppo"):  # a policy in the current folder, which it must not play
+    if str(agent_name).startswith("ppo"):  # a policy in the current folder, not to be played
         monkeypatch.chdir(tmp_path)
         policy, info = read_policy_of_pretrained()
         save_policy(tmp_path / POLICY_FILE, policy, info)

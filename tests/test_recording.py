@@ -233,6 +233,24 @@ def test_write_gif_replaces_a_file_as_documented(tmp_path):
     assert (tmp_path / "a.gif").read_bytes().startswith(b"GIF89a")
 
 
+def test_a_write_gif_that_fails_keeps_the_file_it_was_to_replace(tmp_path, monkeypatch):
+    """It opened the path for writing first and removed it when writing failed: the file it
+    was replacing was lost too (a review of bad input)."""
+    from cardzoo.envs import recording as low_level
+
+    (tmp_path / "a.gif").write_text("old")
+
+    def fails(file, frames, palette, delay):
+        file.write(b"GIF89a")
+        raise MemoryError
+
+    monkeypatch.setattr(low_level, "write_gif_frames", fails)
+    with pytest.raises(MemoryError):
+        write_gif(tmp_path / "a.gif", [np.zeros((4, 4, 3), np.uint8)])
+    assert (tmp_path / "a.gif").read_text() == "old"
+    assert os.listdir(tmp_path) == ["a.gif"]  # no half-written or temporary file
+
+
 # --- the palette --------------------------------------------------------------------------------
 
 

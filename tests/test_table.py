@@ -37,11 +37,11 @@ def test_load_game_refuses_an_unknown_parameter_naming_it():
 @pytest.mark.parametrize(
     ("name", "hint"),
     [
-        ("believe_it_or_not_v1", "the library's functions take the name without its version: "
+        ("believe_it_or_not_v1", "games are named without their version here: "
          "'believe_it_or_not'"),
         ("believe_it_or_not_v0", "this cardzoo has believe_it_or_not_v1, named "
          "'believe_it_or_not' (a game's results are comparable within one version"),
-        ("foxy_v0", "the library's functions take the name without its version: 'foxy'"),
+        ("foxy_v0", "games are named without their version here: 'foxy'"),
     ],
 )  # fmt: skip
 def test_a_versioned_game_name_is_refused_with_the_name_the_library_takes(name, hint):

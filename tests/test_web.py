@@ -187,6 +187,10 @@ def test_a_player_sees_only_their_seat_until_the_end(client):
 
 BAD_STARTS = [
     ({"game": "chess", "lineup": ["you", "random"]}, "unknown game 'chess'"),
+    (
+        {"game": "foxy_v0", "lineup": ["you", "random"]},
+        "games are named without their version here: 'foxy'",
+    ),
     ({"game": "nobody_wants_it", "lineup": ["you", "grandmaster"]}, "agent 'grandmaster'"),
     ({"game": "nobody_wants_it", "lineup": ["you"]}, "1 seats, but nobody_wants_it seats 2..7"),
     ({"game": "nobody_wants_it", "lineup": ["you", "you"]}, "a person plays one seat"),

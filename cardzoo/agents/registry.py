@@ -87,6 +87,8 @@ def make_agent(game_name: str, agent_name: str, game: Game, seed: int | None = N
         )
     if game.name != game_name:
         raise InputError(f"make_agent: game is a {game.name} game, not {game_name}")
+    if not isinstance(agent_name, str):
+        raise InputError(f"make_agent: agent_name must be an agent's name, got {agent_name!r:.60}")
     kind, colon, rest = agent_name.partition(":")
     if colon and kind in POLICY_LOADERS:
         return POLICY_LOADERS[kind](game_name, rest, game, seed=seed)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 __all__ = ["write_gif"]
 
-import contextlib
+import io
 import math
 import os
 import struct
@@ -49,6 +49,7 @@ from PIL import GifImagePlugin, Image
 from cardzoo.envs.picture import MUTED, PAPER, Picture, font
 from cardzoo.envs.rendering import RENDER_FPS
 from cardzoo.errors import InputError
+from cardzoo.io import write_bytes_atomic
 
 PALETTE_SAMPLES = 8  # frames the palette is made from, spread over the game, first and last too
 
@@ -80,23 +81,20 @@ def write_gif(
     folder, or a file in a folder that does not exist.
 
     Decision: this is the low-level writer, and like ``open(path, "wb")`` it replaces a file at
-    ``path`` (a half-written file is removed if writing fails). Recordings that must never
-    replace a file go through :func:`cardzoo.recording.record_games`, which writes a temporary
-    file and then gives it its name only if that name is free."""
+    ``path``, but only once the GIF is whole: it is made in memory and then written under a
+    temporary name and renamed, so a failure leaves the old file as it was and no half-written
+    one. Recordings that must never replace a file go through
+    :func:`cardzoo.recording.record_games`, which gives a GIF its name only if that name is
+    free."""
     fps = check_fps(fps)
     if not isinstance(frames, Sequence):  # a generator, an array of frames: read it once
         frames = list(frames)
     check_frames(frames)
     path = check_gif_path(path)
     palette = game_palette(frames)
-    file = open(path, "wb")  # noqa: SIM115 (closed below, then removed if writing failed)
-    try:
-        with file:
-            write_gif_frames(file, frames, palette, gif_delay(fps))
-    except BaseException:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise
+    buffer = io.BytesIO()
+    write_gif_frames(buffer, frames, palette, gif_delay(fps))
+    write_bytes_atomic(path, buffer.getvalue())
     return os.fspath(path)
 
 

@@ -161,7 +161,7 @@ def unknown_game(name: Any, known: Iterable[str]) -> InputError:
         if base in GAMES and version.isdigit():
             installed = GAMES[base].versioned_name
             hint = (
-                f"; the library's functions take the name without its version: {base!r}"
+                f"; games are named without their version here: {base!r}"
                 if name == installed
                 else f"; this cardzoo has {installed}, named {base!r} (a game's results are "
                 "comparable within one version: CHANGELOG.md)"

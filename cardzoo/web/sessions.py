@@ -57,6 +57,7 @@ from cardzoo.agents.search import SearchAgent
 from cardzoo.envs import GAMES, game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import game_rng_from_seed
+from cardzoo.envs.registry import unknown_game
 from cardzoo.play import verdict
 from cardzoo.table import Table
 
@@ -379,7 +380,7 @@ class Sessions:
             raise RequestError(400, f"unknown field(s) {unknown}; allowed: game, lineup, seed")
         game_name = request.get("game")
         if not isinstance(game_name, str) or game_name not in GAMES:
-            raise RequestError(400, f"unknown game {game_name!r}; choose one of {list(GAMES)}")
+            raise RequestError(400, str(unknown_game(game_name, GAMES)))
         lineup = request.get("lineup")
         if not isinstance(lineup, list) or not all(isinstance(e, str) for e in lineup):
             raise RequestError(
