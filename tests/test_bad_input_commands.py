@@ -46,6 +46,10 @@ def _damage(path: Path, text: str) -> None:
 
 
 CASES = {
+    "match ppo: a device, not a file": (
+        lambda tmp, run: ["match", "nobody_wants_it", "--agents", "ppo:/dev/zero,random"],
+        "model file /dev/zero is not a regular file",  # it said "does not exist"
+    ),
     "match --out a link to nothing": (
         lambda tmp, run: _match_out(_dangling_link(tmp)),
         "--out: '{tmp}/dangling.json' is a link to nothing; give the name of a new file",
@@ -550,8 +554,11 @@ def test_run_files_follow_the_users_umask(finished):
         (lambda: _play_match(params={"colour": "red"}), "no parameter 'colour'; its parameters"),
         (lambda: _simulate(params={"max_cycles": 5}), "max_cycles is not a game parameter"),
         (lambda: _play_match(lineup=[_returns_none] * 4), "agent factory 'broken' returned None"),
-        # an unbounded range says ">= low" (issue 32), not "allowed 1"
-        (lambda: _play_match(max_cycles=0), "^max_cycles=0 is out of range; allowed >= 1$"),
+        # a range says "low..high", or ">= low" without a bound (issue 32), not "allowed 1"
+        (
+            lambda: _play_match(max_cycles=0),
+            "^max_cycles=0 is out of range; allowed 1..9223372036854775807$",
+        ),
         (lambda: _play_match(seed=-1), "^seed=-1 is out of range; allowed >= 0$"),
         # a string is true to Python: "no" played mirrored deals
         (lambda: _play_match(mirrored="no"), "^mirrored must be True or False, got 'no'$"),

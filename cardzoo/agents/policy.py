@@ -1083,7 +1083,8 @@ def _ppo_file(path: str) -> Path:
         numpy_file = location / POLICY_FILE
         return numpy_file if numpy_file.is_file() else model_file(location)
     if not location.is_file():
-        raise InputError(f"model file {path} does not exist")
+        what = "is not a regular file" if location.exists() else "does not exist"
+        raise InputError(f"model file {path} {what}")
     return location
 
 
@@ -1233,7 +1234,8 @@ def model_file(path: str | Path) -> Path:
     if not candidate.is_file():
         if path.is_dir():
             raise InputError(f"no trained model in {path} (expected {POLICY_FILE} or model.zip)")
-        raise InputError(f"model file {path} does not exist")
+        what = "is not a regular file" if path.exists() else "does not exist"
+        raise InputError(f"model file {path} {what}")
     return candidate
 
 
