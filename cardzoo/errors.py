@@ -12,6 +12,8 @@ the setting came from without reading the message.
 
 from __future__ import annotations
 
+__all__ = ["InputError", "SettingError"]
+
 
 class InputError(ValueError):
     """Refused input: the message says what was given, what is wrong and what is allowed."""
