@@ -788,3 +788,14 @@ def test_a_refusal_names_the_option_that_gave_the_value(argv, message, tmp_path,
     argv = [part.replace("{tmp}", str(tmp_path)) for part in argv]
     assert main(argv) == 2
     assert capsys.readouterr().err.startswith(message.replace("{tmp}", str(tmp_path)))
+
+
+def test_an_opponent_in_a_users_subfolder_of_the_run_is_played(finished, tmp_path):
+    """Only the run's own files are refused as opponents (a code review: every file under the
+    folder was, with a reason that did not hold for a subfolder the run never touches)."""
+    run = _copy(finished, tmp_path / "own")
+    (run / "mine").mkdir()
+    shutil.copy(run / "policy.npz", run / "mine" / "policy.npz")
+    argv = ["train", "nobody_wants_it", *TINY_RUN, "--opponents", f"ppo:{run / 'mine'}"]
+    assert main([*argv, "--out", str(run), "--force"]) == 0
+    assert (run / "mine" / "policy.npz").is_file()

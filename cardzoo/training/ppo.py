@@ -1132,7 +1132,9 @@ class RunFolder:
         changes); the run stops there, at its last checkpoint."""
         inside = self.path.resolve()
         for name, now in files.items():
-            if not during and Path(now["path"]).is_relative_to(inside):
+            file = Path(now["path"])
+            written = file.is_relative_to(inside) and file.relative_to(inside).parts[0] in RUN_FILES
+            if not during and written:  # a file of the run's own (a user's subfolder is not)
                 raise InputError(
                     f"opponents: {name} plays {now['path']}, inside {self.path}, the folder this "
                     "run writes (--force would remove it first, and every evaluation rewrites its "
