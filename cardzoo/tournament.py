@@ -97,15 +97,23 @@ from __future__ import annotations
 
 __all__ = ["Rating", "TournamentResult", "tournament"]
 
-import concurrent.futures
+import contextlib
+import ctypes
 import dataclasses
 import functools
 import itertools
 import json
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
+import pickle
+import signal
+import sys
+import traceback
 from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,6 +155,10 @@ SUMMARY_FILE = "tournament.json"
 #: ... and its two plots; the three are every file it writes
 RATINGS_FILE, PAIRWISE_FILE = "ratings.png", "pairwise.png"
 SAVED_FILES = (SUMMARY_FILE, RATINGS_FILE, PAIRWISE_FILE)
+#: Linux's prctl option: the signal a process gets when its parent dies
+PR_SET_PDEATHSIG = 1
+#: the most line-ups played at once (Windows waits on at most 61 processes' handles)
+MAX_PROCESSES = 60
 #: how many sigmas the conservative ordinal subtracts from mu (openskill's default)
 ORDINAL_SIGMAS = 3.0
 
@@ -467,7 +479,7 @@ def tournament(
     labels = list(entries)
     games = check_int("games", games, 1)
     seed = check_int("seed", seed, 0)
-    processes = check_int("processes", processes, 1, 64)
+    processes = check_int("processes", processes, 1, MAX_PROCESSES)
     lineups = [
         LineUp(first, second, pattern)
         for first, second in itertools.combinations(labels, 2)
@@ -545,18 +557,34 @@ def _play_lineup(
     )
 
 
-#: the line-up player of a tournament's worker process (set as the process starts)
-_worker_play: Callable[[LineUp], MatchResult] | None = None
-
-
-def _start_worker(play: Callable[[LineUp], MatchResult]) -> None:
-    global _worker_play
-    _worker_play = play
-
-
-def _play_in_worker(lineup: LineUp) -> MatchResult:
-    assert _worker_play is not None  # set by _start_worker
-    return _worker_play(lineup)
+def _lineup_worker(
+    connection: Connection, play: Callable[[LineUp], MatchResult], parent: int
+) -> None:
+    """A worker process: plays each line-up it is sent and sends back ``("done", match)``, or
+    ``("error", exception)``. Ctrl-C is the parent's to handle (it stops the workers). A worker
+    whose parent died ends: at once on Linux (the kernel sends it SIGTERM), elsewhere when it
+    is next idle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    while True:
+        if os.getppid() != parent:  # also if it died before the kernel was asked to say so
+            return
+        if not connection.poll(1.0):
+            continue
+        lineup = connection.recv()
+        try:
+            reply: tuple[str, Any] = ("done", play(lineup))
+        except Exception as error:  # the parent raises it; a bug in an agent, say
+            note = getattr(error, "add_note", None)  # Python 3.11 on
+            if note is not None:
+                note(f"(in the process that played {lineup}:)\n{traceback.format_exc()}")
+            reply = ("error", error)
+        try:
+            connection.send(reply)
+        except Exception:  # an exception that cannot be pickled: its text
+            connection.send(("error", RuntimeError(f"{reply[1]!r}\n{traceback.format_exc()}")))
 
 
 def _play_in_processes(
@@ -569,23 +597,62 @@ def _play_in_processes(
     games_per_lineup: int,
 ) -> None:
     """Play ``lineups[i]`` for every i of ``indices`` in up to ``processes`` worker processes,
-    calling ``done(i, match)`` in this process as each finishes (in any order). On an error or
-    Ctrl-C the line-ups not started are cancelled, the others end, and the error is raised."""
-    methods = multiprocessing.get_all_start_methods()
-    # fork where the system has it: the line-up player (factories, closures) is inherited, not
-    # pickled, and a user's script needs no `if __name__ == "__main__"` guard
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(
-        min(processes, len(indices)), context, _start_worker, (play,)
-    )
+    one line-up per process at a time, calling ``done(i, match)`` here as each finishes (in any
+    order). On an error, Ctrl-C or any exception here the workers are stopped at once: only
+    the line-ups they were playing are lost, as in one process."""
+    # fork on Linux: the line-up player (factories, closures) is inherited, not pickled, and a
+    # user's script needs no `if __name__ == "__main__"` guard. Elsewhere spawn (macOS's system
+    # libraries are not safe to fork), which must pickle it.
+    context: Any = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    if context.get_start_method() != "fork":
+        try:
+            pickle.dumps(play)
+        except Exception as error:
+            raise InputError(
+                f"processes: on this system a tournament's processes are started anew and must "
+                f"be sent its agents, which cannot be pickled ({error}); give processes=1, or "
+                "factories defined at a module's top level"
+            ) from None
+    workers: dict[Connection, tuple[BaseProcess, int]] = {}
+    started: list[tuple[BaseProcess, Connection]] = []
+    waiting = list(indices)
     try:
-        futures = {pool.submit(_play_in_worker, lineups[index]): index for index in indices}
-        for future in concurrent.futures.as_completed(futures):
-            done(futures[future], future.result())
-            if bar is not None:
-                bar.update(games_per_lineup)
+        for _ in range(min(processes, len(indices))):
+            connection, child = context.Pipe()
+            process = context.Process(
+                target=_lineup_worker, args=(child, play, os.getpid()), daemon=True
+            )
+            process.start()
+            child.close()
+            started.append((process, connection))
+            index = waiting.pop(0)
+            connection.send(lineups[index])
+            workers[connection] = (process, index)
+        while workers:
+            for ready in multiprocessing.connection.wait(list(workers)):
+                assert isinstance(ready, Connection)
+                process, index = workers.pop(ready)
+                try:
+                    kind, payload = ready.recv()
+                except EOFError:
+                    raise RuntimeError(
+                        f"the process playing line-up {index} ({lineups[index]}) died (exit "
+                        f"code {process.exitcode}); the tournament stopped"
+                    ) from None
+                if kind == "error":
+                    raise payload
+                done(index, payload)
+                if bar is not None:
+                    bar.update(games_per_lineup)
+                if waiting:
+                    index = waiting.pop(0)
+                    ready.send(lineups[index])
+                    workers[ready] = (process, index)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for process, connection in started:
+            process.terminate()  # idle, or mid line-up on an error or Ctrl-C
+            process.join()
+            connection.close()
 
 
 def _settings(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import multiprocessing
 import re
 import shutil
 from pathlib import Path
@@ -726,7 +727,65 @@ def test_an_error_in_a_process_stops_the_tournament_with_that_error(tmp_path):
     assert all("broken" not in lineup.values() for lineup in kept)
 
 
-@pytest.mark.parametrize("processes", [0, -1, 65, 1.5, "2", True])
+def test_stopped_in_processes_the_lineups_being_played_stop_too(tmp_path, monkeypatch):
+    """On Ctrl-C the pool had played every line-up already queued (one per process and one more)
+    to its end and thrown them away (a code review: 13 s more with pimc in the field). Now the
+    processes are stopped at once: only the two saved line-ups were played to their end."""
+    import time
+    import uuid
+
+    from cardzoo import tournament as module
+
+    ended = tmp_path / "ended"
+    ended.mkdir()
+
+    def slow_play_match(*args, **kwargs):
+        result = evaluation.play_match(*args, **kwargs)
+        time.sleep(1.0)  # long enough to be stopped in
+        (ended / uuid.uuid4().hex).touch()
+        return result
+
+    saved: list[int] = []
+    real_save = module._TournamentFolder.save
+
+    def save_then_stop(self, index, lineup, match):
+        real_save(self, index, lineup, match)
+        saved.append(index)
+        if len(saved) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "play_match", slow_play_match)
+    monkeypatch.setattr(module._TournamentFolder, "save", save_then_stop)
+    folder = tmp_path / "nwi"
+    with pytest.raises(KeyboardInterrupt):
+        tournament("nobody_wants_it", **RESUMED, folder=folder, processes=2)
+    assert multiprocessing.active_children() == []
+    assert len(list((folder / "lineups").iterdir())) == 2
+    assert len(list(ended.iterdir())) == 2  # the line-ups in play when it stopped did not end
+
+
+def test_where_processes_are_spawned_the_agents_must_pickle(straight, monkeypatch):
+    """Spawn (every system but Linux) sends the line-up player to each process: agent names
+    pickle and play the same games; a closure is refused before any game, saying why."""
+    from cardzoo import tournament as module
+
+    monkeypatch.setattr(module.sys, "platform", "darwin")
+    spawned = tournament("nobody_wants_it", **RESUMED, processes=2)
+    assert spawned.summary() == straight.summary()
+
+    def remembers_one(game, seed):
+        return ForgetfulAgent(game, seed, memory_cards=1)
+
+    remembers_one.name = "remembers 1"
+    with pytest.raises(
+        InputError,
+        match="processes: on this system a tournament's processes "
+        "are started anew and must be sent its agents, which cannot be pickled",
+    ):
+        tournament("foxy", [remembers_one, "random", "forgetful"], games=4, processes=2)
+
+
+@pytest.mark.parametrize("processes", [0, -1, 61, 1.5, "2", True])
 def test_a_bad_number_of_processes_is_refused_before_any_game(processes, tmp_path):
     with pytest.raises(InputError, match=re.escape("processes")):
         tournament("nobody_wants_it", ["random", "nwi_dodger"], games=2, processes=processes,
