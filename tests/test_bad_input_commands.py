@@ -46,6 +46,21 @@ def _damage(path: Path, text: str) -> None:
 
 
 CASES = {
+    "match ppo: a path too long for the system": (
+        lambda tmp, run: ["match", "nobody_wants_it", "--agents", f"ppo:{'x' * 5000},random"],
+        f"ppo:{'x' * 60}... (5,000 characters) names no file here (File name too long)",
+    ),
+    "train --opponents ppo: a path too long for the system, with a weight": (
+        lambda tmp, run: [
+            "train",
+            "nobody_wants_it",
+            "--opponents",
+            f"ppo:{'x' * 5000}:2,random",
+            "--out",
+            str(tmp / "new"),
+        ],  # fmt: skip
+        "--opponents: ppo:xxxxxxxx",
+    ),
     "match ppo: a device, not a file": (
         lambda tmp, run: ["match", "nobody_wants_it", "--agents", "ppo:/dev/zero,random"],
         "model file /dev/zero is not a regular file",  # it said "does not exist"

@@ -251,6 +251,15 @@ def test_a_write_gif_that_fails_keeps_the_file_it_was_to_replace(tmp_path, monke
     assert os.listdir(tmp_path) == ["a.gif"]  # no half-written or temporary file
 
 
+def test_write_gif_writes_through_a_link_as_open_does(tmp_path):
+    """Made in memory and renamed into place, the GIF had replaced the link itself."""
+    (tmp_path / "target.gif").write_text("old")
+    (tmp_path / "link.gif").symlink_to(tmp_path / "target.gif")
+    write_gif(tmp_path / "link.gif", [np.zeros((4, 4, 3), np.uint8)])
+    assert (tmp_path / "link.gif").is_symlink()
+    assert (tmp_path / "target.gif").read_bytes().startswith(b"GIF89a")
+
+
 # --- the palette --------------------------------------------------------------------------------
 
 

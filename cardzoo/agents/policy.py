@@ -1079,12 +1079,16 @@ def _ppo_file(path: str) -> Path:
     if not path.strip():  # Path("") is the current folder, which a user never meant
         raise InputError("ppo: an empty path names no policy; give ppo:PATH")
     location = Path(path).expanduser()
-    if location.is_dir():
-        numpy_file = location / POLICY_FILE
-        return numpy_file if numpy_file.is_file() else model_file(location)
-    if not location.is_file():
-        what = "is not a regular file" if location.exists() else "does not exist"
-        raise InputError(f"model file {path} {what}")
+    try:
+        if location.is_dir():
+            numpy_file = location / POLICY_FILE
+            return numpy_file if numpy_file.is_file() else model_file(location)
+        if not location.is_file():
+            what = "is not a regular file" if location.exists() else "does not exist"
+            raise InputError(f"model file {path} {what}")
+    except OSError as error:  # a name too long for the system, say
+        shown = path if len(path) <= 80 else f"{path[:60]}... ({len(path):,} characters)"
+        raise InputError(f"ppo:{shown} names no file here ({error.strerror})") from None
     return location
 
 

@@ -94,7 +94,8 @@ def write_gif(
     palette = game_palette(frames)
     buffer = io.BytesIO()
     write_gif_frames(buffer, frames, palette, gif_delay(fps))
-    write_bytes_atomic(path, buffer.getvalue())
+    # a link is written through, to its target, as open() does (the rename would replace it)
+    write_bytes_atomic(os.path.realpath(path), buffer.getvalue())
     return os.fspath(path)
 
 

@@ -104,11 +104,12 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
     for entry in entries:
         name, weight_text = _split_weight(entry.strip())
         kind, _, whole_path = entry.strip().partition(":")
-        if weight_text and kind in POLICY_LOADERS and Path(whole_path).exists():
+        if weight_text and kind in POLICY_LOADERS and _exists(whole_path):
             raise SettingError(
                 "opponents",
                 f"{entry.strip()!r} reads as {name} with weight {weight_text}, but {whole_path!r} "
-                f"exists too: write {entry.strip()}:1 for the policy in {whole_path!r}",
+                f"exists too: write {entry.strip()}:1 for the policy in {whole_path!r}, or "
+                f"{name}/:{weight_text} for {name.partition(':')[2]!r} with weight {weight_text}",
             )
         if name != SELF:
             try:
@@ -133,6 +134,15 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
         mix = {name: weight / largest for name, weight in mix.items()}
     total = sum(mix.values())
     return {name: weight / total for name, weight in mix.items()}
+
+
+def _exists(path: str) -> bool:
+    """Whether ``path`` names something on disk (a name too long for the system names
+    nothing)."""
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False
 
 
 def _split_weight(entry: str) -> tuple[str, str]:
