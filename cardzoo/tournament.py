@@ -296,8 +296,9 @@ class TournamentResult:
 
     def header(self) -> str:
         patterns = sorted({lineup.pattern for lineup in self.lineups})
+        pairs = f"{len(self.pairs)} pair{'' if len(self.pairs) == 1 else 's'}"
         return (
-            f"{self.game} {self.params}: {len(self.agents)} agents, {len(self.pairs)} pairs, "
+            f"{self.game} {self.params}: {len(self.agents)} agents, {pairs}, "
             f"{self.games_per_pair} games per pair (line-ups {', '.join(patterns)}; "
             f"{self.games_per_lineup} games each on mirrored deals, seats rotated), seed "
             f"{self.seed}; truncated: {self.truncated}"

@@ -525,7 +525,7 @@ MEMORY_NOTE = (
         (["--memory", "gru"], True),  # on the training default, memory=perfect
         (["--frame-stack", "4"], True),
         (["--memory", "gru", "--param", "memory=none"], False),
-        (["--memory", "gru", "--quiet"], False),
+        (["--memory", "gru", "--quiet"], True),  # --quiet: no progress bar, not no notes
         ([], False),
     ],
 )

@@ -94,8 +94,7 @@ def run_train(args: argparse.Namespace) -> int:
         if stray:  # given, though a run without a league would ignore it (even at its default)
             raise UsageError(FLAGS[stray[0]], "a league's setting; turn league on (--league)")
         refuse_memory_size_without_core(given, config.memory)
-        if not args.quiet:
-            note_memory_already_observed(config.params, config.memory, config.frame_stack)
+        note_memory_already_observed(config.params, config.memory, config.frame_stack)
         result = train(config, out, resume=args.resume, force=args.force, progress=not args.quiet)
     finally:
         OPTION_SPELLING.reset(spelling)

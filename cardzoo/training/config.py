@@ -127,9 +127,9 @@ class TrainConfig:
     processes: int | None = setting(
         Count(1, 64, metavar="P"),
         2,
-        "sampling processes playing those games beside the learner (each its share): 2 where "
-        "sampling costs more than learning, else 1; they run at a lower priority than the "
-        "learner (nice 10), which is the slower side on 2 cores",
+        "sampling processes playing those games beside the learner (each its share; 2 pays "
+        "where sampling costs more than learning, 1 where it costs less); they run at a lower "
+        "priority than the learner (nice 10), which is the slower side on 2 cores",
         per_game=True,
     )
     reward: RewardMode | None = setting(
