@@ -462,8 +462,9 @@ def test_a_policy_weight_that_is_also_a_path_is_refused_as_ambiguous(tmp_path, m
         parse_mix("nobody_wants_it", "ppo:run:2,random")
     assert str(refused.value) == (
         "opponents: 'ppo:run:2' reads as ppo:run with weight 2, but 'run:2' exists too: write "
-        "ppo:run:2:1 for the policy in 'run:2'"
+        "ppo:run:2:1 for the policy in 'run:2', or ppo:run/:2 for 'run' with weight 2"
     )
+    assert parse_mix("nobody_wants_it", "ppo:run/:2,random") == {"ppo:run/": 2 / 3, "random": 1 / 3}
     assert parse_mix("nobody_wants_it", "ppo:run:2:1,random") == {"ppo:run:2": 0.5, "random": 0.5}
     shutil.rmtree(tmp_path / "run:2")
     assert parse_mix("nobody_wants_it", "ppo:run:2,random") == {"ppo:run": 2 / 3, "random": 1 / 3}
