@@ -648,3 +648,12 @@ def test_match_records_no_other_policy_than_the_table_played(tmp_path, capsys, m
     )
     assert not record.exists()
     assert json.loads(out.read_text())["policy_sha256"] == {f"ppo:{folder}": digest}
+
+
+@pytest.mark.parametrize("command", ["train", "exploit", "train-rllib"])
+def test_the_training_commands_offer_only_games_with_decisions(command, capsys):
+    """Their help listed Henhouse, which they refuse: it has no decisions to learn."""
+    assert cli.main([command, "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "which game: nobody_wants_it, believe_it_or_not, minus_two, foxy (its _vN" in help_text
+    assert "henhouse" not in help_text

@@ -839,6 +839,15 @@ def test_sb3_vec_env_refuses_an_autoreset_mode():
         SB3VecEnv("nobody_wants_it", 2, autoreset_mode="NextStep")
 
 
+def test_sb3_vec_env_says_why_it_has_no_images():
+    """SB3's base raised a NotImplementedError with no message."""
+    pytest.importorskip("stable_baselines3")
+    from cardzoo.vector.sb3 import SB3VecEnv
+
+    with pytest.raises(NotImplementedError, match="the vector forms do not render; for pictures"):
+        SB3VecEnv("nobody_wants_it", 2).get_images()
+
+
 def test_games_without_a_kernel_have_no_vector_form():
     with pytest.raises(InputError, match="henhouse has no vector form yet"):
         VectorEnv("henhouse", 2)

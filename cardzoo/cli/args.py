@@ -278,12 +278,15 @@ def out_folder(out: Path | None, default: Path) -> Path:
 # ----------------------------------------------------------------------------------------------
 
 
-def add_game_argument(parser: argparse.ArgumentParser) -> None:
+def add_game_argument(parser: argparse.ArgumentParser, learnable: bool = False) -> None:
+    """The GAME argument; ``learnable``: a command that trains, whose help lists only the games
+    with decisions to learn (Henhouse has none, and is refused)."""
+    games = list(GAME_DEFAULTS) if learnable else list(GAMES)
     parser.add_argument(
         "game",
         type=game_name,
         metavar="GAME",
-        help=f"which game: {', '.join(GAMES)} (its _vN suffix is allowed)",
+        help=f"which game: {', '.join(games)} (its _vN suffix is allowed)",
     )
 
 

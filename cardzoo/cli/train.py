@@ -42,7 +42,7 @@ def add_parser(subparsers) -> None:
         "learning_curve.png and TensorBoard logs. Each setting left out takes the game's "
         "default (docs/training.md, 'Defaults per game').",
     )
-    add_game_argument(parser)
+    add_game_argument(parser, learnable=True)
     add_players_argument(parser)
     add_param_argument(parser)
     add_setting_options(parser, dict.fromkeys(OPTIONS))

@@ -35,7 +35,7 @@ def add_parser(subparsers) -> None:
         "progress.jsonl, checkpoints/ and metrics.json. Options left out when resuming keep "
         "the run's saved values.",
     )
-    cli_args.add_game_argument(parser)
+    cli_args.add_game_argument(parser, learnable=True)
     parser.add_argument(
         "--policy",
         choices=["shared", "per-seat"],

@@ -119,6 +119,12 @@ class SB3VecEnv(VecEnv):
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
 
+    def get_images(self) -> list[np.ndarray | None]:
+        raise NotImplementedError(
+            "the vector forms do not render; for pictures use the single environments "
+            "(gymnasium.make(id, render_mode='rgb_array'), or SB3's make_vec_env)"
+        )
+
     def action_masks(self) -> np.ndarray:
         """Every game's legal actions, ``(num_envs, num_actions)`` bool."""
         return self.env.action_masks()
