@@ -122,14 +122,13 @@ from openskill.models import PlackettLuce
 
 from cardzoo import __version__
 from cardzoo.agents import Agent, build_agent
-from cardzoo.agents.registry import policy_file
+from cardzoo.agents.registry import policy_digests
 from cardzoo.envs import game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import check_int
 from cardzoo.errors import InputError, SettingError
 from cardzoo.evaluation import AgentFactory, MatchResult, check_match, match_seating, play_match
 from cardzoo.io import (
-    file_sha256,
     report_json,
     to_json_value,
     write_bytes_atomic,
@@ -471,9 +470,10 @@ def tournament(
     tournament of other settings, or a damaged or foreign file.
 
     ``processes`` (default 1) plays that many line-ups at once, each in a process of its own
-    (forked where the system can, so factories need not be picklable): the same games and the
-    same result as one process, since every line-up's games depend only on the seed and the
-    line-up. With a progress bar, it advances by whole line-ups.
+    (forked on Linux, so factories need not be picklable; elsewhere started anew, and agents
+    that cannot be pickled are refused): the same games and the same result as one process,
+    since every line-up's games depend only on the seed and the line-up. With a progress bar,
+    it advances by whole line-ups. A stop (Ctrl-C, an error) stops every process at once.
     """
     game, params = _check_game(game_name, players, params)
     entries = _check_agents(game_name, agents, game)  # label -> name or factory
@@ -614,9 +614,15 @@ def _play_in_processes(
                 f"be sent its agents, which cannot be pickled ({error}); give processes=1, or "
                 "factories defined at a module's top level"
             ) from None
-    workers: dict[Connection, tuple[BaseProcess, int]] = {}
+    workers: dict[Connection, tuple[BaseProcess, int]] = {}  # busy: its process, its line-up
     started: list[tuple[BaseProcess, Connection]] = []
     waiting = list(indices)
+
+    def give(connection: Connection, process: BaseProcess) -> None:
+        index = waiting.pop(0)
+        connection.send(lineups[index])
+        workers[connection] = (process, index)
+
     try:
         for _ in range(min(processes, len(indices))):
             connection, child = context.Pipe()
@@ -626,9 +632,7 @@ def _play_in_processes(
             process.start()
             child.close()
             started.append((process, connection))
-            index = waiting.pop(0)
-            connection.send(lineups[index])
-            workers[connection] = (process, index)
+            give(connection, process)
         while workers:
             for ready in multiprocessing.connection.wait(list(workers)):
                 assert isinstance(ready, Connection)
@@ -646,9 +650,7 @@ def _play_in_processes(
                 if bar is not None:
                     bar.update(games_per_lineup)
                 if waiting:
-                    index = waiting.pop(0)
-                    ready.send(lineups[index])
-                    workers[ready] = (process, index)
+                    give(ready, process)
     finally:
         for process, connection in started:
             process.terminate()  # idle, or mid line-up on an error or Ctrl-C
@@ -665,11 +667,6 @@ def _settings(
     max_cycles: int,
 ) -> dict[str, Any]:
     """What a tournament folder records, and a resume must repeat (as JSON reads it back)."""
-    digests = {}
-    for label, entry in entries.items():
-        path = policy_file(game_name, entry, game) if isinstance(entry, str) else None
-        if path is not None:
-            digests[label] = file_sha256(path)
     settings = {
         "game": game_name,
         "players": game.num_players,
@@ -679,7 +676,7 @@ def _settings(
         "seed": seed,
         "max_cycles": max_cycles,
         "cardzoo": __version__,
-        "policy_sha256": digests,
+        "policy_sha256": policy_digests(game_name, entries, game),
     }
     return json.loads(json.dumps(to_json_value(settings)))
 

@@ -20,7 +20,7 @@ May import: :mod:`cardzoo.envs`, the agent modules.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from cardzoo.agents.base import Agent, RandomAgent, parse_params
@@ -37,6 +37,7 @@ from cardzoo.agents.search import AGENTS as SEARCH_AGENTS
 from cardzoo.envs.core import Game
 from cardzoo.envs.registry import game_spec, load_game
 from cardzoo.errors import InputError
+from cardzoo.io import file_sha256
 
 #: a seat's agent as the table functions take it: a name or a factory ``f(game, seed)``
 AgentSpec = str | Callable[[Game, int], Agent]
@@ -130,6 +131,17 @@ def policy_file(game_name: str, agent_name: str, game: Game) -> Path | None:
     if kind == PRETRAINED:
         return pretrained_file(game_name, game)
     return None
+
+
+def policy_digests(game_name: str, entries: Mapping[str, object], game: Game) -> dict[str, str]:
+    """The sha256 of the file each agent of ``entries`` (label -> agent name, or a factory,
+    which reads no file of its own) plays, by label: what a tournament folder and a match's
+    results record, and compare to see that a policy did not change."""
+    paths = {
+        label: policy_file(game_name, entry, game) if isinstance(entry, str) else None
+        for label, entry in entries.items()
+    }
+    return {label: file_sha256(path) for label, path in paths.items() if path is not None}
 
 
 def check_saved_agent(agent_name: str) -> str:

@@ -107,13 +107,11 @@ def run_match(args: argparse.Namespace) -> int:
 def _policy_digests(game_name: str, names: list[str], params: dict) -> dict[str, str]:
     """The sha256 of the file each agent that plays one reads (``ppo:``, ``rllib:``,
     ``pretrained``), by agent name."""
-    from cardzoo.agents.registry import policy_file
+    from cardzoo.agents.registry import policy_digests
     from cardzoo.envs import load_game
-    from cardzoo.io import file_sha256
 
     game = load_game(game_name, **params)
-    files = {name: policy_file(game_name, name, game) for name in dict.fromkeys(names)}
-    return {name: file_sha256(path) for name, path in files.items() if path is not None}
+    return policy_digests(game_name, {name: name for name in names}, game)
 
 
 def _recorded_games(args: argparse.Namespace) -> int:
