@@ -970,7 +970,7 @@ class RunFolder:
                     f"{getattr(ended, name):,}; a finished run is extended, not cut short: give "
                     f"at least that many (not {getattr(config, name):,}), or --force to start again"
                 )
-        if self.metrics.exists() and config == saved and self._metrics_settings() == saved:
+        if ended is not None and config == saved and ended == saved:
             raise InputError(
                 f"resume: the run in {self.path} is finished; nothing to resume (raise "
                 f"{option_name('timesteps')} or {option_name('final_eval_games')} to extend it, "
@@ -1124,7 +1124,7 @@ class RunFolder:
         self, loop: LoopState, files: dict[str, dict[str, str]], during: bool = False
     ) -> None:
         """The run plays the opponents' files (:func:`opponent_files`) it recorded when it
-        started, none of them inside the run's own folder: a file whose contents changed since is an
+        started, none of them among its own files: a file whose contents changed since is an
         :class:`~cardzoo.errors.InputError` naming it (a resumed run would go on against
         another policy). Then ``files`` are the record: a new run's, or, for a run saved before
         the record, from this resume on. ``during``: checked at an evaluation, which reads the
