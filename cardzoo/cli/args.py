@@ -42,6 +42,7 @@ from typing import Any
 
 from cardzoo.agents.profiles import PROFILES
 from cardzoo.envs import GAMES, load_game
+from cardzoo.envs.registry import versioned_game
 from cardzoo.errors import InputError, SettingError
 from cardzoo.extras import TRAIN_MODULES, require_modules
 from cardzoo.training.config import GAME_DEFAULTS, SETTING
@@ -157,9 +158,7 @@ def game_name(text: str) -> str:
     without its version suffix; returns the name without the suffix, the form the library's
     functions take. Another version than the game's is refused, naming the one installed."""
     text = text.strip()
-    name, _, version = text.rpartition("_v")
-    if not (name in GAMES and version.isdigit()):
-        name = text
+    name = versioned_game(text) or text
     if name not in GAMES:
         allowed = ", ".join(GAMES)
         raise argparse.ArgumentTypeError(

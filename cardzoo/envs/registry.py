@@ -152,13 +152,20 @@ def game_spec(name: str) -> GameSpec:
     return GAMES[name]
 
 
+def versioned_game(name: str) -> str | None:
+    """The game ``name`` spells with a version suffix (``foxy`` for ``foxy_v0`` or ``foxy_v7``,
+    as ``cardzoo list`` and the PettingZoo modules spell games), else None."""
+    base, _, version = name.rpartition("_v")
+    return base if base in GAMES and version.isdigit() else None
+
+
 def unknown_game(name: Any, known: Iterable[str]) -> InputError:
     """The error for a game name not in ``known``; for a versioned name (``foxy_v0``, as
     ``cardzoo list`` and the PettingZoo modules spell it) it says the name the functions take."""
     hint = ""
     if isinstance(name, str):
-        base, _, version = name.rpartition("_v")
-        if base in GAMES and version.isdigit():
+        base = versioned_game(name)
+        if base is not None:
             installed = GAMES[base].versioned_name
             hint = (
                 f"; games are named without their version here: {base!r}"

@@ -57,7 +57,7 @@ from cardzoo.agents.search import SearchAgent
 from cardzoo.envs import GAMES, game_spec, load_game
 from cardzoo.envs.core import Game
 from cardzoo.envs.helpers import game_rng_from_seed
-from cardzoo.envs.registry import unknown_game
+from cardzoo.errors import InputError
 from cardzoo.play import verdict
 from cardzoo.table import Table
 
@@ -379,8 +379,10 @@ class Sessions:
         if unknown:
             raise RequestError(400, f"unknown field(s) {unknown}; allowed: game, lineup, seed")
         game_name = request.get("game")
-        if not isinstance(game_name, str) or game_name not in GAMES:
-            raise RequestError(400, str(unknown_game(game_name, GAMES)))
+        try:
+            game_spec(game_name)
+        except InputError as error:  # an unknown game, or one named with its version
+            raise RequestError(400, str(error)) from None
         lineup = request.get("lineup")
         if not isinstance(lineup, list) or not all(isinstance(e, str) for e in lineup):
             raise RequestError(
