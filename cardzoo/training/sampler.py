@@ -99,16 +99,16 @@ def parse_mix(game_name: str, text: str | Sequence[str]) -> dict[str, float]:
     without a weight counts 1; ``self`` is the learner's snapshot pool; any agent name
     :func:`~cardzoo.agents.make_agent` takes may be used (``ppo:PATH:0.2`` for a saved policy
     with its weight). The one place that reads an opponent mix."""
-    entries = text.split(",") if isinstance(text, str) else list(text)
+    entries = [entry.strip() for entry in (text.split(",") if isinstance(text, str) else text)]
     mix: dict[str, float] = {}
     for entry in entries:
-        name, weight_text = _split_weight(entry.strip())
-        kind, _, whole_path = entry.strip().partition(":")
+        name, weight_text = _split_weight(entry)
+        kind, _, whole_path = entry.partition(":")
         if weight_text and kind in POLICY_LOADERS and _exists(whole_path):
             raise SettingError(
                 "opponents",
-                f"{entry.strip()!r} reads as {name} with weight {weight_text}, but {whole_path!r} "
-                f"exists too: write {entry.strip()}:1 for the policy in {whole_path!r}, or "
+                f"{entry!r} reads as {name} with weight {weight_text}, but {whole_path!r} "
+                f"exists too: write {entry}:1 for the policy in {whole_path!r}, or "
                 f"{name}/:{weight_text} for {name.partition(':')[2]!r} with weight {weight_text}",
             )
         if name != SELF:
